@@ -1,0 +1,83 @@
+#pragma once
+// Tera's standard library: filters, tests and functions, looked up by name
+// when a template is compiled. Each builtin declares the names of the
+// arguments it accepts so that `sindri check` can reject a misspelt one
+// before anything is rendered.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "value/result.hpp"
+#include "value/value.hpp"
+
+namespace sindri::tera {
+
+// One named argument of a call, already evaluated.
+struct Arg {
+  std::string_view name;
+  Value value;
+};
+
+// The named arguments of one filter or function call.
+class Args {
+ public:
+  explicit Args(std::span<const Arg> args) : args_(args) {}
+  const Value* find(std::string_view name) const {
+    for (const Arg& a : args_) {
+      if (a.name == name) return &a.value;
+    }
+    return nullptr;
+  }
+  std::span<const Arg> all() const { return args_; }
+
+ private:
+  std::span<const Arg> args_;
+};
+
+// A filter gets the value on its left and its arguments.
+using FilterFn = Result<Value> (*)(const Value& input, const Args& args);
+// A test gets the value it is applied to (nullptr when that is an undefined
+// variable) and its positional arguments.
+using TestFn = Result<bool> (*)(const Value* input, std::span<const Value> args);
+// A function gets its arguments.
+using FunctionFn = Result<Value> (*)(const Args& args);
+
+struct FilterDef {
+  std::string_view name;
+  std::vector<std::string_view> params;  // every argument name it accepts
+  FilterFn fn;
+};
+
+struct TestDef {
+  std::string_view name;
+  size_t min_args;
+  size_t max_args;
+  TestFn fn;
+};
+
+struct FunctionDef {
+  std::string_view name;
+  std::vector<std::string_view> params;
+  FunctionFn fn;
+};
+
+const FilterDef* find_filter(std::string_view name);
+const TestDef* find_test(std::string_view name);
+const FunctionDef* find_function(std::string_view name);
+
+// Tera's text form of a value, as `{{ value }}` prints it: strings as they
+// are, numbers as Rust prints them, null as nothing, arrays as
+// `[a, b]`, objects as `[object]`.
+void append_rendered(std::string& out, const Value& value);
+std::string render_to_string(const Value& value);
+
+// Tera's truthiness: false, null, 0, 0.0, NaN, "" and empty containers are
+// false.
+bool is_truthy(const Value& value);
+
+// HTML escaping as Tera's `escape` filter and autoescape do it.
+void append_html_escaped(std::string& out, std::string_view s);
+
+}  // namespace sindri::tera

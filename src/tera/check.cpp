@@ -1,0 +1,132 @@
+// What can be known wrong about a template before any data arrives: the
+// syntax, and names of filters, tests, functions, arguments and macros that
+// do not exist. Tera itself only finds the latter while rendering.
+
+#include <algorithm>
+
+#include "tera/template.hpp"
+
+namespace sindri::tera {
+
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(const Template& tpl) : tpl_(tpl) {}
+
+  std::vector<TemplateError> run() {
+    walk_body(tpl_.ast);
+    for (const auto& entry : tpl_.macros) walk_body(entry.second->body);
+    return std::move(errors_);
+  }
+
+ private:
+  void report(Span span, std::string message) {
+    errors_.push_back(tpl_.error_at(ErrorKind::Parse, span, std::move(message),
+                                    tpl_.source.substr(span.offset, span.length)));
+  }
+
+  void check_names(Span span, const char* what, const std::string& name, const std::vector<NamedArg>& args,
+                   const std::vector<std::string_view>& params) {
+    for (const NamedArg& a : args) {
+      if (std::find(params.begin(), params.end(), a.name) != params.end()) continue;
+      std::string accepted;
+      for (std::string_view p : params) accepted += (accepted.empty() ? "`" : ", `") + std::string(p) + "`";
+      report(span, std::string(what) + " `" + name + "` has no argument `" + a.name + "`" +
+                       (accepted.empty() ? " (it takes none)" : " (it takes " + accepted + ")"));
+    }
+  }
+
+  void walk_filter(const FilterCall& f) {
+    if (!f.def) {
+      report(f.span, "unknown filter `" + f.name + "`");
+    } else {
+      check_names(f.span, "filter", f.name, f.args, f.def->params);
+    }
+    for (const NamedArg& a : f.args) walk_expr(*a.value);
+  }
+
+  void walk_expr(const Expr& e) {
+    for (const FilterCall& f : e.filters) walk_filter(f);
+    switch (e.kind) {
+      case Expr::Kind::Path:
+        for (const PathSegment& seg : e.segments) {
+          if (seg.dynamic) walk_expr(*seg.dynamic);
+        }
+        break;
+      case Expr::Kind::Call:
+        if (!e.function_def) {
+          report(e.span, "unknown function `" + e.name + "`");
+        } else {
+          check_names(e.span, "function", e.name, e.args, e.function_def->params);
+        }
+        for (const NamedArg& a : e.args) walk_expr(*a.value);
+        break;
+      case Expr::Kind::Test:
+        if (!e.test_def) {
+          report(e.span, "unknown test `" + e.name + "`");
+        } else if (e.items.size() < e.test_def->min_args || e.items.size() > e.test_def->max_args) {
+          report(e.span, "test `" + e.name + "` takes " + std::to_string(e.test_def->min_args) +
+                             (e.test_def->max_args != e.test_def->min_args
+                                  ? " to " + std::to_string(e.test_def->max_args)
+                                  : std::string()) +
+                             " argument(s), got " + std::to_string(e.items.size()));
+        }
+        for (const ExprPtr& a : e.items) walk_expr(*a);
+        break;
+      case Expr::Kind::MacroCall:
+        check_macro_call(e);
+        for (const NamedArg& a : e.args) walk_expr(*a.value);
+        break;
+      default:
+        for (const ExprPtr& item : e.items) walk_expr(*item);
+        if (e.lhs) walk_expr(*e.lhs);
+        if (e.rhs) walk_expr(*e.rhs);
+        break;
+    }
+  }
+
+  // Only `self::` can be checked without the other templates.
+  void check_macro_call(const Expr& e) {
+    if (e.space != "self") return;
+    auto it = tpl_.macros.find(e.name);
+    if (it == tpl_.macros.end()) {
+      report(e.span, "macro `self::" + e.name + "` is not defined in this template");
+      return;
+    }
+    std::vector<std::string_view> params;
+    for (const MacroParam& p : it->second->params) params.push_back(p.name);
+    check_names(e.span, "macro", e.name, e.args, params);
+    for (const MacroParam& p : it->second->params) {
+      bool given = std::any_of(e.args.begin(), e.args.end(), [&](const NamedArg& a) { return a.name == p.name; });
+      if (!given && !p.default_value) report(e.span, "macro `" + e.name + "` needs the argument `" + p.name + "`");
+    }
+  }
+
+  void walk_body(const Body& body) {
+    for (const NodePtr& n : body) {
+      if (n->expr) walk_expr(*n->expr);
+      for (const IfBranch& b : n->branches) {
+        walk_expr(*b.condition);
+        walk_body(b.body);
+      }
+      walk_body(n->else_body);
+      walk_body(n->body);
+      walk_body(n->empty_body);
+      if (n->kind == Node::Kind::FilterSection) walk_filter(n->filter);
+    }
+  }
+
+  const Template& tpl_;
+  std::vector<TemplateError> errors_;
+};
+
+}  // namespace
+
+std::vector<TemplateError> check(std::string_view name, std::string_view source) {
+  Result<TemplatePtr, TemplateError> compiled = compile(name, source);
+  if (!compiled) return {std::move(compiled).error()};
+  return Checker(**compiled).run();
+}
+
+}  // namespace sindri::tera

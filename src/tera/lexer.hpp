@@ -1,0 +1,59 @@
+#pragma once
+// Splits a template into text, comments, raw blocks and the tokens inside
+// `{{ }}` and `{% %}`.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sindri::tera {
+
+enum class Tok : uint8_t {
+  Text,     // literal text between tags
+  VarOpen,  // {{ or {{-
+  TagOpen,  // {% or {%-
+  Close,    // }} -}} %} -%}
+  Comment,  // a whole {# ... #}
+  Raw,      // a whole {% raw %} ... {% endraw %}; text is the content
+  Path,     // identifier with optional .seg / [..] steps, e.g. a.b[0]["k"][c.d]
+  Int,
+  Float,
+  String,  // text excludes the quotes
+  Op,      // == != <= >= < > + - * / % ~ | , ( ) [ ] = ::
+  End,     // end of input
+};
+
+struct Token {
+  Tok kind = Tok::End;
+  uint32_t offset = 0;  // where the token starts in the source
+  uint32_t length = 0;
+  std::string_view text;
+  bool trim_left = false;   // VarOpen/TagOpen/Comment/Raw: `{%-` before
+  bool trim_right = false;  // Close/Comment/Raw: `-%}` after
+  bool inner_right = false;  // Raw: `-%}` closing `{% raw`
+  bool inner_left = false;   // Raw: `{%-` opening `{% endraw`
+  char close = 0;            // Close: '}' or '%'
+};
+
+struct LexError {
+  std::string message;
+  uint32_t offset = 0;
+};
+
+struct LexResult {
+  std::vector<Token> tokens;
+  bool ok = true;
+  LexError error;
+};
+
+LexResult lex(std::string_view source);
+
+// Line and column (1-based) of a byte offset.
+struct LineColumn {
+  size_t line;
+  size_t column;
+};
+LineColumn line_column(std::string_view source, uint32_t offset);
+
+}  // namespace sindri::tera

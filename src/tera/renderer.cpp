@@ -1,0 +1,1072 @@
+// Walks a linked template's syntax tree and writes its output. The rules for
+// scopes, truthiness, arithmetic and errors are Tera's, quirks included
+// (they are marked where they surprise).
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "tera/builtins/unicode.hpp"
+#include "tera/linked.hpp"
+#include "value/json.hpp"
+#include "value/number_format.hpp"
+
+namespace sindri::tera {
+
+namespace {
+
+constexpr size_t kMaxMacroDepth = 200;
+constexpr size_t kMaxIncludeDepth = 100;
+
+enum class LoopState : uint8_t { Normal, Break, Continue };
+
+struct ForLoop {
+  std::string_view key_var;
+  std::string_view value_var;
+  Value container;
+  std::vector<size_t> grapheme_starts;  // strings only
+  size_t index = 0;
+  size_t length = 0;
+  LoopState state = LoopState::Normal;
+
+  bool is_object() const { return container.is_object(); }
+  // The current element; strings yield their current grapheme.
+  Value current_value() const {
+    if (container.is_array()) return container.get_array()[index];
+    if (container.is_object()) return container.get_object()[index].value;
+    std::string_view s = container.get_string();
+    size_t begin = grapheme_starts[index];
+    size_t end = index + 1 < grapheme_starts.size() ? grapheme_starts[index + 1] : s.size();
+    return Value(s.substr(begin, end - begin));
+  }
+  const Value* current_ref() const {
+    if (container.is_array()) return &container.get_array()[index];
+    if (container.is_object()) return &container.get_object()[index].value;
+    return nullptr;
+  }
+};
+
+enum class FrameKind : uint8_t { Origin, Macro, For, Include };
+
+struct Frame {
+  FrameKind kind = FrameKind::Origin;
+  const LinkedTemplate* active = nullptr;  // the template whose code runs
+  std::vector<std::pair<std::string_view, Value>> locals;
+  ForLoop loop;
+  const MacroDefinition* macro = nullptr;
+
+  const Value* find_local(std::string_view name) const {
+    for (auto it = locals.rbegin(); it != locals.rend(); ++it) {
+      if (it->first == name) return &it->second;
+    }
+    return nullptr;
+  }
+  void assign(std::string_view name, Value v) {
+    for (auto& local : locals) {
+      if (local.first == name) {
+        local.second = std::move(v);
+        return;
+      }
+    }
+    locals.emplace_back(name, std::move(v));
+  }
+};
+
+// The definition of a block being rendered, for super().
+struct ActiveBlock {
+  std::string_view name;
+  const LinkedTemplate* tpl;
+  size_t level;
+};
+
+// A segment key resolved to text: static keys point into the syntax tree,
+// dynamic ones into `storage`.
+bool parse_index(std::string_view key, size_t& index) {
+  if (key.empty() || key.size() > 19) return false;
+  if (key.size() > 1 && key[0] == '0') return false;
+  index = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return false;
+    index = index * 10 + static_cast<size_t>(c - '0');
+  }
+  return true;
+}
+
+const Value* step(const Value* v, std::string_view key) {
+  if (v->is_object()) return v->find(key);
+  if (v->is_array()) {
+    size_t index;
+    if (!parse_index(key, index)) return nullptr;
+    return v->at(index);
+  }
+  return nullptr;
+}
+
+std::string number_key(const Value& v) {
+  std::string s;
+  if (v.is_int()) {
+    append_int(s, v.get_int());
+  } else {
+    append_float_json(s, v.get_float());
+  }
+  return s;
+}
+
+class Renderer {
+ public:
+  Renderer(const Registry& registry, const LinkedTemplate& tpl, const Value& context, const RenderOptions& options)
+      : registry_(registry), rendered_(tpl), context_(context), options_(options) {
+    root_ = tpl.parents.empty() ? &tpl : tpl.parents.back();
+  }
+
+  bool run(std::string& out) {
+    Frame& origin = push_frame(FrameKind::Origin, &rendered_);
+    (void)origin;
+    source_ = root_->tpl.get();
+    return render_body(root_->tpl->ast, out);
+  }
+
+  TemplateError take_error() { return std::move(error_); }
+
+ private:
+  // ---- errors ------------------------------------------------------------
+
+  bool fail(Span span, std::string message) {
+    if (!failed_) {
+      failed_ = true;
+      std::string expression;
+      if (span.length > 0 && span.offset + span.length <= source_->source.size()) {
+        expression = source_->source.substr(span.offset, span.length);
+      }
+      error_ = source_->error_at(ErrorKind::Render, span, std::move(message), std::move(expression));
+    }
+    return false;
+  }
+
+  // ---- frames ------------------------------------------------------------
+
+  Frame& push_frame(FrameKind kind, const LinkedTemplate* active) {
+    if (depth_ == frames_.size()) frames_.emplace_back();
+    Frame& f = frames_[depth_++];
+    f.kind = kind;
+    f.active = active;
+    f.locals.clear();
+    f.macro = nullptr;
+    return f;
+  }
+  void pop_frame() {
+    Frame& f = frames_[--depth_];
+    f.locals.clear();
+    f.loop.container = Value();
+  }
+  Frame& current() { return frames_[depth_ - 1]; }
+
+  // `set` writes to the current frame; `set_global` skips for-loop frames.
+  Frame& global_frame() {
+    for (size_t i = depth_; i-- > 0;) {
+      if (frames_[i].kind != FrameKind::For) return frames_[i];
+    }
+    return frames_[0];
+  }
+
+  // ---- variable lookup ---------------------------------------------------
+
+  // Resolves a path's segments into text keys; dynamic ones are evaluated.
+  bool segment_keys(const Expr& path, std::vector<std::string_view>& keys, std::vector<std::string>& storage) {
+    keys.clear();
+    size_t dynamic = 0;
+    for (const PathSegment& seg : path.segments) dynamic += seg.dynamic ? 1 : 0;
+    storage.clear();
+    storage.reserve(dynamic);
+    for (const PathSegment& seg : path.segments) {
+      if (!seg.dynamic) {
+        keys.push_back(seg.key);
+        continue;
+      }
+      Value index;
+      bool found = false;
+      if (!lookup(*seg.dynamic, index, found)) return false;
+      if (!found) {
+        return fail(path.span, "Variable `" + path.dotted + "` can not be evaluated because: Variable `" +
+                                   seg.dynamic->dotted + "` not found in context while rendering '" +
+                                   current().active->tpl->name + "'");
+      }
+      if (index.is_string()) {
+        storage.emplace_back(index.get_string());
+      } else if (index.is_number()) {
+        storage.push_back(number_key(index));
+      } else {
+        return fail(path.span, "Only variables evaluating to String or Number can be used as index (`" +
+                                   seg.dynamic->dotted + "` of `" + path.dotted + "`)");
+      }
+      keys.push_back(storage.back());
+    }
+    return true;
+  }
+
+  static const Value* walk(const Value* v, const std::vector<std::string_view>& keys) {
+    for (std::string_view k : keys) {
+      if (!v) return nullptr;
+      v = step(v, k);
+    }
+    return v;
+  }
+
+  // Looks a path up through the frames, then the context. `found` is false
+  // for an undefined variable; the return value is false only on errors.
+  bool lookup(const Expr& path, Value& out, bool& found) {
+    std::vector<std::string_view> keys;
+    std::vector<std::string> storage;
+    if (!segment_keys(path, keys, storage)) return false;
+    found = false;
+    std::string_view root = path.root;
+    for (size_t i = depth_; i-- > 0;) {
+      const Frame& f = frames_[i];
+      if (const Value* local = f.find_local(root)) {
+        if (const Value* v = walk(local, keys)) {
+          out = *v;
+          found = true;
+          return true;
+        }
+      } else if (f.kind == FrameKind::For) {
+        const ForLoop& loop = f.loop;
+        if (!loop.key_var.empty() && root == loop.key_var) {
+          if (keys.empty()) {
+            out = loop.container.get_object()[loop.index].key;
+            found = true;
+            return true;
+          }
+        } else if (root == "loop") {
+          if (keys.size() == 1) {
+            std::string_view k = keys[0];
+            if (k == "index") out = Value(static_cast<long>(loop.index + 1));
+            else if (k == "index0") out = Value(static_cast<long>(loop.index));
+            else if (k == "first") out = Value(loop.index == 0);
+            else if (k == "last") out = Value(loop.index + 1 == loop.length);
+            else continue;
+            found = true;
+            return true;
+          }
+        } else if (root == loop.value_var) {
+          if (const Value* ref = loop.current_ref()) {
+            if (const Value* v = walk(ref, keys)) {
+              out = *v;
+              found = true;
+              return true;
+            }
+          } else {
+            Value grapheme = loop.current_value();
+            if (const Value* v = walk(&grapheme, keys)) {
+              out = *v;
+              found = true;
+              return true;
+            }
+          }
+        }
+      }
+      if (f.kind == FrameKind::Macro || f.kind == FrameKind::Origin) break;
+    }
+    if (root == "__tera_context") {
+      out = Value(to_json_pretty(context_dump()));
+      found = true;
+      return true;
+    }
+    if (const Value* v = walk(context_.find(root), keys)) {
+      out = *v;
+      found = true;
+    }
+    return true;
+  }
+
+  Value context_dump() {
+    Value dump = context_.is_object() ? context_ : Value(Object{});
+    for (size_t i = 0; i < depth_; ++i) {
+      for (const auto& [name, value] : frames_[i].locals) dump.set(name, value);
+    }
+    return dump;
+  }
+
+  bool not_found(const Expr& path) {
+    const std::string& name = current().active->tpl->name;
+    if (path.segments.empty() || path.dotted.find('[') == std::string::npos) {
+      return fail(path.span, "Variable `" + path.dotted + "` not found in context while rendering '" + name + "'");
+    }
+    return fail(path.span, "Variable `" + path.dotted + "` not found in context while rendering '" + name +
+                               "'. Maybe the index is out of bounds?");
+  }
+
+  // ---- expressions -------------------------------------------------------
+
+  bool eval_args(const std::vector<NamedArg>& args, std::vector<Arg>& out) {
+    out.clear();
+    out.reserve(args.size());
+    for (const NamedArg& a : args) {
+      Value v;
+      if (!eval(*a.value, v)) return false;
+      out.push_back(Arg{a.name, std::move(v)});
+    }
+    return true;
+  }
+
+  bool apply_filter(const FilterCall& f, Value& value) {
+    if (!f.def) return fail(f.span, "Filter `" + f.name + "` not found");
+    std::vector<Arg> args;
+    if (!eval_args(f.args, args)) return false;
+    Result<Value> r = f.def->fn(value, Args(args));
+    if (!r) return fail(f.span, "Filter call '" + f.name + "' failed: " + r.error().message);
+    value = std::move(r).value();
+    return true;
+  }
+
+  bool apply_filters(const Expr& e, Value& value) {
+    for (const FilterCall& f : e.filters) {
+      if (f.name == "safe" || f.name == "default") continue;
+      if (!apply_filter(f, value)) return false;
+    }
+    return true;
+  }
+
+  bool default_value(const Expr& e, Value& out) {
+    for (const NamedArg& a : e.filters[0].args) {
+      if (a.name == "value") return eval(*a.value, out);
+    }
+    return fail(e.filters[0].span, "The `default` filter requires a `value` argument.");
+  }
+
+  bool has_default(const Expr& e) const { return !e.filters.empty() && e.filters[0].name == "default"; }
+
+  bool call_function(const Expr& e, Value& out) {
+    if (!e.function_def) return fail(e.span, "Function '" + e.name + "' not found");
+    std::vector<Arg> args;
+    if (!eval_args(e.args, args)) return false;
+    Result<Value> r = e.function_def->fn(Args(args));
+    if (!r) return fail(e.span, "Function call '" + e.name + "' failed: " + r.error().message);
+    out = std::move(r).value();
+    return true;
+  }
+
+  bool eval_concat(const Expr& e, Value& out) {
+    std::string s;
+    for (const ExprPtr& part : e.items) {
+      Value v;
+      switch (part->kind) {
+        case Expr::Kind::Literal:
+          if (part->literal.is_string()) {
+            s += part->literal.get_string();
+          } else if (part->literal.is_int()) {
+            append_int(s, part->literal.get_int());
+          } else {
+            append_float_plain(s, part->literal.get_float());
+          }
+          continue;
+        case Expr::Kind::Path: {
+          bool found = false;
+          if (!lookup(*part, v, found)) return false;
+          if (!found) return not_found(*part);
+          break;
+        }
+        default:
+          if (!call_function(*part, v)) return false;
+          break;
+      }
+      if (v.is_string()) {
+        s += v.get_string();
+      } else if (v.is_int()) {
+        append_int(s, v.get_int());
+      } else if (v.is_float()) {
+        append_float_json(s, v.get_float());
+      } else {
+        return fail(part->span, "Tried to concat a value that is not a string or a number from " +
+                                    std::string(part->kind == Expr::Kind::Path ? "ident " : "function call ") +
+                                    (part->kind == Expr::Kind::Path ? part->dotted : part->name));
+      }
+    }
+    out = Value(s);
+    return true;
+  }
+
+  // Tera's eval_expression: a value, with filters and `not` applied.
+  bool eval(const Expr& e, Value& out) {
+    switch (e.kind) {
+      case Expr::Kind::Literal:
+        out = e.literal;
+        break;
+      case Expr::Kind::Path: {
+        bool found = false;
+        if (!lookup(e, out, found)) return false;
+        if (!found || out.is_null()) {
+          if (has_default(e)) {
+            if (!default_value(e, out)) return false;
+          } else if (!found) {
+            // `not undefined` is true rather than an error.
+            if (e.negated) {
+              out = Value(true);
+              return true;
+            }
+            return not_found(e);
+          }
+        }
+        break;
+      }
+      case Expr::Kind::Array: {
+        Array items;
+        items.reserve(e.items.size());
+        for (const ExprPtr& item : e.items) {
+          Value v;
+          if (!eval(*item, v)) return false;
+          items.push_back(std::move(v));
+        }
+        out = Value(std::move(items));
+        break;
+      }
+      case Expr::Kind::Concat:
+        if (!eval_concat(e, out)) return false;
+        break;
+      case Expr::Kind::In: {
+        bool b;
+        if (!eval_in(e, b)) return false;
+        out = Value(b);
+        break;
+      }
+      case Expr::Kind::Test: {
+        bool b;
+        if (!eval_test(e, b)) return false;
+        out = Value(b);
+        break;
+      }
+      case Expr::Kind::Call:
+        if (!call_function(e, out)) return false;
+        break;
+      case Expr::Kind::MacroCall: {
+        std::string text;
+        if (!call_macro(e, text)) return false;
+        out = Value(text);
+        break;
+      }
+      case Expr::Kind::Logic:
+      case Expr::Kind::Compare: {
+        // Quirk: eval_bool applies `not`, and it is applied once more below.
+        bool b;
+        if (!eval_bool(e, b)) return false;
+        out = Value(b);
+        break;
+      }
+      case Expr::Kind::Math: {
+        Value n;
+        bool nan = false;
+        if (!eval_math(e, n, nan)) return false;
+        out = nan ? Value("NaN") : std::move(n);
+        break;
+      }
+    }
+    if (!e.filters.empty() && !apply_filters(e, out)) return false;
+    if (e.negated) out = Value(!is_truthy(out));
+    return true;
+  }
+
+  // Tera's eval_as_bool.
+  bool eval_bool(const Expr& e, bool& out) {
+    bool res = false;
+    switch (e.kind) {
+      case Expr::Kind::Logic: {
+        bool l;
+        if (!eval_bool(*e.lhs, l)) return false;
+        if (e.logic_op == LogicOp::Or) {
+          res = l;
+          if (!l && !eval_bool(*e.rhs, res)) return false;
+        } else {
+          res = l;
+          if (l && !eval_bool(*e.rhs, res)) return false;
+        }
+        break;
+      }
+      case Expr::Kind::Compare:
+        if (!eval_compare(e, res)) return false;
+        break;
+      case Expr::Kind::Path: {
+        // An undefined or failing variable is simply false here.
+        Value v;
+        Renderer::Snapshot snap = snapshot();
+        if (eval(e, v)) {
+          out = is_truthy(v);
+        } else {
+          restore(snap);
+          out = false;
+        }
+        return true;
+      }
+      case Expr::Kind::Math:
+      case Expr::Kind::Literal:
+        if (e.kind == Expr::Kind::Literal && e.literal.is_bool()) {
+          res = e.literal.get_bool();
+        } else if (e.kind == Expr::Kind::Literal && e.literal.is_string()) {
+          res = !e.literal.get_string().empty();
+        } else {
+          Value n;
+          bool nan = false;
+          if (!eval_number_plain(e, n, nan)) return false;
+          res = !nan && n.as_double() != 0.0;
+        }
+        break;
+      case Expr::Kind::In:
+        if (!eval_in(e, res)) return false;
+        break;
+      case Expr::Kind::Test:
+        if (!eval_test(e, res)) return false;
+        break;
+      case Expr::Kind::Call: {
+        Value v;
+        if (!call_function(e, v)) return false;
+        if (!v.is_bool()) {
+          return fail(e.span, "Function `" + e.name + "` was used in a logic operation but is not returning a bool");
+        }
+        res = v.get_bool();
+        break;
+      }
+      case Expr::Kind::MacroCall: {
+        std::string text;
+        if (!call_macro(e, text)) return false;
+        res = !text.empty();
+        break;
+      }
+      case Expr::Kind::Concat:
+      case Expr::Kind::Array: {
+        Value v;
+        if (!eval(e, v)) return false;
+        res = is_truthy(v);
+        break;
+      }
+    }
+    out = e.negated ? !res : res;
+    return true;
+  }
+
+  struct Snapshot {
+    bool failed;
+  };
+  Snapshot snapshot() const { return {failed_}; }
+  void restore(const Snapshot& s) {
+    failed_ = s.failed;
+    if (!failed_) error_ = TemplateError{};
+  }
+
+  bool eval_compare(const Expr& e, bool& res) {
+    if (e.compare_op == CompareOp::Eq || e.compare_op == CompareOp::NotEq) {
+      Value l, r;
+      if (!eval(*e.lhs, l) || !eval(*e.rhs, r)) return false;
+      bool equal;
+      if (l.is_number() || r.is_number()) {
+        equal = l.is_number() && r.is_number() && l.as_double() == r.as_double();
+      } else {
+        equal = l == r;
+      }
+      res = (e.compare_op == CompareOp::Eq) == equal;
+      return true;
+    }
+    Value l, r;
+    bool lnan = false, rnan = false;
+    if (!eval_number(*e.lhs, l, lnan) || !eval_number(*e.rhs, r, rnan)) return false;
+    if (lnan || rnan) return fail(e.span, "Comparison to NaN");
+    double a = l.as_double(), b = r.as_double();
+    switch (e.compare_op) {
+      case CompareOp::Lt: res = a < b; break;
+      case CompareOp::Lte: res = a <= b; break;
+      case CompareOp::Gt: res = a > b; break;
+      case CompareOp::Gte: res = a >= b; break;
+      default: break;
+    }
+    return true;
+  }
+
+  // A math operand: with filters it is evaluated as a value and must be a
+  // number; without, Tera's eval_as_number rules apply.
+  bool eval_number(const Expr& e, Value& out, bool& nan) {
+    if (!e.filters.empty()) {
+      if (!eval(e, out)) return false;
+      if (!out.is_number()) return fail(e.span, "Tried to do math with an expression not resulting in a number");
+      nan = false;
+      return true;
+    }
+    return eval_number_plain(e, out, nan);
+  }
+
+  bool eval_number_plain(const Expr& e, Value& out, bool& nan) {
+    nan = false;
+    switch (e.kind) {
+      case Expr::Kind::Path: {
+        bool found = false;
+        if (!lookup(e, out, found)) return false;
+        if (!found) return not_found(e);
+        if (!out.is_number()) {
+          return fail(e.span, "Variable `" + e.dotted + "` was used in a math operation but is not a number");
+        }
+        return true;
+      }
+      case Expr::Kind::Literal:
+        if (e.literal.is_string()) {
+          return fail(e.span, "Tried to do math with a string: `" + std::string(e.literal.get_string()) + "`");
+        }
+        if (e.literal.is_bool()) {
+          return fail(e.span, std::string("Tried to do math with a boolean: `") +
+                                  (e.literal.get_bool() ? "true" : "false") + "`");
+        }
+        out = e.literal;
+        return true;
+      case Expr::Kind::Math:
+        return eval_math(e, out, nan);
+      case Expr::Kind::Call:
+        if (!call_function(e, out)) return false;
+        if (!out.is_number()) {
+          return fail(e.span, "Function `" + e.name + "` was used in a math operation but is not returning a number");
+        }
+        return true;
+      case Expr::Kind::Concat:
+        return fail(e.span, "Tried to do math with a string concatenation");
+      case Expr::Kind::Test:
+        return fail(e.span, "Tried to do math with a test: " + e.name);
+      default:
+        return fail(e.span, "Tried to do math with something that is not a number");
+    }
+  }
+
+  bool eval_math(const Expr& e, Value& out, bool& nan) {
+    Value l, r;
+    bool lnan = false, rnan = false;
+    if (!eval_number(*e.lhs, l, lnan) || !eval_number(*e.rhs, r, rnan)) return false;
+    nan = false;
+    if (lnan || rnan) {
+      nan = true;
+      return true;
+    }
+    const bool ints = l.is_int() && r.is_int();
+    auto overflow = [&](const char* sign) {
+      return fail(e.span, std::to_string(l.get_int()) + " " + sign + " " + std::to_string(r.get_int()) +
+                              " results in an out of bounds i64");
+    };
+    auto from_double = [&](double d) {
+      if (std::isfinite(d)) {
+        out = Value(d);
+      } else {
+        nan = true;
+      }
+    };
+    switch (e.math_op) {
+      case MathOp::Add:
+      case MathOp::Sub:
+        if (ints) {
+          long long res;
+          bool bad = e.math_op == MathOp::Add ? __builtin_add_overflow(l.get_int(), r.get_int(), &res)
+                                              : __builtin_sub_overflow(l.get_int(), r.get_int(), &res);
+          if (bad) return overflow(e.math_op == MathOp::Add ? "+" : "-");
+          out = Value(static_cast<long>(res));
+        } else {
+          double d = e.math_op == MathOp::Add ? l.as_double() + r.as_double() : l.as_double() - r.as_double();
+          if (!std::isfinite(d)) return fail(e.span, "the result is not a finite number");
+          out = Value(d);
+        }
+        return true;
+      case MathOp::Mul:
+        if (ints) {
+          long long res;
+          if (__builtin_mul_overflow(l.get_int(), r.get_int(), &res)) return overflow("x");
+          out = Value(static_cast<long>(res));
+        } else {
+          from_double(l.as_double() * r.as_double());
+        }
+        return true;
+      case MathOp::Div: {
+        double d = l.as_double() / r.as_double();
+        if (std::isnan(d)) {
+          nan = true;
+        } else if (std::isfinite(d) && std::round(d) == d) {
+          // Rust's `as i64` saturates.
+          if (d >= 9223372036854775807.0) out = Value(std::numeric_limits<long>::max());
+          else if (d <= -9223372036854775808.0) out = Value(std::numeric_limits<long>::min());
+          else out = Value(static_cast<long>(d));
+        } else {
+          from_double(d);
+        }
+        return true;
+      }
+      case MathOp::Mod:
+        if (ints) {
+          if (r.get_int() == 0) {
+            return fail(e.span, "Tried to do a modulo by zero: " + std::to_string(l.get_int()) + "/0");
+          }
+          out = Value(static_cast<long>(r.get_int() == -1 ? 0 : l.get_int() % r.get_int()));
+        } else {
+          double d = std::fmod(l.as_double(), r.as_double());
+          if (std::isnan(d)) nan = true;
+          else out = Value(d);
+        }
+        return true;
+    }
+    return true;
+  }
+
+  bool eval_in(const Expr& e, bool& out) {
+    Value needle, haystack;
+    if (!eval(*e.lhs, needle) || !eval(*e.rhs, haystack)) return false;
+    bool present = false;
+    if (haystack.is_array()) {
+      for (const Value& item : haystack.get_array()) {
+        if (item == needle) {
+          present = true;
+          break;
+        }
+      }
+    } else if (haystack.is_string()) {
+      if (!needle.is_string()) return fail(e.span, "Tried to check if a non-string is in a string");
+      present = haystack.get_string().find(needle.get_string()) != std::string_view::npos;
+    } else if (haystack.is_object()) {
+      if (!needle.is_string()) return fail(e.span, "Tried to check if a non-string is in an object");
+      present = haystack.find(needle.get_string()) != nullptr;
+    } else {
+      return fail(e.span, "The `in` operator only supports strings, arrays and objects.");
+    }
+    out = e.inverted ? !present : present;
+    return true;
+  }
+
+  bool eval_test(const Expr& e, bool& out) {
+    if (!e.test_def) return fail(e.span, "Test '" + e.name + "' not found");
+    std::vector<Value> args;
+    args.reserve(e.items.size());
+    for (const ExprPtr& a : e.items) {
+      Value v;
+      if (!eval(*a, v)) return false;
+      args.push_back(std::move(v));
+    }
+    if (args.size() < e.test_def->min_args || args.size() > e.test_def->max_args) {
+      return fail(e.span, "Test `" + e.name + "` takes " + std::to_string(e.test_def->min_args) +
+                              (e.test_def->max_args != e.test_def->min_args
+                                   ? " to " + std::to_string(e.test_def->max_args)
+                                   : std::string()) +
+                              " argument(s), got " + std::to_string(args.size()));
+    }
+    Value subject;
+    bool found = false;
+    Snapshot snap = snapshot();
+    if (!lookup(*e.lhs, subject, found)) {
+      restore(snap);
+      found = false;
+    }
+    Result<bool> r = e.test_def->fn(found ? &subject : nullptr, args);
+    if (!r) return fail(e.span, "Test call '" + e.name + "' failed: " + r.error().message);
+    out = e.inverted ? !r.value() : r.value();
+    return true;
+  }
+
+  // ---- macros ------------------------------------------------------------
+
+  using NamespaceMap = std::map<std::string_view, const LinkedTemplate*, std::less<>>;
+
+  // Which template each macro namespace of `tpl` refers to, as Tera collects
+  // them: `self`, then imports (and their own namespaces), then parents'.
+  const NamespaceMap& namespaces(const LinkedTemplate* tpl) {
+    auto it = namespace_cache_.find(tpl);
+    if (it != namespace_cache_.end()) return it->second;
+    NamespaceMap& map = namespace_cache_[tpl];
+    if (!tpl->tpl->macros.empty()) map.emplace("self", tpl);
+    for (const auto& [file, space] : tpl->tpl->imports) {
+      const LinkedTemplate* imported = registry_.find(file);
+      if (!imported || imported == tpl) continue;
+      map.emplace(space, imported);
+      for (const auto& entry : namespaces(imported)) map.emplace(entry.first, entry.second);
+    }
+    for (const LinkedTemplate* parent : tpl->parents) {
+      for (const auto& entry : namespaces(parent)) map.emplace(entry.first, entry.second);
+    }
+    return map;
+  }
+
+  const LinkedTemplate* macro_scope() {
+    if (current().kind == FrameKind::Macro) return current().active;
+    if (!blocks_.empty()) return blocks_.back().tpl;
+    if (&rendered_ != root_) return root_;
+    return current().active;
+  }
+
+  bool call_macro(const Expr& e, std::string& out) {
+    const LinkedTemplate* scope = macro_scope();
+    const NamespaceMap& map = namespaces(scope);
+    auto ns = map.find(e.space);
+    if (ns == map.end()) {
+      return fail(e.span, "Macro namespace `" + e.space + "` was not found in template `" + scope->tpl->name +
+                              "`. Have you maybe forgotten to import it, or misspelled it?");
+    }
+    const LinkedTemplate* owner = ns->second;
+    auto def_it = owner->tpl->macros.find(e.name);
+    if (def_it == owner->tpl->macros.end()) {
+      return fail(e.span, "Macro `" + e.space + "::" + e.name + "` not found in template `" + scope->tpl->name + "`");
+    }
+    const MacroDefinition& def = *def_it->second;
+    if (macro_depth_ >= kMaxMacroDepth) {
+      return fail(e.span, "Macro `" + e.space + "::" + e.name + "` recursed deeper than " +
+                              std::to_string(kMaxMacroDepth) + " calls");
+    }
+    std::vector<std::pair<std::string_view, Value>> args;
+    args.reserve(def.params.size());
+    for (const MacroParam& p : def.params) {
+      const NamedArg* given = nullptr;
+      for (const NamedArg& a : e.args) {
+        if (a.name == p.name) given = &a;
+      }
+      Value v;
+      if (given) {
+        if (!eval(*given->value, v)) return false;
+      } else if (p.default_value) {
+        v = p.default_value->literal;
+      } else {
+        return fail(e.span, "Macro `" + e.name + "` is missing the argument `" + p.name + "`");
+      }
+      args.emplace_back(p.name, std::move(v));
+    }
+    Frame& f = push_frame(FrameKind::Macro, owner);
+    f.macro = &def;
+    f.locals = std::move(args);
+    const Template* saved = source_;
+    source_ = owner->tpl.get();
+    ++macro_depth_;
+    bool ok = render_body(def.body, out);
+    --macro_depth_;
+    source_ = saved;
+    pop_frame();
+    return ok;
+  }
+
+  // ---- nodes -------------------------------------------------------------
+
+  bool should_break_body() const {
+    const Frame& f = frames_[depth_ - 1];
+    return f.kind == FrameKind::For && f.loop.state != LoopState::Normal;
+  }
+
+  bool render_body(const Body& body, std::string& out) {
+    for (const NodePtr& node : body) {
+      if (!render_node(*node, out)) return false;
+      if (should_break_body()) break;
+    }
+    return true;
+  }
+
+  void write_value(const Value& v, const Expr& e, std::string& out) {
+    if (options_.autoescape && v.is_string() && (e.filters.empty() || e.filters.back().name != "safe")) {
+      append_html_escaped(out, v.get_string());
+      return;
+    }
+    append_rendered(out, v);
+  }
+
+  bool render_node(const Node& node, std::string& out) {
+    switch (node.kind) {
+      case Node::Kind::Text:
+      case Node::Kind::Raw:
+        out += node.text;
+        return true;
+      case Node::Kind::Print: {
+        Value v;
+        if (!eval(*node.expr, v)) return false;
+        write_value(v, *node.expr, out);
+        return true;
+      }
+      case Node::Kind::If:
+        for (const IfBranch& branch : node.branches) {
+          bool b;
+          if (!eval_bool(*branch.condition, b)) return false;
+          if (b) return render_body(branch.body, out);
+        }
+        if (node.has_else) return render_body(node.else_body, out);
+        return true;
+      case Node::Kind::For:
+        return render_for(node, out);
+      case Node::Kind::Set: {
+        Value v;
+        if (!eval(*node.expr, v)) return false;
+        (node.global ? global_frame() : current()).assign(node.set_name, std::move(v));
+        return true;
+      }
+      case Node::Kind::FilterSection: {
+        std::string body;
+        if (!render_body(node.body, body)) return false;
+        if (node.filter.name == "safe") {
+          out += body;
+          return true;
+        }
+        Value v(body);
+        if (!apply_filter(node.filter, v)) return false;
+        append_rendered(out, v);
+        return true;
+      }
+      case Node::Kind::Include:
+        return render_include(node, out);
+      case Node::Kind::Block:
+        return render_block(node, 0, out);
+      case Node::Kind::Super:
+        return render_super(node, out);
+      case Node::Kind::Break:
+      case Node::Kind::Continue:
+        for (size_t i = depth_; i-- > 0;) {
+          if (frames_[i].kind == FrameKind::For) {
+            if (i == depth_ - 1) {
+              frames_[i].loop.state = node.kind == Node::Kind::Break ? LoopState::Break : LoopState::Continue;
+            }
+            return true;
+          }
+        }
+        return fail(node.span, "`break` or `continue` outside of a for loop");
+      case Node::Kind::Extends:
+        return fail(node.span, "Inheritance in included templates is currently not supported: extended `" +
+                                   node.text + "`");
+      case Node::Kind::Comment:
+      case Node::Kind::Import:
+      case Node::Kind::MacroDef:
+        return true;
+    }
+    return true;
+  }
+
+  bool render_for(const Node& node, std::string& out) {
+    Value container;
+    if (!eval(*node.expr, container)) return false;
+    const Expr& c = *node.expr;
+    std::string name = c.kind == Expr::Kind::Path   ? c.dotted
+                       : c.kind == Expr::Kind::Call ? c.name
+                       : c.kind == Expr::Kind::Array ? "an array literal"
+                                                     : std::string();
+    size_t length = 0;
+    std::vector<size_t> starts;
+    if (container.is_array() || container.is_string()) {
+      if (!node.key_var.empty()) {
+        return fail(c.span, "Tried to iterate using key value on variable `" + name + "`, but it isn't an object/map");
+      }
+      if (container.is_array()) {
+        length = container.size();
+      } else {
+        starts = builtins::unicode::grapheme_starts(container.get_string());
+        length = starts.size();
+      }
+    } else if (container.is_object()) {
+      if (node.key_var.empty()) {
+        return fail(c.span, "Tried to iterate using key value on variable `" + name + "`, but it is missing a key");
+      }
+      length = container.size();
+    } else {
+      return fail(c.span, "Tried to iterate on a container (`" + name + "`) that has a unsupported type");
+    }
+    if (length == 0) {
+      return node.has_empty_body ? render_body(node.empty_body, out) : true;
+    }
+    Frame& f = push_frame(FrameKind::For, current().active);
+    f.loop.key_var = node.key_var;
+    f.loop.value_var = node.value_var;
+    f.loop.container = std::move(container);
+    f.loop.grapheme_starts = std::move(starts);
+    f.loop.length = length;
+    f.loop.state = LoopState::Normal;
+    size_t frame_index = depth_ - 1;
+    for (size_t i = 0; i < length; ++i) {
+      frames_[frame_index].loop.index = i;
+      if (!render_body(node.body, out)) return false;
+      Frame& loop_frame = frames_[frame_index];
+      if (loop_frame.loop.state == LoopState::Break) break;
+      loop_frame.loop.state = LoopState::Normal;
+      loop_frame.locals.clear();
+    }
+    pop_frame();
+    return true;
+  }
+
+  bool render_include(const Node& node, std::string& out) {
+    for (const std::string& name : node.include_names) {
+      const LinkedTemplate* tpl = registry_.find(name);
+      if (!tpl) continue;
+      if (include_depth_ >= kMaxIncludeDepth) {
+        return fail(node.span, "includes nested deeper than " + std::to_string(kMaxIncludeDepth) + " levels");
+      }
+      push_frame(FrameKind::Include, tpl);
+      const Template* saved = source_;
+      source_ = tpl->tpl.get();
+      ++include_depth_;
+      bool ok = render_body(tpl->tpl->ast, out);
+      --include_depth_;
+      source_ = saved;
+      pop_frame();
+      return ok;
+    }
+    if (node.ignore_missing) return true;
+    std::string names;
+    for (const std::string& n : node.include_names) names += (names.empty() ? "" : ", ") + n;
+    return fail(node.span, "Template '[" + names + "]' not found");
+  }
+
+  bool render_definition(const LinkedTemplate* owner, const Node& block, std::string& out) {
+    const Template* saved = source_;
+    source_ = owner->tpl.get();
+    bool ok = render_body(block.body, out);
+    source_ = saved;
+    return ok;
+  }
+
+  // The child's definition wins; otherwise each parent's in turn; otherwise
+  // the body written here.
+  bool render_block(const Node& node, size_t level, std::string& out) {
+    const LinkedTemplate* active = current().active;
+    const LinkedTemplate* level_tpl = level == 0 ? active : active->parents[level - 1];
+    auto it = level_tpl->blocks.find(node.text);
+    if (it != level_tpl->blocks.end()) {
+      // Quirk kept from Tera: this entry is never popped.
+      blocks_.push_back(ActiveBlock{it->first, it->second[0].first, level});
+      return render_definition(it->second[0].first, *it->second[0].second, out);
+    }
+    if (level < active->parents.size()) return render_block(node, level + 1, out);
+    return render_body(node.body, out);
+  }
+
+  bool render_super(const Node& node, std::string& out) {
+    if (blocks_.empty()) return fail(node.span, "Tried to use super() in the top level block");
+    ActiveBlock top = blocks_.back();
+    const auto& parents = rendered_.parents;
+    for (size_t next_level = top.level + 1; next_level <= parents.size(); ++next_level) {
+      const LinkedTemplate* parent = parents[next_level - 1];
+      auto it = parent->blocks.find(top.name);
+      if (it == parent->blocks.end()) continue;
+      blocks_.push_back(ActiveBlock{top.name, it->second[0].first, next_level});
+      if (!render_definition(it->second[0].first, *it->second[0].second, out)) return false;
+      blocks_.pop_back();
+      if (next_level >= parents.size() && !blocks_.empty()) blocks_.pop_back();
+      return true;
+    }
+    return fail(node.span, "Tried to use super() in the top level block");
+  }
+
+  const Registry& registry_;
+  const LinkedTemplate& rendered_;
+  const LinkedTemplate* root_;
+  const Value& context_;
+  const RenderOptions& options_;
+  const Template* source_ = nullptr;  // the template of the code running now
+
+  std::vector<Frame> frames_;
+  size_t depth_ = 0;
+  std::vector<ActiveBlock> blocks_;
+  std::map<const LinkedTemplate*, NamespaceMap> namespace_cache_;
+  size_t macro_depth_ = 0;
+  size_t include_depth_ = 0;
+
+  bool failed_ = false;
+  TemplateError error_;
+};
+
+}  // namespace
+
+Result<std::string, TemplateError> render_linked(const Registry& registry, const LinkedTemplate& tpl,
+                                                 const Value& context, const RenderOptions& options) {
+  Renderer renderer(registry, tpl, context, options);
+  std::string out;
+  out.reserve(tpl.tpl->source.size() * 2);
+  if (!renderer.run(out)) return renderer.take_error();
+  return out;
+}
+
+}  // namespace sindri::tera

@@ -1,0 +1,35 @@
+#pragma once
+// A compiled template: its syntax tree and what the environment needs to link
+// it with others (parent, blocks, macros, imports).
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tera/ast.hpp"
+#include "tera/tera.hpp"
+
+namespace sindri::tera {
+
+class Template {
+ public:
+  std::string name;
+  std::string source;
+  Body ast;
+  std::string parent;                                    // `{% extends %}`, empty if none
+  std::map<std::string, const Node*, std::less<>> blocks;  // every block, nested ones too
+  std::map<std::string, const MacroDefinition*, std::less<>> macros;
+  std::vector<std::pair<std::string, std::string>> imports;  // (template, namespace)
+  bool uses_other_templates = false;  // include, extends or import
+
+  TemplateError error_at(ErrorKind kind, Span span, std::string message, std::string expression = {}) const;
+};
+
+// Parses `source`; on success `out` holds the syntax tree and the tables.
+Result<Ok, TemplateError> parse_template(Template& out);
+
+// Applies `{%-`/`-%}` whitespace control to a parsed body, as Tera does.
+Body remove_whitespace(Body nodes, const WS* body_ws);
+
+}  // namespace sindri::tera

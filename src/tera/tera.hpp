@@ -1,0 +1,102 @@
+#pragma once
+// The Tera 1.20 template language: compile once, render many times.
+//
+//   auto tpl = sindri::tera::compile("deploy.yaml", source);   // syntax only
+//   if (!tpl) report(tpl.error());
+//   auto out = sindri::tera::render(**tpl, context);           // thread-safe
+//
+// Templates that include, extend or import others live in an Environment.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "value/result.hpp"
+#include "value/value.hpp"
+
+namespace sindri::tera {
+
+struct Location {
+  size_t line = 0;    // 1-based; 0 when unknown
+  size_t column = 0;  // 1-based, in bytes
+};
+
+enum class ErrorKind { Parse, Render };
+
+struct TemplateError {
+  ErrorKind kind = ErrorKind::Parse;
+  std::string template_name;
+  Location location;
+  std::string message;     // what is wrong, e.g. "expected `%}` or `-%}`, found `}}`"
+  std::string expression;  // render errors: the source text of the failing expression or tag
+  // "NAME:LINE:COLUMN: parse error: MESSAGE" (+ "\n  in `EXPRESSION`")
+  std::string describe() const;
+};
+
+class Template;  // compiled and immutable; safe to share between threads
+using TemplatePtr = std::shared_ptr<const Template>;
+
+struct RenderOptions {
+  bool autoescape = false;  // the output is YAML, so off by default
+};
+
+// Parses one template. Only the syntax is checked: unknown filters, tests and
+// functions are render errors, as in Tera.
+Result<TemplatePtr, TemplateError> compile(std::string_view name, std::string_view source);
+
+// Everything compile() checks, plus what can be known without data: unknown
+// filters, tests and functions, argument names a builtin does not take, and
+// macros called with arguments they do not declare. Empty when all is well.
+std::vector<TemplateError> check(std::string_view name, std::string_view source);
+
+// Renders a template that does not include, extend or import another.
+Result<std::string, TemplateError> render(const Template& tpl, const Value& context,
+                                          const RenderOptions& options = {});
+
+// A set of named templates that may include, extend and import each other.
+class Environment {
+ public:
+  Environment();
+  ~Environment();
+  Environment(Environment&&) noexcept;
+  Environment& operator=(Environment&&) noexcept;
+
+  // Compiles and adds (or replaces) a template.
+  Result<Ok, TemplateError> add(std::string name, std::string_view source);
+  // Adds an already compiled template under a name.
+  void add(std::string name, TemplatePtr tpl);
+  // Links the templates: parents, imports and blocks. Missing parents,
+  // circular extends and imports of absent templates are errors here.
+  Result<Ok, TemplateError> build();
+
+  bool contains(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+  Result<std::string, TemplateError> render(std::string_view name, const Value& context,
+                                            const RenderOptions& options = {}) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Compiled templates keyed by the SHA-256 of their source, so that a template
+// is parsed once however often it is instantiated. Thread-safe.
+class TemplateCache {
+ public:
+  explicit TemplateCache(size_t capacity = 1024);
+  ~TemplateCache();
+  Result<TemplatePtr, TemplateError> get_or_compile(std::string_view name, std::string_view source);
+  size_t size() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Lower-case hex SHA-256 of some bytes.
+std::string sha256_hex(std::string_view bytes);
+
+}  // namespace sindri::tera

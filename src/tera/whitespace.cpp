@@ -1,0 +1,113 @@
+// `{%-` trims the whitespace before a tag, `-%}` the whitespace after it.
+// The rules, including their odd corners (the body of a for loop's `else`
+// is left alone), are Tera's.
+
+#include "tera/template.hpp"
+#include "tera/unicode_space.hpp"
+
+namespace sindri::tera {
+
+namespace {
+
+// Trims the end of the last node when it is text; drops it if nothing is left.
+void trim_last_text(Body& nodes) {
+  if (nodes.empty() || nodes.back()->kind != Node::Kind::Text) return;
+  std::string& text = nodes.back()->text;
+  text.resize(trim_end_length(text));
+  if (text.empty()) nodes.pop_back();
+}
+
+}  // namespace
+
+Body remove_whitespace(Body nodes, const WS* body_ws) {
+  Body res;
+  res.reserve(nodes.size());
+  bool previous_was_text = false;
+  bool trim_left_next = body_ws && body_ws->left;
+
+  for (NodePtr& n : nodes) {
+    switch (n->kind) {
+      case Node::Kind::Text: {
+        previous_was_text = true;
+        if (trim_left_next) {
+          trim_left_next = false;
+          n->text.erase(0, trim_start_length(n->text));
+          if (n->text.empty()) continue;
+        }
+        res.push_back(std::move(n));
+        continue;
+      }
+      case Node::Kind::Print:
+      case Node::Kind::Import:
+      case Node::Kind::Extends:
+      case Node::Kind::Include:
+      case Node::Kind::Set:
+      case Node::Kind::Break:
+      case Node::Kind::Comment:
+      case Node::Kind::Continue:
+        if (previous_was_text && n->ws.left) trim_last_text(res);
+        trim_left_next = n->ws.right;
+        break;
+      case Node::Kind::Raw: {
+        if (previous_was_text && n->ws.left) trim_last_text(res);
+        previous_was_text = false;
+        trim_left_next = n->end_ws.right;
+        if (n->ws.right) n->text.erase(0, trim_start_length(n->text));
+        if (n->end_ws.left) n->text.resize(trim_end_length(n->text));
+        res.push_back(std::move(n));
+        continue;
+      }
+      case Node::Kind::For:
+      case Node::Kind::MacroDef:
+      case Node::Kind::FilterSection:
+      case Node::Kind::Block: {
+        if (previous_was_text && n->ws.left) trim_last_text(res);
+        previous_was_text = false;
+        trim_left_next = n->end_ws.right;
+        WS inner{n->ws.right, n->end_ws.left};
+        if (n->kind == Node::Kind::MacroDef) {
+          n->macro->body = remove_whitespace(std::move(n->macro->body), &inner);
+        } else {
+          n->body = remove_whitespace(std::move(n->body), &inner);
+        }
+        res.push_back(std::move(n));
+        continue;
+      }
+      case Node::Kind::If: {
+        trim_left_next = n->end_ws.right;
+        for (size_t i = 0; i < n->branches.size(); ++i) {
+          IfBranch& branch = n->branches[i];
+          if (branch.ws.left) {
+            if (i == 0 && previous_was_text) {
+              trim_last_text(res);
+            } else if (i > 0) {
+              trim_last_text(n->branches[i - 1].body);
+            }
+          }
+          WS inner{branch.ws.right, false};
+          branch.body = remove_whitespace(std::move(branch.body), &inner);
+        }
+        previous_was_text = false;
+        if (n->has_else) {
+          if (n->else_ws.left) trim_last_text(n->branches.back().body);
+          WS inner{n->else_ws.right, false};
+          n->else_body = remove_whitespace(std::move(n->else_body), &inner);
+          if (n->end_ws.left) trim_last_text(n->else_body);
+        } else if (n->end_ws.left) {
+          trim_last_text(n->branches.back().body);
+        }
+        res.push_back(std::move(n));
+        continue;
+      }
+      case Node::Kind::Super:
+        break;
+    }
+    previous_was_text = false;
+    res.push_back(std::move(n));
+  }
+
+  if (body_ws && body_ws->right) trim_last_text(res);
+  return res;
+}
+
+}  // namespace sindri::tera

@@ -1,0 +1,427 @@
+#include "value/json.hpp"
+
+#include <charconv>
+#include <cstring>
+
+#include "value/number_format.hpp"
+
+namespace sindri {
+
+std::string TextError::describe() const {
+  return "line " + std::to_string(line) + " column " + std::to_string(column) + ": " + message;
+}
+
+namespace {
+
+class JsonReader {
+ public:
+  JsonReader(std::string_view text, size_t max_depth) : text_(text), max_depth_(max_depth) {}
+
+  Result<Value, TextError> read_document() {
+    skip_space();
+    Value v;
+    if (!read_value(v, 0)) return error_;
+    skip_space();
+    if (pos_ != text_.size()) return fail("trailing characters after the JSON value"), error_;
+    return v;
+  }
+
+ private:
+  bool fail(std::string message) {
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i < pos_ && i < text_.size(); ++i) {
+      if (text_[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    error_ = TextError{std::move(message), line, column};
+    return false;
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+      ++pos_;
+    }
+  }
+
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return text_[pos_]; }
+
+  bool expect_literal(std::string_view word) {
+    if (text_.substr(pos_, word.size()) != word) return fail("expected a JSON value");
+    pos_ += word.size();
+    return true;
+  }
+
+  bool read_value(Value& out, size_t depth) {
+    if (at_end()) return fail("unexpected end of input, expected a JSON value");
+    switch (peek()) {
+      case '{':
+        return read_object(out, depth);
+      case '[':
+        return read_array(out, depth);
+      case '"': {
+        std::string s;
+        if (!read_string(s)) return false;
+        out = Value(s);
+        return true;
+      }
+      case 't':
+        if (!expect_literal("true")) return false;
+        out = Value(true);
+        return true;
+      case 'f':
+        if (!expect_literal("false")) return false;
+        out = Value(false);
+        return true;
+      case 'n':
+        if (!expect_literal("null")) return false;
+        out = Value();
+        return true;
+      default:
+        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return read_number(out);
+        return fail(std::string("unexpected character `") + peek() + "`, expected a JSON value");
+    }
+  }
+
+  bool read_number(Value& out) {
+    size_t start = pos_;
+    bool is_float = false;
+    if (peek() == '-') ++pos_;
+    if (at_end() || !(peek() >= '0' && peek() <= '9')) return fail("invalid number: expected a digit");
+    if (peek() == '0') {
+      ++pos_;
+    } else {
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && peek() == '.') {
+      is_float = true;
+      ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) return fail("invalid number: expected a digit after `.`");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
+      is_float = true;
+      ++pos_;
+      if (!at_end() && (peek() == '+' || peek() == '-')) ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) return fail("invalid number: expected a digit in the exponent");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    const char* first = text_.data() + start;
+    const char* last = text_.data() + pos_;
+    if (!is_float) {
+      int64_t i = 0;
+      auto res = std::from_chars(first, last, i);
+      if (res.ec == std::errc() && res.ptr == last) {
+        out = Value(static_cast<long>(i));
+        return true;
+      }
+    }
+    double d = 0;
+    auto res = std::from_chars(first, last, d);
+    if (res.ec == std::errc::result_out_of_range) {
+      pos_ = start;
+      return fail("number out of range");
+    }
+    out = Value(d);
+    return true;
+  }
+
+  static void append_utf8(std::string& s, uint32_t cp) {
+    if (cp < 0x80) {
+      s += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      s += static_cast<char>(0xC0 | (cp >> 6));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      s += static_cast<char>(0xE0 | (cp >> 12));
+      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      s += static_cast<char>(0xF0 | (cp >> 18));
+      s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  bool read_hex4(uint32_t& out) {
+    if (pos_ + 4 > text_.size()) return fail("invalid \\u escape: expected 4 hex digits");
+    out = 0;
+    for (int i = 0; i < 4; ++i) {
+      char c = text_[pos_++];
+      out <<= 4;
+      if (c >= '0' && c <= '9') out |= c - '0';
+      else if (c >= 'a' && c <= 'f') out |= c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') out |= c - 'A' + 10;
+      else return --pos_, fail("invalid \\u escape: expected 4 hex digits");
+    }
+    return true;
+  }
+
+  bool read_string(std::string& s) {
+    ++pos_;  // opening quote
+    while (true) {
+      size_t run = pos_;
+      while (run < text_.size() && text_[run] != '"' && text_[run] != '\\' &&
+             static_cast<unsigned char>(text_[run]) >= 0x20) {
+        ++run;
+      }
+      s.append(text_.data() + pos_, run - pos_);
+      pos_ = run;
+      if (at_end()) return fail("unterminated string");
+      char c = text_[pos_];
+      if (c == '"') {
+        ++pos_;
+        return true;
+      }
+      if (c != '\\') return fail("control character in string: escape it");
+      ++pos_;
+      if (at_end()) return fail("unterminated string");
+      char e = text_[pos_++];
+      switch (e) {
+        case '"': s += '"'; break;
+        case '\\': s += '\\'; break;
+        case '/': s += '/'; break;
+        case 'b': s += '\b'; break;
+        case 'f': s += '\f'; break;
+        case 'n': s += '\n'; break;
+        case 'r': s += '\r'; break;
+        case 't': s += '\t'; break;
+        case 'u': {
+          uint32_t cp = 0;
+          if (!read_hex4(cp)) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (text_.substr(pos_, 2) != "\\u") return fail("unpaired surrogate in \\u escape");
+            pos_ += 2;
+            uint32_t low = 0;
+            if (!read_hex4(low)) return false;
+            if (low < 0xDC00 || low > 0xDFFF) return fail("invalid low surrogate in \\u escape");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            return fail("unpaired surrogate in \\u escape");
+          }
+          append_utf8(s, cp);
+          break;
+        }
+        default:
+          --pos_;
+          return fail(std::string("invalid escape `\\") + e + "`");
+      }
+    }
+  }
+
+  bool read_array(Value& out, size_t depth) {
+    if (depth >= max_depth_) return fail("nesting deeper than " + std::to_string(max_depth_) + " levels");
+    ++pos_;
+    Array items;
+    skip_space();
+    if (!at_end() && peek() == ']') {
+      ++pos_;
+      out = Value(std::move(items));
+      return true;
+    }
+    while (true) {
+      skip_space();
+      Value item;
+      if (!read_value(item, depth + 1)) return false;
+      items.push_back(std::move(item));
+      skip_space();
+      if (at_end()) return fail("unexpected end of input, expected `,` or `]`");
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == ']') {
+        ++pos_;
+        out = Value(std::move(items));
+        return true;
+      }
+      return fail("expected `,` or `]`");
+    }
+  }
+
+  bool read_object(Value& out, size_t depth) {
+    if (depth >= max_depth_) return fail("nesting deeper than " + std::to_string(max_depth_) + " levels");
+    ++pos_;
+    Object members;
+    skip_space();
+    if (!at_end() && peek() == '}') {
+      ++pos_;
+      out = Value(std::move(members));
+      return true;
+    }
+    while (true) {
+      skip_space();
+      if (at_end() || peek() != '"') return fail("expected a string key");
+      std::string key;
+      if (!read_string(key)) return false;
+      skip_space();
+      if (at_end() || peek() != ':') return fail("expected `:` after the key");
+      ++pos_;
+      skip_space();
+      Value v;
+      if (!read_value(v, depth + 1)) return false;
+      members.push_back(Member{Value(key), std::move(v)});
+      skip_space();
+      if (at_end()) return fail("unexpected end of input, expected `,` or `}`");
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == '}') {
+        ++pos_;
+        out = Value(std::move(members));
+        return true;
+      }
+      return fail("expected `,` or `}`");
+    }
+  }
+
+  std::string_view text_;
+  size_t max_depth_;
+  size_t pos_ = 0;
+  TextError error_;
+};
+
+void append_indent(std::string& out, int depth) { out.append(static_cast<size_t>(depth) * 2, ' '); }
+
+void append_scalar(std::string& out, const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::Null:
+      out += "null";
+      break;
+    case Value::Kind::Bool:
+      out += v.get_bool() ? "true" : "false";
+      break;
+    case Value::Kind::Int:
+      append_int(out, v.get_int());
+      break;
+    case Value::Kind::Float:
+      append_float_json(out, v.get_float());
+      break;
+    case Value::Kind::String:
+      append_json_string(out, v.get_string());
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+Result<Value, TextError> parse_json(std::string_view text, size_t max_depth) {
+  return JsonReader(text, max_depth).read_document();
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  out += '"';
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 0xF];
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
+void append_json(std::string& out, const Value& value) {
+  if (value.is_array()) {
+    out += '[';
+    bool first = true;
+    for (const Value& item : value.get_array()) {
+      if (!first) out += ',';
+      first = false;
+      append_json(out, item);
+    }
+    out += ']';
+  } else if (value.is_object()) {
+    out += '{';
+    bool first = true;
+    for (const Member& m : value.get_object()) {
+      if (!first) out += ',';
+      first = false;
+      append_json_string(out, m.key.get_string());
+      out += ':';
+      append_json(out, m.value);
+    }
+    out += '}';
+  } else {
+    append_scalar(out, value);
+  }
+}
+
+void append_json_pretty(std::string& out, const Value& value, int depth) {
+  if (value.is_array()) {
+    if (value.size() == 0) {
+      out += "[]";
+      return;
+    }
+    out += "[\n";
+    bool first = true;
+    for (const Value& item : value.get_array()) {
+      if (!first) out += ",\n";
+      first = false;
+      append_indent(out, depth + 1);
+      append_json_pretty(out, item, depth + 1);
+    }
+    out += '\n';
+    append_indent(out, depth);
+    out += ']';
+  } else if (value.is_object()) {
+    if (value.size() == 0) {
+      out += "{}";
+      return;
+    }
+    out += "{\n";
+    bool first = true;
+    for (const Member& m : value.get_object()) {
+      if (!first) out += ",\n";
+      first = false;
+      append_indent(out, depth + 1);
+      append_json_string(out, m.key.get_string());
+      out += ": ";
+      append_json_pretty(out, m.value, depth + 1);
+    }
+    out += '\n';
+    append_indent(out, depth);
+    out += '}';
+  } else {
+    append_scalar(out, value);
+  }
+}
+
+std::string to_json(const Value& value) {
+  std::string out;
+  append_json(out, value);
+  return out;
+}
+
+std::string to_json_pretty(const Value& value) {
+  std::string out;
+  append_json_pretty(out, value);
+  return out;
+}
+
+}  // namespace sindri

@@ -1,0 +1,33 @@
+#pragma once
+// JSON text to Value and back.
+
+#include <string>
+#include <string_view>
+
+#include "value/result.hpp"
+#include "value/value.hpp"
+
+namespace sindri {
+
+struct TextError {
+  std::string message;  // what is wrong, without the position
+  size_t line = 0;      // 1-based
+  size_t column = 0;    // 1-based, in bytes
+  std::string describe() const;  // "line L column C: message"
+};
+
+// Strict RFC 8259 JSON. Integers that fit in int64 stay integers, other
+// numbers become doubles; of duplicate keys the last wins. Nesting deeper
+// than max_depth is an error rather than a stack overflow.
+Result<Value, TextError> parse_json(std::string_view text, size_t max_depth = 512);
+
+// Compact JSON as serde_json writes it: no spaces, members in key order.
+std::string to_json(const Value& value);
+// Indented by two spaces, `"key": value`, as serde_json's pretty printer.
+std::string to_json_pretty(const Value& value);
+
+void append_json(std::string& out, const Value& value);
+void append_json_pretty(std::string& out, const Value& value, int depth = 0);
+void append_json_string(std::string& out, std::string_view s);
+
+}  // namespace sindri

@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "value/json.hpp"
+#include "value/number_format.hpp"
+
+using namespace sindri;
+
+namespace {
+std::string plain(double d) {
+  std::string s;
+  append_float_plain(s, d);
+  return s;
+}
+std::string json(double d) {
+  std::string s;
+  append_float_json(s, d);
+  return s;
+}
+}  // namespace
+
+TEST(Json, RoundTripsDocuments) {
+  auto v = parse_json(R"({"b": [1, 2.5, "x\n\u00e9\ud83d\ude00", null, true], "a": {"c": -3}})");
+  ASSERT_TRUE(v) << v.error().describe();
+  EXPECT_EQ(to_json(*v), "{\"a\":{\"c\":-3},\"b\":[1,2.5,\"x\\n\xC3\xA9\xF0\x9F\x98\x80\",null,true]}");
+  EXPECT_EQ(to_json_pretty(*parse_json(R"({"a":[],"b":{},"c":[1]})")), "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1\n  ]\n}");
+}
+
+TEST(Json, IntegersStayIntegers) {
+  EXPECT_TRUE(parse_json("12345678901")->is_int());
+  EXPECT_TRUE(parse_json("1.0")->is_float());
+  EXPECT_TRUE(parse_json("1e3")->is_float());
+  EXPECT_TRUE(parse_json("99999999999999999999")->is_float()) << "beyond int64";
+}
+
+TEST(Json, ErrorsNameLineAndColumn) {
+  auto v = parse_json("{\n  \"a\": 1,\n  \"b\" 2\n}");
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().line, 3u);
+  EXPECT_EQ(v.error().column, 7u);
+  EXPECT_NE(v.error().message.find("expected `:`"), std::string::npos);
+  EXPECT_FALSE(parse_json(""));
+  EXPECT_FALSE(parse_json("[1,]"));
+  EXPECT_FALSE(parse_json("{\"a\":1} x"));
+  EXPECT_FALSE(parse_json("\"\\ud800\""));
+  EXPECT_FALSE(parse_json("01"));
+  EXPECT_FALSE(parse_json("\"tab\there\""));
+}
+
+TEST(Json, DeepNestingIsAnErrorNotACrash) {
+  std::string deep(100000, '[');
+  auto v = parse_json(deep);
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message.find("nesting"), std::string::npos);
+}
+
+TEST(NumberFormat, PlainAsRustDisplay) {
+  EXPECT_EQ(plain(1.0), "1");
+  EXPECT_EQ(plain(0.5), "0.5");
+  EXPECT_EQ(plain(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(plain(1e21), "1000000000000000000000");
+  EXPECT_EQ(plain(1.5e-7), "0.00000015");
+  EXPECT_EQ(plain(-0.0), "-0");
+  EXPECT_EQ(plain(-2.5), "-2.5");
+}
+
+TEST(NumberFormat, JsonAsSerde) {
+  EXPECT_EQ(json(1.0), "1.0");
+  EXPECT_EQ(json(0.5), "0.5");
+  EXPECT_EQ(json(1e16), "1e16");
+  EXPECT_EQ(json(1.5e-7), "1.5e-7");
+  EXPECT_EQ(json(123456.789), "123456.789");
+  EXPECT_EQ(json(0.0001), "0.0001");
+  EXPECT_EQ(json(-0.0), "-0.0");
+}

@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "value/value.hpp"
+
+using sindri::Array;
+using sindri::Member;
+using sindri::Object;
+using sindri::Value;
+
+TEST(Value, ScalarsKeepTheirKind) {
+  EXPECT_TRUE(Value().is_null());
+  EXPECT_TRUE(Value(true).get_bool());
+  EXPECT_EQ(Value(42).get_int(), 42);
+  EXPECT_TRUE(Value(42).is_int());
+  EXPECT_TRUE(Value(2.5).is_float());
+  EXPECT_EQ(Value(2.5).as_double(), 2.5);
+  EXPECT_EQ(Value(7).as_double(), 7.0);
+}
+
+TEST(Value, ShortAndLongStrings) {
+  Value short_s("fourteen bytes");
+  Value long_s("this string is longer than fourteen bytes");
+  EXPECT_EQ(short_s.get_string(), "fourteen bytes");
+  EXPECT_EQ(long_s.get_string(), "this string is longer than fourteen bytes");
+  Value copy = long_s;
+  EXPECT_EQ(copy.get_string().data(), long_s.get_string().data()) << "copies share the heap block";
+  Value empty("");
+  EXPECT_TRUE(empty.is_string());
+  EXPECT_EQ(empty.get_string(), "");
+}
+
+TEST(Value, ObjectsAreSortedAndLastDuplicateWins) {
+  Object members;
+  members.push_back(Member{Value("b"), Value(2)});
+  members.push_back(Member{Value("a"), Value(1)});
+  members.push_back(Member{Value("b"), Value(3)});
+  Value o(std::move(members));
+  ASSERT_EQ(o.size(), 2u);
+  EXPECT_EQ(o.get_object()[0].key.get_string(), "a");
+  EXPECT_EQ(o.find("b")->get_int(), 3);
+  EXPECT_EQ(o.find("zz"), nullptr);
+  EXPECT_EQ(Value(1).find("a"), nullptr);
+}
+
+TEST(Value, CopyOnWriteLeavesOtherCopiesAlone) {
+  Value a(Object{});
+  a.set("x", Value(1));
+  Value b = a;
+  b.set("y", Value(2));
+  b.set("x", Value(5));
+  EXPECT_EQ(a.size(), 1u);
+  EXPECT_EQ(a.find("x")->get_int(), 1);
+  EXPECT_EQ(b.size(), 2u);
+  EXPECT_EQ(b.find("x")->get_int(), 5);
+  EXPECT_TRUE(b.erase("y"));
+  EXPECT_FALSE(b.erase("y"));
+
+  Value arr(Array{Value(1)});
+  Value arr2 = arr;
+  arr2.push_back(Value(2));
+  EXPECT_EQ(arr.size(), 1u);
+  EXPECT_EQ(arr2.size(), 2u);
+  EXPECT_EQ(arr2.at(1)->get_int(), 2);
+  EXPECT_EQ(arr2.at(2), nullptr);
+}
+
+TEST(Value, EqualityIsStructuralAndTyped) {
+  EXPECT_EQ(Value(1), Value(1));
+  EXPECT_FALSE(Value(1) == Value(1.0)) << "an int and a float differ, as in serde_json";
+  EXPECT_EQ(Value(Array{Value("a"), Value()}), Value(Array{Value("a"), Value()}));
+  Object a, b;
+  a.push_back(Member{Value("k"), Value(true)});
+  b.push_back(Member{Value("k"), Value(false)});
+  EXPECT_FALSE(Value(std::move(a)) == Value(std::move(b)));
+}
+
+TEST(Value, SharedValuesCanBeCopiedFromManyThreads) {
+  Value shared(Array{Value("a string long enough to live on the heap"), Value(Object{})});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10000; ++i) {
+        Value copy = shared;
+        ASSERT_EQ(copy.size(), 2u);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(shared.size(), 2u);
+}
