@@ -1,0 +1,80 @@
+#include "cli/io.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+#include "value/json.hpp"
+
+namespace sindri::cli {
+
+namespace fs = std::filesystem;
+
+Result<std::string> read_file(const fs::path& path, std::string_view what) {
+  const std::string label = "cannot read " + std::string(what) + " " + path.string() + ": ";
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return make_error(label + "is a directory");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    return make_error(label + (err != 0 ? std::strerror(err) : "cannot open file"));
+  }
+  std::string out{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) return make_error(label + "read error");
+  return out;
+}
+
+Result<Value> read_context(const fs::path& path) {
+  auto text = read_file(path, "context file");
+  if (!text) return std::move(text).error();
+  auto parsed = parse_json(*text);
+  if (!parsed) {
+    return make_error("invalid JSON in context file " + path.string() + ": " +
+                      parsed.error().describe());
+  }
+  if (!parsed->is_object()) {
+    return make_error("context file " + path.string() + " must hold a JSON object, not " +
+                      (parsed->is_array() ? std::string("an array")
+                                          : std::string("a value of kind ") + parsed->kind_name()));
+  }
+  return std::move(parsed).value();
+}
+
+Result<std::vector<TemplateFile>> read_template_dir(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    return make_error("cannot read template directory " + root.string() + ": " +
+                      (fs::exists(root, ec) ? "not a directory" : "No such file or directory"));
+  }
+  std::vector<TemplateFile> files;
+  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
+  if (ec) return make_error("cannot read template directory " + root.string() + ": " + ec.message());
+  for (const fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
+    if (ec) break;
+    std::error_code type_ec;
+    if (!it->is_regular_file(type_ec)) continue;
+    TemplateFile file;
+    file.path = it->path();
+    file.name = file.path.lexically_relative(root).generic_string();
+    auto source = read_file(file.path, "template file");
+    if (!source) return std::move(source).error();
+    file.source = std::move(source).value();
+    files.push_back(std::move(file));
+  }
+  if (ec) return make_error("cannot read template directory " + root.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end(),
+            [](const TemplateFile& a, const TemplateFile& b) { return a.name < b.name; });
+  return files;
+}
+
+bool write_stdout(std::string_view bytes) {
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) return false;
+  return std::fflush(stdout) == 0;
+}
+
+}  // namespace sindri::cli

@@ -1,0 +1,41 @@
+// The `sindri` command: a thin main over the libraries. Each verb lives in its
+// own file and registers itself here.
+
+#include <exception>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/templates.hpp"
+#include "cli/verbs.hpp"
+
+#ifndef SINDRI_VERSION
+#define SINDRI_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"sindri: templated Kubernetes deployments", "sindri"};
+  app.set_version_flag("--version", std::string("sindri ") + SINDRI_VERSION);
+  app.require_subcommand(1);
+
+  std::vector<sindri::cli::Verb> verbs;
+  verbs.push_back(sindri::cli::add_render(app));
+  verbs.push_back(sindri::cli::add_check(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; a usage error exits 2.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    for (const auto& verb : verbs) {
+      if (verb.command->parsed()) return verb.run();
+    }
+  } catch (const std::exception& e) {
+    sindri::cli::print_error(std::string("internal error: ") + e.what());
+    return 1;
+  }
+  return 2;
+}

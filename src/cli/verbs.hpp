@@ -1,0 +1,20 @@
+#pragma once
+// The verbs of the `sindri` command, one file each. A verb adds its
+// subcommand to the app and hands back what runs it once the command line is
+// parsed; the returned function gives the process exit code.
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace sindri::cli {
+
+struct Verb {
+  CLI::App* command = nullptr;
+  std::function<int()> run;
+};
+
+Verb add_render(CLI::App& app);  // render.cpp
+Verb add_check(CLI::App& app);   // check.cpp
+
+}  // namespace sindri::cli

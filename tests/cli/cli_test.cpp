@@ -1,0 +1,320 @@
+// Runs the built `sindri` binary and checks its stdout, stderr and exit code.
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "sindri-cli-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path file(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    write_file(path, text);
+    return path;
+  }
+
+  // Runs sindri with `args`, stdout and stderr captured apart, in dir_.
+  Outcome sindri(const std::vector<std::string>& args) {
+    const fs::path out_path = dir_ / ".stdout";
+    const fs::path err_path = dir_ / ".stderr";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> argv_store{SINDRI_BIN};
+    argv_store.insert(argv_store.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_store) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    Outcome run;
+    const int rc = posix_spawn(&pid, SINDRI_BIN, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+      ADD_FAILURE() << "cannot start " << SINDRI_BIN;
+      return run;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    run.out = read_all(out_path);
+    run.err = read_all(err_path);
+    return run;
+  }
+
+  fs::path dir_;
+};
+
+// --- render -----------------------------------------------------------------
+
+TEST_F(Cli, RenderPrintsExactBytesWithoutAddingANewline) {
+  auto tpl = file("t.tera", "a{{ x }}b");
+  auto ctx = file("c.json", R"({"x": 1})");
+  Outcome r = sindri({"render", tpl.string(), "--context", ctx.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "a1b");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(Cli, RenderKeepsTrailingWhitespaceAndUtf8) {
+  auto tpl = file("t.tera", "h\xC3\xA9llo {{ name }}\n\n  \n");
+  auto ctx = file("c.json", R"({"name": "w\u00f6rld"})");
+  Outcome r = sindri({"render", tpl.string(), "-c", ctx.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "h\xC3\xA9llo w\xC3\xB6rld\n\n  \n");
+}
+
+TEST_F(Cli, RenderWithoutContextUsesAnEmptyObject) {
+  auto tpl = file("t.tera", "{{ 1 + 2 }}{% if x is defined %}x{% else %}-{% endif %}");
+  Outcome r = sindri({"render", tpl.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "3-");
+}
+
+TEST_F(Cli, RenderShippedExampleMatchesTera) {
+  const fs::path root = SINDRI_SOURCE_DIR;
+  Outcome r = sindri({"render", (root / "examples/hello/deployment.yaml.tera").string(), "--context",
+                  (root / "examples/hello/values.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // expected.yaml is Tera 1.17's output (shared/tools/tera-ref).
+  EXPECT_EQ(r.out, read_all(root / "examples/hello/expected.yaml"));
+}
+
+// The shared corpus' tera-dir/inheritance case: extends, super(), import, include.
+void write_inheritance(const fs::path& root) {
+  write_file(root / "macros/k8s.tera",
+             "{% macro label(k, v) %}{{ k }}: {{ v | json_encode() }}{% endmacro label %}\n");
+  write_file(root / "part.tera", "included for {{ name | lower }}\n");
+  write_file(root / "child.tera",
+             "{% extends \"base.tera\" %}\n"
+             "{% import \"macros/k8s.tera\" as k8s %}\n"
+             "{% block title %}{{ name }} - {{ super() }}{% endblock title %}\n"
+             "{% block body %}{{ k8s::label(k=\"app\", v=name) }}\n"
+             "{% include \"part.tera\" %}{% endblock body %}\n");
+  write_file(root / "base.tera",
+             "# {% block title %}base title{% endblock title %}\n"
+             "{% block body %}base body{% endblock body %}\n"
+             "footer\n");
+}
+constexpr const char* kInheritanceOut = "# Demo - base title\napp: \"Demo\"\nincluded for demo\n\nfooter\n";
+
+TEST_F(Cli, RenderTemplatesDirByPathInsideIt) {
+  write_inheritance(dir_ / "tpl");
+  auto ctx = file("c.json", R"({"name":"Demo"})");
+  Outcome r = sindri({"render", (dir_ / "tpl/child.tera").string(), "--templates", (dir_ / "tpl").string(),
+                  "--context", ctx.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kInheritanceOut);
+}
+
+TEST_F(Cli, RenderTemplatesDirByName) {
+  write_inheritance(dir_ / "tpl");
+  auto ctx = file("c.json", R"({"name":"Demo"})");
+  Outcome r = sindri({"render", "child.tera", "--templates", (dir_ / "tpl/").string(), "--context",
+                  ctx.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kInheritanceOut);
+
+  file("tpl/nested/leaf.tera", "leaf {{ name }}");
+  Outcome sub = sindri({"render", "nested/leaf.tera", "--templates", (dir_ / "tpl").string(), "--context",
+                    ctx.string()});
+  EXPECT_EQ(sub.exit_code, 0) << sub.err;
+  EXPECT_EQ(sub.out, "leaf Demo");
+}
+
+TEST_F(Cli, RenderTemplateOutsideDirIncludesFromIt) {
+  write_inheritance(dir_ / "tpl");
+  auto tpl = file("main.yaml.tera",
+                  "{% import \"macros/k8s.tera\" as m %}{{ m::label(k=\"x\", v=1) }}|"
+                  "{% include \"part.tera\" %}");
+  auto ctx = file("c.json", R"({"name":"ABC"})");
+  Outcome r = sindri({"render", tpl.string(), "--templates", (dir_ / "tpl").string(), "--context",
+                  ctx.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "x: 1|included for abc\n");
+}
+
+TEST_F(Cli, RenderMissingParentInTemplatesDirFails) {
+  file("tpl/child.tera", "{% extends \"nope.tera\" %}{% block a %}{% endblock a %}");
+  Outcome r = sindri({"render", "child.tera", "--templates", (dir_ / "tpl").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nope.tera"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Cli, RenderMissingTemplateFileNamesIt) {
+  const std::string missing = (dir_ / "no-such.tera").string();
+  Outcome r = sindri({"render", missing});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No such file"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, RenderMissingTemplatesDirNamesIt) {
+  auto tpl = file("t.tera", "x");
+  const std::string missing = (dir_ / "nodir").string();
+  Outcome r = sindri({"render", tpl.string(), "--templates", missing});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, RenderMissingContextFileNamesIt) {
+  auto tpl = file("t.tera", "x");
+  const std::string missing = (dir_ / "nope.json").string();
+  Outcome r = sindri({"render", tpl.string(), "--context", missing});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, RenderInvalidContextJsonGivesLineAndColumn) {
+  auto tpl = file("t.tera", "x");
+  auto ctx = file("bad.json", "{\n  \"a\": 1,\n  \"b\": ]\n}\n");
+  Outcome r = sindri({"render", tpl.string(), "--context", ctx.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(ctx.string()), std::string::npos) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("line 3 column [0-9]+"))) << r.err;
+}
+
+TEST_F(Cli, RenderContextThatIsNotAnObjectFails) {
+  auto tpl = file("t.tera", "x");
+  for (const char* text : {"[1, 2]", "42", "\"s\"", "null"}) {
+    auto ctx = file("ctx.json", text);
+    Outcome r = sindri({"render", tpl.string(), "--context", ctx.string()});
+    EXPECT_EQ(r.exit_code, 1) << text;
+    EXPECT_EQ(r.out, "") << text;
+    EXPECT_NE(r.err.find("object"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(ctx.string()), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(Cli, RenderParseErrorGivesNameLineAndColumn) {
+  auto tpl = file("broken.tera", "line one\nline two {{ x + }}\n");
+  Outcome r = sindri({"render", tpl.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(tpl.string() + ":2:"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(":2:[0-9]+:"))) << r.err;
+}
+
+TEST_F(Cli, RenderParseErrorInsideTemplatesDirUsesRelativeName) {
+  file("tpl/sub/bad.tera", "ok\n{% if %}\n");
+  Outcome r = sindri({"render", "sub/bad.tera", "--templates", (dir_ / "tpl").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("sub/bad\\.tera:2:[0-9]+:"))) << r.err;
+}
+
+TEST_F(Cli, RenderErrorNamesTemplateAndLine) {
+  auto tpl = file("undef.tera", "a\nb {{ missing_var }}\n");
+  Outcome r = sindri({"render", tpl.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(tpl.string() + ":2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing_var"), std::string::npos) << r.err;
+}
+
+// --- check --------------------------------------------------------------------
+
+TEST_F(Cli, CheckValidTemplatePrintsNothing) {
+  auto tpl = file("ok.tera", "{% for x in xs %}{{ x | upper }}{% endfor %}{{ y }}");
+  Outcome r = sindri({"check", tpl.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(Cli, CheckSyntaxErrorFails) {
+  auto tpl = file("bad.tera", "{% for x in xs %}\n{{ x }}\n");
+  Outcome r = sindri({"check", tpl.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(tpl.string() + ":"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, CheckUnknownFilterFails) {
+  auto tpl = file("f.tera", "{{ x | no_such_filter }}");
+  Outcome r = sindri({"check", tpl.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no_such_filter"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, CheckTemplatesDir) {
+  write_inheritance(dir_ / "tpl");
+  Outcome ok = sindri({"check", "child.tera", "--templates", (dir_ / "tpl").string()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.err, "");
+
+  file("tpl/orphan.tera", "{% extends \"missing-parent.tera\" %}");
+  Outcome bad = sindri({"check", "child.tera", "--templates", (dir_ / "tpl").string()});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("missing-parent.tera"), std::string::npos) << bad.err;
+}
+
+TEST_F(Cli, CheckMissingFileFails) {
+  const std::string missing = (dir_ / "gone.tera").string();
+  Outcome r = sindri({"check", missing});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+// --- the command itself ---------------------------------------------------------
+
+TEST_F(Cli, Version) {
+  Outcome r = sindri({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find(SINDRI_VERSION), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(sindri({}).exit_code, 2);
+  EXPECT_EQ(sindri({"render"}).exit_code, 2);
+  EXPECT_EQ(sindri({"render", "a", "--bogus"}).exit_code, 2);
+}
+
+}  // namespace
