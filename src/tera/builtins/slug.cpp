@@ -1,11 +1,9 @@
 // The `slugify` filter: deunicode's transliteration (its tables, taken at
 // build time from Debian's librust-deunicode-dev) then the slug crate's rules.
-// Without those tables ICU's Any-Latin; Latin-ASCII transliterator stands in.
 
 #include "tera/builtins/internal.hpp"
 #include "tera/builtins/unicode.hpp"
 
-#if defined(SINDRI_DEUNICODE_POINTERS) && defined(SINDRI_DEUNICODE_MAPPING)
 #define SINDRI_STR2(x) #x
 #define SINDRI_STR(x) SINDRI_STR2(x)
 __asm__(
@@ -32,17 +30,13 @@ extern "C" const unsigned char sindri_deunicode_pointers[];
 extern "C" const unsigned char sindri_deunicode_pointers_end[];
 extern "C" const char sindri_deunicode_mapping[];
 extern "C" const char sindri_deunicode_mapping_end[];
-#define SINDRI_HAVE_DEUNICODE 1
-#endif
 
 namespace sindri::tera::builtins {
 
 namespace {
 
 // deunicode_char: false when the char has no transliteration.
-bool deunicode_char(char32_t c, std::string_view& out, std::string& storage) {
-#ifdef SINDRI_HAVE_DEUNICODE
-  (void)storage;
+bool deunicode_char(char32_t c, std::string_view& out) {
   size_t count = static_cast<size_t>(sindri_deunicode_pointers_end - sindri_deunicode_pointers) / 3;
   if (c >= count) return false;
   const unsigned char* p = sindri_deunicode_pointers + 3 * static_cast<size_t>(c);
@@ -56,12 +50,6 @@ bool deunicode_char(char32_t c, std::string_view& out, std::string& storage) {
   if (pos + len > map_len) return false;
   out = std::string_view(sindri_deunicode_mapping + pos, len);
   return true;
-#else
-  storage = unicode::transliterate(c);
-  if (storage.empty()) return false;
-  out = storage;
-  return true;
-#endif
 }
 
 }  // namespace
@@ -84,7 +72,6 @@ Result<Value> f_slugify(const Value& input, const Args&) {
       prev_dash = true;
     }
   };
-  std::string storage;
   size_t i = 0;
   while (i < s.size()) {
     char32_t c = next_cp(s, i);
@@ -93,7 +80,7 @@ Result<Value> f_slugify(const Value& input, const Args&) {
       continue;
     }
     std::string_view t;
-    if (!deunicode_char(c, t, storage)) t = "-";
+    if (!deunicode_char(c, t)) t = "-";
     for (char x : t) push(x);
   }
   if (!slug.empty() && slug.back() == '-') slug.pop_back();

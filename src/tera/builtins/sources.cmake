@@ -23,17 +23,14 @@ pkg_check_modules(SINDRI_PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
 find_package(ICU REQUIRED COMPONENTS uc i18n)
 set(SINDRI_TERA_BUILTIN_LIBS PkgConfig::SINDRI_PCRE2 ICU::i18n ICU::uc)
 
+# slugify transliterates with deunicode's own tables (Debian's
+# librust-deunicode-dev), so that its output is Tera's.
 file(GLOB _sindri_deunicode_dirs LIST_DIRECTORIES true /usr/share/cargo/registry/deunicode-1.*)
-if(_sindri_deunicode_dirs)
-  list(SORT _sindri_deunicode_dirs COMPARE NATURAL ORDER DESCENDING)
-  list(GET _sindri_deunicode_dirs 0 _sindri_deunicode)
-  if(EXISTS ${_sindri_deunicode}/src/pointers.bin AND EXISTS ${_sindri_deunicode}/src/mapping.txt)
-    set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/slug.cpp PROPERTIES
-      COMPILE_DEFINITIONS "SINDRI_DEUNICODE_POINTERS=\"${_sindri_deunicode}/src/pointers.bin\";SINDRI_DEUNICODE_MAPPING=\"${_sindri_deunicode}/src/mapping.txt\""
-      OBJECT_DEPENDS "${_sindri_deunicode}/src/pointers.bin;${_sindri_deunicode}/src/mapping.txt")
-    message(STATUS "slugify: deunicode tables from ${_sindri_deunicode}")
-  endif()
+if(NOT _sindri_deunicode_dirs)
+  message(FATAL_ERROR "slugify needs deunicode's tables: apt-get install librust-deunicode-dev")
 endif()
-if(NOT _sindri_deunicode OR NOT EXISTS ${_sindri_deunicode}/src/pointers.bin)
-  message(STATUS "slugify: deunicode tables not found, transliterating with ICU")
-endif()
+list(SORT _sindri_deunicode_dirs COMPARE NATURAL ORDER DESCENDING)
+list(GET _sindri_deunicode_dirs 0 _sindri_deunicode)
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/slug.cpp PROPERTIES
+  COMPILE_DEFINITIONS "SINDRI_DEUNICODE_POINTERS=\"${_sindri_deunicode}/src/pointers.bin\";SINDRI_DEUNICODE_MAPPING=\"${_sindri_deunicode}/src/mapping.txt\""
+  OBJECT_DEPENDS "${_sindri_deunicode}/src/pointers.bin;${_sindri_deunicode}/src/mapping.txt")

@@ -3,7 +3,6 @@
 #include "tera/builtins/unicode.hpp"
 
 #include <unicode/brkiter.h>
-#include <unicode/translit.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 #include <unicode/ustring.h>
@@ -125,27 +124,5 @@ bool is_word_char(char32_t c) {
   return (mask & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) != 0;
 }
 
-std::string transliterate(char32_t c) {
-  static std::once_flag once;
-  static icu::Transliterator* tr = nullptr;
-  static std::mutex mu;
-  std::call_once(once, [] {
-    UErrorCode status = U_ZERO_ERROR;
-    tr = icu::Transliterator::createInstance("Any-Latin; Latin-ASCII", UTRANS_FORWARD, status);
-    if (U_FAILURE(status)) tr = nullptr;
-  });
-  if (!tr) return {};
-  icu::UnicodeString u(static_cast<UChar32>(c));
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    tr->transliterate(u);
-  }
-  std::string out;
-  u.toUTF8String(out);
-  for (char ch : out) {
-    if (static_cast<unsigned char>(ch) >= 0x80) return {};
-  }
-  return out;
-}
 
 }  // namespace sindri::tera::builtins::unicode

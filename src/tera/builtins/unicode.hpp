@@ -19,8 +19,5 @@ size_t grapheme_offset(std::string_view s, size_t n);
 // Rust regex `\w` (Unicode): Alphabetic, Mark, Decimal_Number,
 // Connector_Punctuation, Join_Control.
 bool is_word_char(char32_t c);
-// ASCII transliteration of one code point through ICU (fallback for slugify
-// when deunicode's tables are not available). Empty when unknown.
-std::string transliterate(char32_t c);
 
 }  // namespace sindri::tera::builtins::unicode
