@@ -9,7 +9,6 @@
 #include <unicode/utext.h>
 
 #include <memory>
-#include <mutex>
 
 namespace sindri::tera::builtins::unicode {
 
