@@ -1,0 +1,286 @@
+// The engine's contract beyond conformance: errors name the template, line
+// and column; hostile input is an error, never a crash or a hang; compiled
+// templates are shared safely between threads; the cache compiles once.
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tera/tera.hpp"
+#include "value/json.hpp"
+
+using namespace sindri;
+using tera::ErrorKind;
+
+namespace {
+
+Value context() {
+  return *parse_json(R"({"name": "web", "n": 7, "items": [1, 2, 3], "obj": {"a": 1}, "s": "text"})");
+}
+
+tera::TemplateError parse_error_of(std::string_view source) {
+  auto tpl = tera::compile("t.tera", source);
+  EXPECT_FALSE(tpl) << "expected a parse error for: " << source;
+  return tpl ? tera::TemplateError{} : tpl.error();
+}
+
+tera::TemplateError render_error_of(std::string_view source) {
+  auto tpl = tera::compile("t.tera", source);
+  EXPECT_TRUE(tpl) << (tpl ? "" : tpl.error().describe());
+  if (!tpl) return {};
+  auto out = tera::render(**tpl, context());
+  EXPECT_FALSE(out) << "expected a render error, got: " << (out ? *out : "");
+  return out ? tera::TemplateError{} : out.error();
+}
+
+std::string render_ok(std::string_view source) {
+  auto tpl = tera::compile("t.tera", source);
+  EXPECT_TRUE(tpl) << (tpl ? "" : tpl.error().describe());
+  if (!tpl) return {};
+  auto out = tera::render(**tpl, context());
+  EXPECT_TRUE(out) << (out ? "" : out.error().describe());
+  return out ? *out : "";
+}
+
+}  // namespace
+
+TEST(ParseErrors, NameTemplateLineColumnAndWhatWasExpected) {
+  auto e = parse_error_of("line one\nline two {{ name \nmore");
+  EXPECT_EQ(e.kind, ErrorKind::Parse);
+  EXPECT_EQ(e.template_name, "t.tera");
+  EXPECT_EQ(e.location.line, 2u);
+  EXPECT_GT(e.location.column, 0u);
+  EXPECT_NE(e.describe().find("t.tera:2:"), std::string::npos) << e.describe();
+
+  e = parse_error_of("{% if t %}\n  yes\n");
+  EXPECT_NE(e.message.find("endif"), std::string::npos) << e.message;
+
+  e = parse_error_of("{% for i in items %}{{ i }}{% endif %}");
+  EXPECT_NE(e.message.find("endfor"), std::string::npos) << e.message;
+  EXPECT_EQ(e.location.column, 31u) << e.describe();
+
+  e = parse_error_of("{{ 1 + }}");
+  EXPECT_NE(e.message.find("expected"), std::string::npos);
+
+  e = parse_error_of("{% frobnicate %}");
+  EXPECT_NE(e.message.find("unknown tag `frobnicate`"), std::string::npos);
+
+  e = parse_error_of("{{ name | replace('a', 'b') }}");
+  EXPECT_NE(e.message.find("keyword argument"), std::string::npos) << e.message;
+
+  e = parse_error_of("{# never closed");
+  EXPECT_NE(e.message.find("#}"), std::string::npos);
+
+  e = parse_error_of("{{ 'unterminated }}");
+  EXPECT_NE(e.message.find("unterminated string"), std::string::npos);
+
+  e = parse_error_of("{{ 99999999999999999999 }}");
+  EXPECT_NE(e.message.find("out of bounds"), std::string::npos);
+
+  e = parse_error_of("{% break %}");
+  EXPECT_NE(e.message.find("for loop"), std::string::npos);
+
+  e = parse_error_of("{% block a %}{% endblock %}{% block a %}{% endblock %}");
+  EXPECT_NE(e.message.find("duplicated"), std::string::npos);
+}
+
+TEST(RenderErrors, NameTemplateLineAndTheFailingExpression) {
+  auto e = render_error_of("ok\n{{ name + 1 }}");
+  EXPECT_EQ(e.kind, ErrorKind::Render);
+  EXPECT_EQ(e.location.line, 2u);
+  EXPECT_NE(e.expression.find("name"), std::string::npos) << e.describe();
+  EXPECT_NE(e.message.find("math"), std::string::npos) << e.message;
+
+  e = render_error_of("{{ nope }}");
+  EXPECT_NE(e.message.find("Variable `nope` not found"), std::string::npos);
+  EXPECT_EQ(e.expression, "nope");
+
+  e = render_error_of("{{ name | nofilter }}");
+  EXPECT_NE(e.message.find("nofilter"), std::string::npos);
+
+  e = render_error_of("{% if n is nosuchtest %}{% endif %}");
+  EXPECT_NE(e.message.find("nosuchtest"), std::string::npos);
+
+  e = render_error_of("{{ nosuchfunction() }}");
+  EXPECT_NE(e.message.find("nosuchfunction"), std::string::npos);
+
+  e = render_error_of("{{ items.10 }}");
+  EXPECT_NE(e.message.find("items.10"), std::string::npos);
+
+  e = render_error_of("{{ n % 0 }}");
+  EXPECT_NE(e.message.find("modulo by zero"), std::string::npos);
+
+  e = render_error_of("{{ 9223372036854775807 + 1 }}");
+  EXPECT_NE(e.message.find("out of bounds"), std::string::npos);
+
+  e = render_error_of("{% include \"missing.tera\" %}");
+  EXPECT_NE(e.message.find("missing.tera"), std::string::npos);
+}
+
+TEST(Check, FindsWhatRenderingWouldOnlyFindLater) {
+  auto errors = tera::check("t.tera", "{% if false %}{{ x | nofilter }}{{ x | truncate(lenght=3) }}{% endif %}");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].message.find("unknown filter `nofilter`"), std::string::npos);
+  EXPECT_NE(errors[1].message.find("no argument `lenght`"), std::string::npos) << errors[1].message;
+  EXPECT_NE(errors[1].message.find("`length`"), std::string::npos) << "names what it takes";
+  EXPECT_EQ(errors[1].location.line, 1u);
+
+  errors = tera::check("t.tera", "{{ x is nosuch }}{{ nofn() }}{{ range(stop=3) }}");
+  ASSERT_EQ(errors.size(), 3u);
+
+  errors = tera::check("t.tera", "{% macro m(a, b=1) %}{{ a }}{% endmacro %}{{ self::m(b=2) }}{{ self::m(a=1, c=3) }}");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].message.find("needs the argument `a`"), std::string::npos);
+  EXPECT_NE(errors[1].message.find("no argument `c`"), std::string::npos);
+
+  EXPECT_TRUE(tera::check("t.tera", "{{ name | upper | replace(from='A', to='b') }}").empty());
+  errors = tera::check("t.tera", "{% if %}");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].kind, ErrorKind::Parse);
+}
+
+TEST(HostileInput, TenThousandNestedIfsIsAnErrorNotAStackOverflow) {
+  std::string source;
+  for (int i = 0; i < 10000; ++i) source += "{% if true %}";
+  source += "x";
+  for (int i = 0; i < 10000; ++i) source += "{% endif %}";
+  auto e = parse_error_of(source);
+  EXPECT_NE(e.message.find("nested deeper"), std::string::npos) << e.message;
+  EXPECT_EQ(e.location.line, 1u);
+  EXPECT_GT(e.location.column, 1u);
+}
+
+TEST(HostileInput, ModeratelyNestedIfsWork) {
+  std::string source;
+  for (int i = 0; i < 200; ++i) source += "{% if true %}";
+  source += "x";
+  for (int i = 0; i < 200; ++i) source += "{% endif %}";
+  EXPECT_EQ(render_ok(source), "x");
+}
+
+TEST(HostileInput, DeeplyNestedExpressionsAreAnError) {
+  std::string source = "{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}";
+  auto e = parse_error_of(source);
+  EXPECT_NE(e.message.find("nested too deeply"), std::string::npos) << e.message;
+}
+
+TEST(HostileInput, OneMegabyteTemplateRenders) {
+  std::string line = "- name: {{ name }}-{{ n * 2 }} {% if n > 3 %}big{% endif %}\n";
+  std::string source;
+  while (source.size() < (1u << 20)) source += line;
+  std::string out = render_ok(source);
+  EXPECT_GT(out.size(), 300000u);
+  EXPECT_EQ(out.substr(0, 20), "- name: web-14 big\n-");
+}
+
+TEST(HostileInput, OneMegabyteTemplateWithAnErrorAtTheEnd) {
+  std::string source(1u << 20, 'a');
+  source += "\n{{ unclosed";
+  auto e = parse_error_of(source);
+  EXPECT_EQ(e.location.line, 2u);
+}
+
+TEST(HostileInput, RecursiveMacrosStopWithAnError) {
+  auto e = render_error_of("{% macro m(n) %}{{ self::m(n=n+1) }}{% endmacro %}{{ self::m(n=0) }}");
+  EXPECT_NE(e.message.find("recursed deeper"), std::string::npos) << e.message;
+  EXPECT_FALSE(e.expression.empty());
+}
+
+TEST(HostileInput, BoundedRecursionWorks) {
+  EXPECT_EQ(render_ok("{% macro down(n) %}{{ n }}{% if n > 0 %}{{ self::down(n=n-1) }}{% endif %}{% endmacro %}"
+                      "{{ self::down(n=5) }}"),
+            "543210");
+}
+
+TEST(HostileInput, TypeErrorsAreRenderErrors) {
+  render_error_of("{{ name * 2 }}");
+  render_error_of("{{ items + 1 }}");
+  render_error_of("{% for k, v in items %}{% endfor %}");
+  render_error_of("{% for x in n %}{% endfor %}");
+  render_error_of("{{ 1 in n }}");
+  render_error_of("{{ n | upper }}");
+  render_error_of("{{ name | round }}");
+}
+
+TEST(Environment, IncludesExtendsAndImports) {
+  tera::Environment env;
+  ASSERT_TRUE(env.add("base.tera", "<{% block body %}base{% endblock %}>"));
+  ASSERT_TRUE(env.add("macros.tera", "{% macro label(k, v='x') %}{{ k }}={{ v }}{% endmacro %}"));
+  ASSERT_TRUE(env.add("child.tera",
+                      "{% extends \"base.tera\" %}{% import \"macros.tera\" as m %}"
+                      "{% block body %}{{ m::label(k=name) }}+{{ super() }}{% include \"part.tera\" %}{% endblock %}"));
+  ASSERT_TRUE(env.add("part.tera", "[{{ n }}]"));
+  ASSERT_TRUE(env.build());
+  auto out = env.render("child.tera", context());
+  ASSERT_TRUE(out) << out.error().describe();
+  EXPECT_EQ(*out, "<web=x+base[7]>");
+  EXPECT_TRUE(env.contains("part.tera"));
+  EXPECT_EQ(env.names().size(), 4u);
+}
+
+TEST(Environment, LinkErrors) {
+  tera::Environment env;
+  ASSERT_TRUE(env.add("a", "{% extends \"b\" %}"));
+  ASSERT_TRUE(env.add("b", "{% extends \"a\" %}"));
+  auto built = env.build();
+  ASSERT_FALSE(built);
+  EXPECT_NE(built.error().message.find("Circular"), std::string::npos);
+
+  tera::Environment missing;
+  ASSERT_TRUE(missing.add("a", "{% extends \"nowhere\" %}"));
+  ASSERT_FALSE(missing.build());
+
+  tera::Environment import_missing;
+  ASSERT_TRUE(import_missing.add("a", "{% import \"nowhere\" as n %}x"));
+  ASSERT_FALSE(import_missing.build());
+}
+
+TEST(Threads, OneCompiledTemplateRendersFromManyThreadsAtOnce) {
+  auto tpl = tera::compile("t", "{% for i in items %}{{ name | upper }}-{{ i * n }};{% endfor %}{{ obj | json_encode() }}");
+  ASSERT_TRUE(tpl);
+  Value ctx = context();
+  const std::string expected = "WEB-7;WEB-14;WEB-21;{\"a\":1}";
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 2000; ++i) {
+        auto out = tera::render(**tpl, ctx);
+        if (!out || *out != expected) ++mismatches;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(Cache, CompilesEachSourceOnceAndSharesIt) {
+  tera::TemplateCache cache(2);
+  auto a1 = cache.get_or_compile("a", "{{ name }}");
+  auto a2 = cache.get_or_compile("a", "{{ name }}");
+  ASSERT_TRUE(a1);
+  ASSERT_TRUE(a2);
+  EXPECT_EQ(a1->get(), a2->get()) << "same source, same compiled template";
+  auto b = cache.get_or_compile("b", "{{ n }}");
+  auto c = cache.get_or_compile("c", "{{ s }}");
+  EXPECT_EQ(cache.size(), 2u) << "least recently used evicted";
+  auto bad = cache.get_or_compile("bad", "{{ ");
+  EXPECT_FALSE(bad);
+  EXPECT_EQ(cache.size(), 2u);
+}
+
+TEST(Cache, Sha256) {
+  EXPECT_EQ(tera::sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(tera::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Autoescape, OffByDefaultOnWhenAsked) {
+  auto tpl = tera::compile("t", "{{ v }}|{{ v | safe }}|{{ v | escape }}");
+  ASSERT_TRUE(tpl);
+  Value ctx = *parse_json(R"({"v": "<a href='x'>"})");
+  EXPECT_EQ(*tera::render(**tpl, ctx), "<a href='x'>|<a href='x'>|&lt;a href=&#x27;x&#x27;&gt;");
+  tera::RenderOptions escape;
+  escape.autoescape = true;
+  EXPECT_EQ(*tera::render(**tpl, ctx, escape),
+            "&lt;a href=&#x27;x&#x27;&gt;|<a href='x'>|&amp;lt;a href=&amp;#x27;x&amp;#x27;&amp;gt;");
+}
