@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <memory_resource>
+#include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tera/builtins.hpp"
@@ -24,8 +27,22 @@ struct WS {
   bool right = false;
 };
 
+// Nodes and expressions are placed in their template's arena (Template::arena):
+// their owners run the destructors, the arena frees the memory all at once.
+template <class T>
+struct ArenaDestroy {
+  void operator()(T* p) const noexcept { p->~T(); }
+};
+template <class T>
+using ArenaPtr = std::unique_ptr<T, ArenaDestroy<T>>;
+
+template <class T>
+ArenaPtr<T> arena_new(std::pmr::memory_resource& arena) {
+  return ArenaPtr<T>(new (arena.allocate(sizeof(T), alignof(T))) T());
+}
+
 struct Expr;
-using ExprPtr = std::unique_ptr<Expr>;
+using ExprPtr = ArenaPtr<Expr>;
 
 struct NamedArg {
   std::string name;
@@ -41,7 +58,7 @@ struct FilterCall {
 
 // One step of a variable path: `.name`, `.0`, `["key"]`, `[0]` or `[other.path]`.
 struct PathSegment {
-  std::string key;  // static key, also used as an array index
+  std::string_view key;  // static key (a view into the source), also an array index
   ExprPtr dynamic;  // `[var]`: a Path expression evaluated at render time
 };
 
@@ -72,10 +89,10 @@ struct Expr {
   bool literal_is_string = false;
 
   // Path: the root name and the segments after it; `dotted` is the path as
-  // Tera spells it in messages.
-  std::string root;
+  // written, for messages. Both are views into the template's source.
+  std::string_view root;
   std::vector<PathSegment> segments;
-  std::string dotted;
+  std::string_view dotted;
 
   std::vector<ExprPtr> items;  // Array items, Concat parts, Test args
   ExprPtr lhs, rhs;
@@ -93,7 +110,7 @@ struct Expr {
 };
 
 struct Node;
-using NodePtr = std::unique_ptr<Node>;
+using NodePtr = ArenaPtr<Node>;
 using Body = std::vector<NodePtr>;
 
 struct IfBranch {
@@ -138,7 +155,9 @@ struct Node {
   WS end_ws;  // the closing tag of tags with a body
   Span span;  // the opening tag
 
-  std::string text;  // Text, Raw; Extends/Import/Block: the template or block name
+  // Text, Raw; Extends/Import/Block: the template or block name. A view into
+  // the template's source.
+  std::string_view text;
 
   ExprPtr expr;  // Print, Set value, For container
 

@@ -14,6 +14,7 @@ class Lexer {
   explicit Lexer(std::string_view src) : src_(src) {}
 
   LexResult run() {
+    result_.tokens.reserve(src_.size() / 4 + 16);
     while (pos_ < src_.size()) {
       if (!lex_text()) break;
       if (pos_ >= src_.size()) break;
@@ -27,13 +28,12 @@ class Lexer {
   bool starts(std::string_view s, size_t at) const { return src_.substr(at, s.size()) == s; }
 
   Token& push(Tok kind, size_t offset, size_t length) {
-    Token t;
+    Token& t = result_.tokens.emplace_back();
     t.kind = kind;
     t.offset = static_cast<uint32_t>(offset);
     t.length = static_cast<uint32_t>(length);
-    t.text = src_.substr(offset, length);
-    result_.tokens.push_back(t);
-    return result_.tokens.back();
+    t.text = std::string_view(src_.data() + offset, length);
+    return t;
   }
 
   bool fail(std::string message, size_t offset) {
@@ -90,7 +90,8 @@ class Lexer {
   bool lex_close() {
     bool trim = src_[pos_] == '-';
     size_t at = pos_ + (trim ? 1 : 0);
-    if (starts("}}", at) || starts("%}", at)) {
+    // Checked by hand: this runs before every token of every tag.
+    if (at + 1 < src_.size() && (src_[at] == '}' || src_[at] == '%') && src_[at + 1] == '}') {
       Token& t = push(Tok::Close, pos_, (trim ? 1 : 0) + 2);
       t.trim_right = trim;
       t.close = src_[at];
@@ -163,13 +164,12 @@ class Lexer {
     if (is_ident_start(c)) return lex_path();
     if (is_digit(c)) return lex_number();
     if (c == '"' || c == '\'' || c == '`') return lex_string();
-    static constexpr std::string_view two[] = {"==", "!=", "<=", ">=", "::"};
-    for (std::string_view op : two) {
-      if (starts(op, pos_)) {
-        push(Tok::Op, pos_, 2);
-        pos_ += 2;
-        return true;
-      }
+    const char after = pos_ + 1 < src_.size() ? src_[pos_ + 1] : '\0';
+    const bool two_char_op = (after == '=' && (c == '=' || c == '!' || c == '<' || c == '>')) || (c == ':' && after == ':');
+    if (two_char_op) {
+      push(Tok::Op, pos_, 2);
+      pos_ += 2;
+      return true;
     }
     static constexpr std::string_view one = "<>+-*/%~|,()[]=";
     if (one.find(c) != std::string_view::npos) {

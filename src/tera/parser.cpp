@@ -45,10 +45,14 @@ std::string describe_token(const Token& t) {
   }
 }
 
+bool is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+}
+
 bool is_plain_ident(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9'))) return false;
+    if (!is_ident_char(c)) return false;
   }
   return true;
 }
@@ -67,7 +71,7 @@ class Parser {
     return true;
   }
 
-  TemplateError error() const { return error_; }
+  TemplateError error() const { return tpl_.error_at(ErrorKind::Parse, error_span_, error_message_); }
 
  private:
   // ---- token access ------------------------------------------------------
@@ -81,9 +85,11 @@ class Parser {
     if (pos_ < tokens_.size() - 1) ++pos_;
     return t;
   }
+  // Operators are one or two characters: compared inline rather than by memcmp.
   bool peek_op(std::string_view op, size_t ahead = 0) const {
     const Token& t = peek(ahead);
-    return t.kind == Tok::Op && t.text == op;
+    return t.kind == Tok::Op && t.text.size() == op.size() && t.text[0] == op[0] &&
+           (op.size() == 1 || t.text[1] == op[1]);
   }
   bool peek_word(std::string_view word, size_t ahead = 0) const {
     const Token& t = peek(ahead);
@@ -106,7 +112,8 @@ class Parser {
   bool fail_at(const Token& t, std::string message) {
     if (!failed_) {
       failed_ = true;
-      error_ = tpl_.error_at(ErrorKind::Parse, Span{t.offset, t.length}, std::move(message));
+      error_span_ = Span{t.offset, t.length};
+      error_message_ = std::move(message);
     }
     return false;
   }
@@ -165,34 +172,34 @@ class Parser {
 
   NodePtr parse_extends() {
     size_t start = pos_;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::Extends;
     node->ws.left = next().trim_left;
     next();  // extends
     if (peek().kind != Tok::String) return expected("a template name (a string)"), nullptr;
-    node->text = std::string(next().text);
+    node->text = next().text;
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
-    tpl_.parent = node->text;
+    tpl_.parent = std::string(node->text);
     tpl_.uses_other_templates = true;
     return node;
   }
 
   NodePtr parse_import() {
     size_t start = pos_;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::Import;
     node->ws.left = next().trim_left;
     next();  // import
     if (peek().kind != Tok::String) return expected("a template name (a string)"), nullptr;
-    node->text = std::string(next().text);
+    node->text = next().text;
     if (!peek_word("as")) return expected("`as`"), nullptr;
     next();
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a namespace name"), nullptr;
     node->set_name = std::string(next().text);
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
-    tpl_.imports.emplace_back(node->text, node->set_name);
+    tpl_.imports.emplace_back(std::string(node->text), node->set_name);
     tpl_.uses_other_templates = true;
     return node;
   }
@@ -224,16 +231,16 @@ class Parser {
           --depth_;
           return true;
         case Tok::Text: {
-          auto node = std::make_unique<Node>();
+          auto node = arena_new<Node>(tpl_.arena);
           node->kind = Node::Kind::Text;
-          node->text = std::string(t.text);
+          node->text = t.text;
           node->span = Span{t.offset, t.length};
           out.push_back(std::move(node));
           next();
           break;
         }
         case Tok::Comment: {
-          auto node = std::make_unique<Node>();
+          auto node = arena_new<Node>(tpl_.arena);
           node->kind = Node::Kind::Comment;
           node->ws = WS{t.trim_left, t.trim_right};
           node->span = Span{t.offset, t.length};
@@ -242,11 +249,11 @@ class Parser {
           break;
         }
         case Tok::Raw: {
-          auto node = std::make_unique<Node>();
+          auto node = arena_new<Node>(tpl_.arena);
           node->kind = Node::Kind::Raw;
           node->ws = WS{t.trim_left, t.inner_right};
           node->end_ws = WS{t.inner_left, t.trim_right};
-          node->text = std::string(t.text);
+          node->text = t.text;
           node->span = Span{t.offset, t.length};
           out.push_back(std::move(node));
           next();
@@ -285,7 +292,7 @@ class Parser {
     if (ctx == Context::Block && peek_word("super") && peek_op("(", 1) && peek_op(")", 2) &&
         peek(3).kind == Tok::Close && peek(3).close == '}') {
       pos_ += 4;
-      auto node = std::make_unique<Node>();
+      auto node = arena_new<Node>(tpl_.arena);
       node->kind = Node::Kind::Super;
       node->span = span_from(start);
       return node;
@@ -293,7 +300,7 @@ class Parser {
     ExprPtr e = parse_value_expr();
     if (!e) return nullptr;
     if (!close_tag(ws, '}')) return nullptr;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::Print;
     node->ws = ws;
     node->expr = std::move(e);
@@ -320,7 +327,7 @@ class Parser {
     if (w == "break" || w == "continue") {
       if (ctx != Context::For) return fail_at(word, "`{% " + std::string(w) + " %}` is only allowed inside a for loop"), nullptr;
       size_t start = pos_;
-      auto node = std::make_unique<Node>();
+      auto node = arena_new<Node>(tpl_.arena);
       node->kind = w == "break" ? Node::Kind::Break : Node::Kind::Continue;
       node->ws.left = next().trim_left;
       next();
@@ -354,7 +361,7 @@ class Parser {
   }
 
   NodePtr parse_if(Context ctx) {
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::If;
     node->span = Span{peek().offset, peek(1).offset + peek(1).length - peek().offset};
     while (true) {
@@ -388,7 +395,7 @@ class Parser {
 
   NodePtr parse_for() {
     size_t start = pos_;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::For;
     node->ws = open_tag();
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a loop variable name"), nullptr;
@@ -419,7 +426,7 @@ class Parser {
 
   NodePtr parse_set(bool global) {
     size_t start = pos_;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::Set;
     node->global = global;
     node->ws = open_tag();
@@ -435,7 +442,7 @@ class Parser {
 
   NodePtr parse_filter_section() {
     size_t start = pos_;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::FilterSection;
     node->ws = open_tag();
     if (!parse_filter_call(node->filter)) return nullptr;
@@ -450,7 +457,7 @@ class Parser {
 
   NodePtr parse_include() {
     size_t start = pos_;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::Include;
     node->ws = open_tag();
     if (peek().kind == Tok::String) {
@@ -476,26 +483,26 @@ class Parser {
 
   NodePtr parse_block() {
     size_t start = pos_;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::Block;
     node->ws = open_tag();
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a block name"), nullptr;
     const Token& name_token = next();
-    node->text = std::string(name_token.text);
+    node->text = name_token.text;
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
     std::string_view end;
     if (!parse_body(Context::Block, node->body, end)) return nullptr;
     if (end != "endblock") return unexpected_end(end, "endblock");
     if (!end_tag("endblock", node->end_ws, true)) return nullptr;
-    if (tpl_.blocks.count(node->text)) return fail_at(name_token, "block `" + node->text + "` is duplicated"), nullptr;
-    tpl_.blocks.emplace(node->text, node.get());
+    if (tpl_.blocks.count(node->text)) return fail_at(name_token, "block `" + std::string(node->text) + "` is duplicated"), nullptr;
+    tpl_.blocks.emplace(std::string(node->text), node.get());
     return node;
   }
 
   NodePtr parse_macro() {
     size_t start = pos_;
-    auto node = std::make_unique<Node>();
+    auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::MacroDef;
     node->ws = open_tag();
     auto def = std::make_unique<MacroDefinition>();
@@ -586,7 +593,7 @@ class Parser {
   }
 
   ExprPtr make_logic(LogicOp op, ExprPtr lhs, ExprPtr rhs, size_t start) {
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Logic;
     e->logic_op = op;
     e->lhs = std::move(lhs);
@@ -634,7 +641,7 @@ class Parser {
       return e;
     }
     // `not (not x)`: wrap so both negations count.
-    auto outer = std::make_unique<Expr>();
+    auto outer = arena_new<Expr>(tpl_.arena);
     outer->kind = Expr::Kind::Logic;
     outer->logic_op = LogicOp::And;
     outer->lhs = std::move(e);
@@ -668,7 +675,7 @@ class Parser {
     }
     ExprPtr container = parse_in_container();
     if (!container) return nullptr;
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::In;
     e->lhs = std::move(first);
     e->rhs = std::move(container);
@@ -705,7 +712,7 @@ class Parser {
       rhs = parse_math_chain(std::move(rhs), rhs_start, [this] { return parse_basic_expr_filter(); });
       if (!rhs) return nullptr;
     }
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Compare;
     e->compare_op = op;
     e->lhs = std::move(lhs);
@@ -743,11 +750,12 @@ class Parser {
   // Precedence climbing over operands produced by `operand`, left-associative.
   template <class F>
   ExprPtr parse_math_chain(ExprPtr first, size_t start, F operand) {
+    MathOp op;
+    int prec = 0;
+    if (!peek_math_op(op, prec)) return first;  // the common case: no operator, nothing to build
     std::vector<ExprPtr> operands;
     std::vector<MathOp> ops;
     operands.push_back(std::move(first));
-    MathOp op;
-    int prec = 0;
     while (peek_math_op(op, prec)) {
       next();
       ExprPtr rhs = operand();
@@ -765,7 +773,7 @@ class Parser {
       out_stack.pop_back();
       ExprPtr l = std::move(out_stack.back());
       out_stack.pop_back();
-      auto e = std::make_unique<Expr>();
+      auto e = arena_new<Expr>(tpl_.arena);
       e->kind = Expr::Kind::Math;
       e->math_op = op_stack.back();
       op_stack.pop_back();
@@ -817,7 +825,7 @@ class Parser {
   }
 
   ExprPtr make_literal(Value v, Span span, bool is_string) {
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Literal;
     e->literal = std::move(v);
     e->literal_is_string = is_string;
@@ -887,7 +895,7 @@ class Parser {
     if (!is_plain_ident(ns.text)) return fail_at(ns, "expected a macro namespace"), nullptr;
     next();  // ::
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a macro name"), nullptr;
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::MacroCall;
     e->space = std::string(ns.text);
     e->name = std::string(next().text);
@@ -902,7 +910,7 @@ class Parser {
     const Token& name = next();
     if (!is_plain_ident(name.text)) return fail_at(name, "expected a function name"), nullptr;
     next();  // (
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Call;
     e->name = std::string(name.text);
     e->function_def = find_function(e->name);
@@ -954,7 +962,7 @@ class Parser {
   ExprPtr parse_test(const Token& subject) {
     size_t start = pos_ - 1;
     next();  // is
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Test;
     if (subject.text.find('[') != std::string_view::npos) {
       return fail_at(subject, "tests can only be applied to a variable written with dots, not brackets"), nullptr;
@@ -984,10 +992,10 @@ class Parser {
 
   // A path token such as `a.b[0]["k"][c.d]` into root and segments.
   ExprPtr parse_path(const Token& t) {
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Path;
     e->span = Span{t.offset, t.length};
-    e->dotted = std::string(t.text);
+    e->dotted = t.text;
     std::string_view s = t.text;
     size_t i = 0;
     if (!split_path(s, i, *e, t)) return nullptr;
@@ -996,36 +1004,36 @@ class Parser {
 
   bool split_path(std::string_view s, size_t& i, Expr& e, const Token& t) {
     auto ident_end = [&](size_t from) {
-      while (from < s.size() && is_plain_ident(s.substr(from, 1))) ++from;
+      while (from < s.size() && is_ident_char(s[from])) ++from;
       return from;
     };
     size_t end = ident_end(i);
-    e.root = std::string(s.substr(i, end - i));
+    e.root = s.substr(i, end - i);
     i = end;
     while (i < s.size()) {
       if (s[i] == '.') {
         size_t seg_end = ident_end(i + 1);
-        e.segments.push_back(PathSegment{std::string(s.substr(i + 1, seg_end - i - 1)), nullptr});
+        e.segments.push_back(PathSegment{s.substr(i + 1, seg_end - i - 1), nullptr});
         i = seg_end;
       } else if (s[i] == '[') {
         ++i;
         if (s[i] == '"' || s[i] == '\'' || s[i] == '`') {
           size_t close = s.find(s[i], i + 1);
-          e.segments.push_back(PathSegment{std::string(s.substr(i + 1, close - i - 1)), nullptr});
+          e.segments.push_back(PathSegment{s.substr(i + 1, close - i - 1), nullptr});
           i = close + 1;
         } else if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
           size_t num_end = i + 1;
           while (num_end < s.size() && s[num_end] >= '0' && s[num_end] <= '9') ++num_end;
-          e.segments.push_back(PathSegment{std::string(s.substr(i, num_end - i)), nullptr});
+          e.segments.push_back(PathSegment{s.substr(i, num_end - i), nullptr});
           i = num_end;
         } else {
-          auto inner = std::make_unique<Expr>();
+          auto inner = arena_new<Expr>(tpl_.arena);
           inner->kind = Expr::Kind::Path;
           size_t inner_start = i;
           if (!split_path(s, i, *inner, t)) return false;
-          inner->dotted = std::string(s.substr(inner_start, i - inner_start));
+          inner->dotted = s.substr(inner_start, i - inner_start);
           inner->span = Span{static_cast<uint32_t>(t.offset + inner_start), static_cast<uint32_t>(i - inner_start)};
-          e.segments.push_back(PathSegment{std::string(), std::move(inner)});
+          e.segments.push_back(PathSegment{std::string_view(), std::move(inner)});
         }
         ++i;  // ]
       } else {
@@ -1039,8 +1047,9 @@ class Parser {
   // returns null without consuming anything or recording an error.
   ExprPtr parse_string_expr_filter() {
     size_t start = pos_;
-    std::vector<ExprPtr> parts;
     bool first_is_string = peek().kind == Tok::String;
+    if (!first_is_string && !concat_follows()) return nullptr;
+    std::vector<ExprPtr> parts;
     ExprPtr first = parse_concat_operand();
     if (!first) {
       pos_ = start;
@@ -1063,7 +1072,7 @@ class Parser {
     if (parts.size() == 1) {
       e = std::move(parts[0]);
     } else {
-      e = std::make_unique<Expr>();
+      e = arena_new<Expr>(tpl_.arena);
       e->kind = Expr::Kind::Concat;
       // Adjacent string literals are joined, as Tera's parser does.
       for (ExprPtr& p : parts) {
@@ -1081,6 +1090,33 @@ class Parser {
     if (!parse_filters(e->filters)) return nullptr;
     e->span = span_from(start);
     return e;
+  }
+
+  // Whether the operand at the cursor is followed by `~`, found without
+  // building anything: most expressions are not concatenations.
+  bool concat_follows() const {
+    size_t i = pos_;
+    auto at = [&](size_t k) -> const Token& { return k < tokens_.size() ? tokens_[k] : tokens_.back(); };
+    if (at(i).kind == Tok::Op && at(i).text == "-") ++i;
+    const Token& t = at(i);
+    if (t.kind == Tok::Int || t.kind == Tok::Float) {
+      ++i;
+    } else if (t.kind == Tok::Path) {
+      ++i;
+      if (at(i).kind == Tok::Op && at(i).text == "(") {
+        int depth = 0;
+        for (; i < tokens_.size(); ++i) {
+          const Token& k = tokens_[i];
+          if (k.kind == Tok::Close || k.kind == Tok::End) return false;
+          if (k.kind == Tok::Op && k.text == "(") ++depth;
+          if (k.kind == Tok::Op && k.text == ")" && --depth == 0) break;
+        }
+        ++i;
+      }
+    } else {
+      return false;
+    }
+    return at(i).kind == Tok::Op && at(i).text == "~";
   }
 
   // fn_call | float | int | string | path
@@ -1114,7 +1150,7 @@ class Parser {
     if (expr_depth_ > kMaxExprDepth) return fail_at(peek(), "expression nested too deeply"), nullptr;
     size_t start = pos_;
     next();  // [
-    auto e = std::make_unique<Expr>();
+    auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Array;
     while (!peek_op("]")) {
       ExprPtr item = parse_logic_val();
@@ -1133,7 +1169,8 @@ class Parser {
   size_t depth_ = 0;
   size_t expr_depth_ = 0;
   bool failed_ = false;
-  TemplateError error_;
+  Span error_span_;
+  std::string error_message_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <span>
 
 #include "tera/builtins/unicode.hpp"
 #include "tera/linked.hpp"
@@ -126,19 +127,26 @@ class Renderer {
     return render_body(root_->tpl->ast, out);
   }
 
-  TemplateError take_error() { return std::move(error_); }
+  TemplateError take_error() {
+    std::string expression;
+    const std::string& src = error_source_->source;
+    if (error_span_.length > 0 && error_span_.offset + error_span_.length <= src.size()) {
+      expression = src.substr(error_span_.offset, error_span_.length);
+    }
+    return error_source_->error_at(ErrorKind::Render, error_span_, std::move(error_message_), std::move(expression));
+  }
 
  private:
   // ---- errors ------------------------------------------------------------
 
+  // The error is turned into text only when it is reported: speculative
+  // evaluations (an undefined variable in an `if`) fail and are undone often.
   bool fail(Span span, std::string message) {
     if (!failed_) {
       failed_ = true;
-      std::string expression;
-      if (span.length > 0 && span.offset + span.length <= source_->source.size()) {
-        expression = source_->source.substr(span.offset, span.length);
-      }
-      error_ = source_->error_at(ErrorKind::Render, span, std::move(message), std::move(expression));
+      error_source_ = source_;
+      error_span_ = span;
+      error_message_ = std::move(message);
     }
     return false;
   }
@@ -171,111 +179,138 @@ class Renderer {
 
   // ---- variable lookup ---------------------------------------------------
 
-  // Resolves a path's segments into text keys; dynamic ones are evaluated.
-  bool segment_keys(const Expr& path, std::vector<std::string_view>& keys, std::vector<std::string>& storage) {
-    keys.clear();
+  // The text keys of a path's segments; dynamic ones are evaluated. Paths
+  // are short, so the keys live inline and lookups do not allocate.
+  struct Keys {
+    static constexpr size_t kInline = 12;
+    std::string_view inline_keys[kInline];
+    std::vector<std::string_view> spilled;
+    std::vector<std::string> storage;  // text of dynamic keys
+    size_t count = 0;
+
+    void push(std::string_view k) {
+      if (count < kInline) {
+        inline_keys[count] = k;
+      } else {
+        if (spilled.empty()) spilled.assign(inline_keys, inline_keys + kInline);
+        spilled.push_back(k);
+      }
+      ++count;
+    }
+    std::string_view operator[](size_t i) const { return count <= kInline ? inline_keys[i] : spilled[i]; }
+  };
+
+  bool segment_keys(const Expr& path, Keys& keys) {
     size_t dynamic = 0;
     for (const PathSegment& seg : path.segments) dynamic += seg.dynamic ? 1 : 0;
-    storage.clear();
-    storage.reserve(dynamic);
+    if (dynamic) keys.storage.reserve(dynamic);
     for (const PathSegment& seg : path.segments) {
       if (!seg.dynamic) {
-        keys.push_back(seg.key);
+        keys.push(seg.key);
         continue;
       }
       Value index;
       bool found = false;
       if (!lookup(*seg.dynamic, index, found)) return false;
       if (!found) {
-        return fail(path.span, "Variable `" + path.dotted + "` can not be evaluated because: Variable `" +
-                                   seg.dynamic->dotted + "` not found in context while rendering '" +
+        return fail(path.span, "Variable `" + std::string(path.dotted) + "` can not be evaluated because: Variable `" +
+                                   std::string(seg.dynamic->dotted) + "` not found in context while rendering '" +
                                    current().active->tpl->name + "'");
       }
       if (index.is_string()) {
-        storage.emplace_back(index.get_string());
+        keys.storage.emplace_back(index.get_string());
       } else if (index.is_number()) {
-        storage.push_back(number_key(index));
+        keys.storage.push_back(number_key(index));
       } else {
         return fail(path.span, "Only variables evaluating to String or Number can be used as index (`" +
-                                   seg.dynamic->dotted + "` of `" + path.dotted + "`)");
+                                   std::string(seg.dynamic->dotted) + "` of `" + std::string(path.dotted) + "`)");
       }
-      keys.push_back(storage.back());
+      keys.push(keys.storage.back());
     }
     return true;
-  }
-
-  static const Value* walk(const Value* v, const std::vector<std::string_view>& keys) {
-    for (std::string_view k : keys) {
-      if (!v) return nullptr;
-      v = step(v, k);
-    }
-    return v;
   }
 
   // Looks a path up through the frames, then the context. `found` is false
   // for an undefined variable; the return value is false only on errors.
   bool lookup(const Expr& path, Value& out, bool& found) {
-    std::vector<std::string_view> keys;
-    std::vector<std::string> storage;
-    if (!segment_keys(path, keys, storage)) return false;
-    found = false;
-    std::string_view root = path.root;
+    const Value* v = nullptr;
+    if (!lookup_ref(path, v)) return false;
+    found = v != nullptr;
+    if (v) out = *v;
+    return true;
+  }
+
+  // As lookup, without copying: `v` is null for an undefined variable and
+  // otherwise valid until the next lookup.
+  bool lookup_ref(const Expr& path, const Value*& v) {
+    // Most paths have only static keys: walk them without building anything.
+    for (const PathSegment& seg : path.segments) {
+      if (seg.dynamic) {
+        Keys keys;
+        if (!segment_keys(path, keys)) return false;
+        v = lookup_keys(path.root, keys);
+        return true;
+      }
+    }
+    v = lookup_keys(path.root, StaticKeys{path.segments});
+    return true;
+  }
+
+  struct StaticKeys {
+    const std::vector<PathSegment>& segments;
+    size_t size() const { return segments.size(); }
+    std::string_view operator[](size_t i) const { return segments[i].key; }
+  };
+
+  template <class K>
+  static const Value* walk_keys(const Value* v, const K& keys) {
+    for (size_t i = 0; i < key_count(keys); ++i) {
+      if (!v) return nullptr;
+      v = step(v, keys[i]);
+    }
+    return v;
+  }
+  static size_t key_count(const Keys& k) { return k.count; }
+  static size_t key_count(const StaticKeys& k) { return k.size(); }
+
+  // Values made up on the spot (loop.index, a loop key, a grapheme) are
+  // returned from `scratch_`.
+  template <class K>
+  const Value* lookup_keys(std::string_view root, const K& keys) {
     for (size_t i = depth_; i-- > 0;) {
       const Frame& f = frames_[i];
       if (const Value* local = f.find_local(root)) {
-        if (const Value* v = walk(local, keys)) {
-          out = *v;
-          found = true;
-          return true;
-        }
+        if (const Value* v = walk_keys(local, keys)) return v;
       } else if (f.kind == FrameKind::For) {
         const ForLoop& loop = f.loop;
         if (!loop.key_var.empty() && root == loop.key_var) {
-          if (keys.empty()) {
-            out = loop.container.get_object()[loop.index].key;
-            found = true;
-            return true;
-          }
+          if (key_count(keys) == 0) return &loop.container.get_object()[loop.index].key;
         } else if (root == "loop") {
-          if (keys.size() == 1) {
+          if (key_count(keys) == 1) {
             std::string_view k = keys[0];
-            if (k == "index") out = Value(static_cast<long>(loop.index + 1));
-            else if (k == "index0") out = Value(static_cast<long>(loop.index));
-            else if (k == "first") out = Value(loop.index == 0);
-            else if (k == "last") out = Value(loop.index + 1 == loop.length);
+            if (k == "index") scratch_ = Value(static_cast<long>(loop.index + 1));
+            else if (k == "index0") scratch_ = Value(static_cast<long>(loop.index));
+            else if (k == "first") scratch_ = Value(loop.index == 0);
+            else if (k == "last") scratch_ = Value(loop.index + 1 == loop.length);
             else continue;
-            found = true;
-            return true;
+            return &scratch_;
           }
         } else if (root == loop.value_var) {
           if (const Value* ref = loop.current_ref()) {
-            if (const Value* v = walk(ref, keys)) {
-              out = *v;
-              found = true;
-              return true;
-            }
+            if (const Value* v = walk_keys(ref, keys)) return v;
           } else {
-            Value grapheme = loop.current_value();
-            if (const Value* v = walk(&grapheme, keys)) {
-              out = *v;
-              found = true;
-              return true;
-            }
+            scratch_ = loop.current_value();
+            if (const Value* v = walk_keys(&scratch_, keys)) return v;
           }
         }
       }
       if (f.kind == FrameKind::Macro || f.kind == FrameKind::Origin) break;
     }
     if (root == "__tera_context") {
-      out = Value(to_json_pretty(context_dump()));
-      found = true;
-      return true;
+      scratch_ = Value(to_json_pretty(context_dump()));
+      return &scratch_;
     }
-    if (const Value* v = walk(context_.find(root), keys)) {
-      out = *v;
-      found = true;
-    }
-    return true;
+    return walk_keys(context_.find(root), keys);
   }
 
   Value context_dump() {
@@ -289,30 +324,43 @@ class Renderer {
   bool not_found(const Expr& path) {
     const std::string& name = current().active->tpl->name;
     if (path.segments.empty() || path.dotted.find('[') == std::string::npos) {
-      return fail(path.span, "Variable `" + path.dotted + "` not found in context while rendering '" + name + "'");
+      return fail(path.span, "Variable `" + std::string(path.dotted) + "` not found in context while rendering '" + name + "'");
     }
-    return fail(path.span, "Variable `" + path.dotted + "` not found in context while rendering '" + name +
+    return fail(path.span, "Variable `" + std::string(path.dotted) + "` not found in context while rendering '" + name +
                                "'. Maybe the index is out of bounds?");
   }
 
   // ---- expressions -------------------------------------------------------
 
-  bool eval_args(const std::vector<NamedArg>& args, std::vector<Arg>& out) {
-    out.clear();
-    out.reserve(args.size());
+  // The arguments of one call, pushed on `arg_stack_` (shared by all calls
+  // so that none allocates) and popped when the call is done.
+  class ArgFrame {
+   public:
+    explicit ArgFrame(std::vector<Arg>& stack) : stack_(stack), base_(stack.size()) {}
+    ~ArgFrame() { stack_.resize(base_); }
+    ArgFrame(const ArgFrame&) = delete;
+    ArgFrame& operator=(const ArgFrame&) = delete;
+    Args args() const { return Args(std::span<const Arg>(stack_).subspan(base_)); }
+
+   private:
+    std::vector<Arg>& stack_;
+    size_t base_;
+  };
+
+  bool eval_args(const std::vector<NamedArg>& args) {
     for (const NamedArg& a : args) {
       Value v;
       if (!eval(*a.value, v)) return false;
-      out.push_back(Arg{a.name, std::move(v)});
+      arg_stack_.push_back(Arg{a.name, std::move(v)});
     }
     return true;
   }
 
   bool apply_filter(const FilterCall& f, Value& value) {
     if (!f.def) return fail(f.span, "Filter `" + f.name + "` not found");
-    std::vector<Arg> args;
-    if (!eval_args(f.args, args)) return false;
-    Result<Value> r = f.def->fn(value, Args(args));
+    ArgFrame frame(arg_stack_);
+    if (!eval_args(f.args)) return false;
+    Result<Value> r = f.def->fn(value, frame.args());
     if (!r) return fail(f.span, "Filter call '" + f.name + "' failed: " + r.error().message);
     value = std::move(r).value();
     return true;
@@ -337,9 +385,9 @@ class Renderer {
 
   bool call_function(const Expr& e, Value& out) {
     if (!e.function_def) return fail(e.span, "Function '" + e.name + "' not found");
-    std::vector<Arg> args;
-    if (!eval_args(e.args, args)) return false;
-    Result<Value> r = e.function_def->fn(Args(args));
+    ArgFrame frame(arg_stack_);
+    if (!eval_args(e.args)) return false;
+    Result<Value> r = e.function_def->fn(frame.args());
     if (!r) return fail(e.span, "Function call '" + e.name + "' failed: " + r.error().message);
     out = std::move(r).value();
     return true;
@@ -378,7 +426,7 @@ class Renderer {
       } else {
         return fail(part->span, "Tried to concat a value that is not a string or a number from " +
                                     std::string(part->kind == Expr::Kind::Path ? "ident " : "function call ") +
-                                    (part->kind == Expr::Kind::Path ? part->dotted : part->name));
+                                    (part->kind == Expr::Kind::Path ? std::string(part->dotted) : part->name));
       }
     }
     out = Value(s);
@@ -545,10 +593,7 @@ class Renderer {
     bool failed;
   };
   Snapshot snapshot() const { return {failed_}; }
-  void restore(const Snapshot& s) {
-    failed_ = s.failed;
-    if (!failed_) error_ = TemplateError{};
-  }
+  void restore(const Snapshot& s) { failed_ = s.failed; }
 
   bool eval_compare(const Expr& e, bool& res) {
     if (e.compare_op == CompareOp::Eq || e.compare_op == CompareOp::NotEq) {
@@ -598,7 +643,7 @@ class Renderer {
         if (!lookup(e, out, found)) return false;
         if (!found) return not_found(e);
         if (!out.is_number()) {
-          return fail(e.span, "Variable `" + e.dotted + "` was used in a math operation but is not a number");
+          return fail(e.span, "Variable `" + std::string(e.dotted) + "` was used in a math operation but is not a number");
         }
         return true;
       }
@@ -865,6 +910,16 @@ class Renderer {
         out += node.text;
         return true;
       case Node::Kind::Print: {
+        const Expr& e = *node.expr;
+        if (e.kind == Expr::Kind::Path && e.filters.empty() && !e.negated) {
+          // A bare variable is written straight from where it lives.
+          const Value* found = nullptr;
+          if (!lookup_ref(e, found)) return false;
+          if (found) {
+            write_value(*found, e, out);
+            return true;
+          }
+        }
         Value v;
         if (!eval(*node.expr, v)) return false;
         write_value(v, *node.expr, out);
@@ -917,7 +972,7 @@ class Renderer {
         return fail(node.span, "`break` or `continue` outside of a for loop");
       case Node::Kind::Extends:
         return fail(node.span, "Inheritance in included templates is currently not supported: extended `" +
-                                   node.text + "`");
+                                   std::string(node.text) + "`");
       case Node::Kind::Comment:
       case Node::Kind::Import:
       case Node::Kind::MacroDef:
@@ -930,7 +985,7 @@ class Renderer {
     Value container;
     if (!eval(*node.expr, container)) return false;
     const Expr& c = *node.expr;
-    std::string name = c.kind == Expr::Kind::Path   ? c.dotted
+    std::string name = c.kind == Expr::Kind::Path   ? std::string(c.dotted)
                        : c.kind == Expr::Kind::Call ? c.name
                        : c.kind == Expr::Kind::Array ? "an array literal"
                                                      : std::string();
@@ -1049,13 +1104,17 @@ class Renderer {
 
   std::vector<Frame> frames_;
   size_t depth_ = 0;
+  Value scratch_;               // see lookup_keys
+  std::vector<Arg> arg_stack_;  // see ArgFrame
   std::vector<ActiveBlock> blocks_;
   std::map<const LinkedTemplate*, NamespaceMap> namespace_cache_;
   size_t macro_depth_ = 0;
   size_t include_depth_ = 0;
 
   bool failed_ = false;
-  TemplateError error_;
+  const Template* error_source_ = nullptr;
+  Span error_span_;
+  std::string error_message_;
 };
 
 }  // namespace

@@ -12,8 +12,8 @@ namespace {
 // Trims the end of the last node when it is text; drops it if nothing is left.
 void trim_last_text(Body& nodes) {
   if (nodes.empty() || nodes.back()->kind != Node::Kind::Text) return;
-  std::string& text = nodes.back()->text;
-  text.resize(trim_end_length(text));
+  std::string_view& text = nodes.back()->text;
+  text = text.substr(0, trim_end_length(text));
   if (text.empty()) nodes.pop_back();
 }
 
@@ -31,7 +31,7 @@ Body remove_whitespace(Body nodes, const WS* body_ws) {
         previous_was_text = true;
         if (trim_left_next) {
           trim_left_next = false;
-          n->text.erase(0, trim_start_length(n->text));
+          n->text.remove_prefix(trim_start_length(n->text));
           if (n->text.empty()) continue;
         }
         res.push_back(std::move(n));
@@ -52,8 +52,8 @@ Body remove_whitespace(Body nodes, const WS* body_ws) {
         if (previous_was_text && n->ws.left) trim_last_text(res);
         previous_was_text = false;
         trim_left_next = n->end_ws.right;
-        if (n->ws.right) n->text.erase(0, trim_start_length(n->text));
-        if (n->end_ws.left) n->text.resize(trim_end_length(n->text));
+        if (n->ws.right) n->text.remove_prefix(trim_start_length(n->text));
+        if (n->end_ws.left) n->text = n->text.substr(0, trim_end_length(n->text));
         res.push_back(std::move(n));
         continue;
       }

@@ -102,56 +102,11 @@ Value::Value(Object members) {
   set_kind(Kind::Object);
 }
 
-Value::Value(const Value& other) noexcept {
-  std::memcpy(raw_, other.raw_, sizeof(raw_));
-  retain();
-}
-
-Value::Value(Value&& other) noexcept {
-  std::memcpy(raw_, other.raw_, sizeof(raw_));
-  other.set_kind(Kind::Null);
-}
-
-Value& Value::operator=(const Value& other) noexcept {
-  if (this != &other) {
-    other.retain();
-    release();
-    std::memcpy(raw_, other.raw_, sizeof(raw_));
-  }
-  return *this;
-}
-
-Value& Value::operator=(Value&& other) noexcept {
-  if (this != &other) {
-    release();
-    std::memcpy(raw_, other.raw_, sizeof(raw_));
-    other.set_kind(Kind::Null);
-  }
-  return *this;
-}
-
-Value::~Value() { release(); }
-
-bool Value::has_shared() const noexcept {
-  switch (kind()) {
-    case Kind::String:
-      return !is_inline_string();
-    case Kind::Array:
-    case Kind::Object:
-      return true;
-    default:
-      return false;
-  }
-}
-
 Value::Shared* Value::shared() const noexcept { return load<Shared*>(); }
 
-void Value::retain() const noexcept {
-  if (has_shared()) shared()->refs.fetch_add(1, std::memory_order_relaxed);
-}
+void Value::retain_shared() const noexcept { shared()->refs.fetch_add(1, std::memory_order_relaxed); }
 
-void Value::release() noexcept {
-  if (!has_shared()) return;
+void Value::release_shared() noexcept {
   Shared* block = shared();
   if (block->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   switch (kind()) {
@@ -169,9 +124,7 @@ void Value::release() noexcept {
   }
 }
 
-std::string_view Value::get_string() const noexcept {
-  assert(is_string());
-  if (is_inline_string()) return {reinterpret_cast<const char*>(raw_), raw_[14]};
+std::string_view Value::heap_string() const noexcept {
   auto* hs = static_cast<HeapString*>(shared());
   return {hs->data(), hs->size};
 }

@@ -11,6 +11,7 @@
 // kubectl prints them in; lookups are binary searches that never allocate.
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -42,11 +43,32 @@ class Value {
   Value(Array items);
   Value(Object members);  // sorts by key; of duplicate keys the last wins
 
-  Value(const Value& other) noexcept;
-  Value(Value&& other) noexcept;
-  Value& operator=(const Value& other) noexcept;
-  Value& operator=(Value&& other) noexcept;
-  ~Value();
+  // Inline: values are copied and dropped constantly, and most hold no block.
+  Value(const Value& other) noexcept {
+    std::memcpy(raw_, other.raw_, sizeof(raw_));
+    retain();
+  }
+  Value(Value&& other) noexcept {
+    std::memcpy(raw_, other.raw_, sizeof(raw_));
+    other.set_kind(Kind::Null);
+  }
+  Value& operator=(const Value& other) noexcept {
+    if (this != &other) {
+      other.retain();
+      release();
+      std::memcpy(raw_, other.raw_, sizeof(raw_));
+    }
+    return *this;
+  }
+  Value& operator=(Value&& other) noexcept {
+    if (this != &other) {
+      release();
+      std::memcpy(raw_, other.raw_, sizeof(raw_));
+      other.set_kind(Kind::Null);
+    }
+    return *this;
+  }
+  ~Value() { release(); }
 
   Kind kind() const noexcept { return static_cast<Kind>(raw_[15]); }
   bool is_null() const noexcept { return kind() == Kind::Null; }
@@ -63,7 +85,11 @@ class Value {
   int64_t get_int() const noexcept { return load<int64_t>(); }
   double get_float() const noexcept { return load<double>(); }
   double as_double() const noexcept { return is_int() ? static_cast<double>(get_int()) : get_float(); }
-  std::string_view get_string() const noexcept;
+  std::string_view get_string() const noexcept {
+    assert(is_string());
+    if (is_inline_string()) return {reinterpret_cast<const char*>(raw_), raw_[14]};
+    return heap_string();
+  }
   const Array& get_array() const noexcept;
   const Object& get_object() const noexcept;
 
@@ -108,9 +134,19 @@ class Value {
     std::memcpy(raw_, &in, sizeof(T));
   }
   Shared* shared() const noexcept;  // the block of a heap string, array or object
-  bool has_shared() const noexcept;
-  void retain() const noexcept;
-  void release() noexcept;
+  bool has_shared() const noexcept {
+    const Kind k = kind();
+    return k == Kind::Array || k == Kind::Object || (k == Kind::String && !is_inline_string());
+  }
+  void retain() const noexcept {
+    if (has_shared()) retain_shared();
+  }
+  void release() noexcept {
+    if (has_shared()) release_shared();
+  }
+  void retain_shared() const noexcept;
+  void release_shared() noexcept;
+  std::string_view heap_string() const noexcept;
 
   // bytes 0..13: payload or inline string; 14: inline string length (0xff
   // for a heap string); 15: kind.
