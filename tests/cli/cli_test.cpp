@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -36,6 +35,18 @@ void write_file(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::binary);
   out << text;
+}
+
+// True when `text` holds `prefix` directly followed by a number and then `suffix`
+// (e.g. "t.tera:2:" + "17" + ":").
+bool has_number_after(const std::string& text, const std::string& prefix, const std::string& suffix) {
+  for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
+    size_t i = at + prefix.size();
+    const size_t digits = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i > digits && text.compare(i, suffix.size(), suffix) == 0) return true;
+  }
+  return false;
 }
 
 class Cli : public ::testing::Test {
@@ -219,7 +230,7 @@ TEST_F(Cli, RenderInvalidContextJsonGivesLineAndColumn) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(ctx.string()), std::string::npos) << r.err;
-  EXPECT_TRUE(std::regex_search(r.err, std::regex("line 3 column [0-9]+"))) << r.err;
+  EXPECT_TRUE(has_number_after(r.err, "line 3 column ", ":")) << r.err;
 }
 
 TEST_F(Cli, RenderContextThatIsNotAnObjectFails) {
@@ -240,14 +251,14 @@ TEST_F(Cli, RenderParseErrorGivesNameLineAndColumn) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(tpl.string() + ":2:"), std::string::npos) << r.err;
-  EXPECT_TRUE(std::regex_search(r.err, std::regex(":2:[0-9]+:"))) << r.err;
+  EXPECT_TRUE(has_number_after(r.err, tpl.string() + ":2:", ":")) << r.err;
 }
 
 TEST_F(Cli, RenderParseErrorInsideTemplatesDirUsesRelativeName) {
   file("tpl/sub/bad.tera", "ok\n{% if %}\n");
   Outcome r = sindri({"render", "sub/bad.tera", "--templates", (dir_ / "tpl").string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(std::regex_search(r.err, std::regex("sub/bad\\.tera:2:[0-9]+:"))) << r.err;
+  EXPECT_TRUE(has_number_after(r.err, "sub/bad.tera:2:", ":")) << r.err;
 }
 
 TEST_F(Cli, RenderErrorNamesTemplateAndLine) {

@@ -1,0 +1,211 @@
+// Violation pointers and messages, remote references, meta-schema checks,
+// 2019-09 / 2020-12 keywords, defaults, and the three-tier schema.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "schema/schema.hpp"
+#include "value/json.hpp"
+
+namespace sindri::schema {
+namespace {
+
+Value json(std::string_view text) {
+  auto parsed = parse_json(text);
+  EXPECT_TRUE(parsed.ok()) << text;
+  return parsed ? *parsed : Value();
+}
+
+Value json_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return json(buffer.str());
+}
+
+CompiledSchema compile(std::string_view text) {
+  auto compiled = compile_schema(json(text));
+  EXPECT_TRUE(compiled.ok()) << (compiled ? "" : compiled.error().describe());
+  return std::move(compiled).value();
+}
+
+std::vector<std::string> described(const CompiledSchema& schema, std::string_view instance) {
+  std::vector<std::string> out;
+  for (const Violation& v : validate(schema, json(instance))) out.push_back(v.describe());
+  return out;
+}
+
+using Lines = std::vector<std::string>;
+
+TEST(SchemaViolations, ReportsEveryViolationWithPointersAndMessages) {
+  CompiledSchema schema = compile(R"({
+    "type": "object", "required": ["name", "db"],
+    "properties": {
+      "mode": {"enum": ["a", "b"]},
+      "db": {"type": "object", "properties": {"port": {"type": "integer", "maximum": 65535}}},
+      "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}},
+      "a/b": {"minLength": 2}
+    },
+    "additionalProperties": false})");
+  EXPECT_EQ(described(schema, R"({"mode": "c", "db": {"port": 70000}, "tags": ["ok", "No"], "a/b": "x", "extra": 1})"),
+            (Lines{"/a~1b: must be at least 2 characters long, got 1 (schema /properties/a~1b/minLength)",
+                   "/db/port: must be at most 65535, got 70000 (schema /properties/db/properties/port/maximum)",
+                   "/extra: property `extra` is not allowed (schema /additionalProperties)",
+                   "/mode: must be one of \"a\", \"b\", got \"c\" (schema /properties/mode/enum)",
+                   "/tags/1: must match the pattern \"^[a-z]+$\", got \"No\" (schema /properties/tags/items/pattern)",
+                   "(root): missing required property `name` (schema /required)"}));
+}
+
+TEST(SchemaViolations, ApplicatorsReportOneSummary) {
+  CompiledSchema schema = compile(R"({"properties": {
+    "any": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    "one": {"oneOf": [{"minimum": 0}, {"maximum": 10}]},
+    "not": {"not": {"type": "null"}}}})");
+  EXPECT_EQ(described(schema, R"({"any": null, "one": 5, "not": null})"),
+            (Lines{"/any: must match at least one of the 2 schemas in anyOf (schema /properties/any/anyOf)",
+                   "/not: must not match the schema in `not` (schema /properties/not/not)",
+                   "/one: must match exactly one of the 2 schemas in oneOf, matched schemas 0, 1 (schema /properties/one/oneOf)"}));
+  EXPECT_TRUE(is_valid(schema, json(R"({"any": 3, "one": -1, "not": 1})")));
+}
+
+TEST(SchemaViolations, RefTargetsReportTheirOwnLocation) {
+  CompiledSchema schema = compile(R"({"$defs": {"port": {"type": "integer", "maximum": 65535}},
+                                      "items": {"$ref": "#/$defs/port"}})");
+  EXPECT_EQ(described(schema, "[1, \"x\", 70000]"),
+            (Lines{"/1: must be integer, got string (schema /$defs/port/type)",
+                   "/2: must be at most 65535, got 70000 (schema /$defs/port/maximum)"}));
+}
+
+TEST(SchemaViolations, FormatsAreCheckedByDefaultAndCanBeTurnedOff) {
+  CompiledSchema schema = compile(R"({"format": "ipv4"})");
+  EXPECT_EQ(described(schema, "\"256.1.1.1\""), (Lines{"(root): must be a valid ipv4, got \"256.1.1.1\" (schema /format)"}));
+  ValidateOptions options;
+  options.check_formats = false;
+  EXPECT_TRUE(validate(schema, json("\"256.1.1.1\""), options).empty());
+  for (const char* format : {"date-time", "date", "time", "email", "hostname", "ipv6", "uri", "uuid", "regex"}) {
+    CompiledSchema s = compile(std::string(R"({"format": ")") + format + "\"}");
+    EXPECT_FALSE(is_valid(s, json("\"not valid [\""))) << format;
+  }
+  EXPECT_TRUE(is_valid(compile(R"({"format": "uuid"})"), json("\"123e4567-e89b-12d3-a456-426614174000\"")));
+  EXPECT_TRUE(is_valid(compile(R"({"format": "date-time"})"), json("\"2024-02-29T12:00:00.5+01:00\"")));
+  EXPECT_FALSE(is_valid(compile(R"({"format": "date"})"), json("\"2023-02-29\"")));
+}
+
+TEST(SchemaCompile, RemoteRefIsAnErrorNamingIt) {
+  auto compiled = compile_schema(json(R"({"properties": {"x": {"$ref": "https://example.com/s.json#/a"}}})"));
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_EQ(compiled.error().pointer, "/properties/x/$ref");
+  EXPECT_NE(compiled.error().message.find("https://example.com/s.json"), std::string::npos);
+  EXPECT_NE(compiled.error().message.find("not fetched"), std::string::npos);
+}
+
+TEST(SchemaCompile, RegisteredDocumentsResolve) {
+  CompileOptions options;
+  options.documents.emplace_back("https://example.com/s.json", json(R"({"a": {"type": "string"}})"));
+  auto compiled = compile_schema(json(R"({"$ref": "https://example.com/s.json#/a"})"), options);
+  ASSERT_TRUE(compiled.ok());
+  EXPECT_FALSE(is_valid(*compiled, json("1")));
+  EXPECT_TRUE(is_valid(*compiled, json("\"s\"")));
+}
+
+TEST(SchemaCompile, BadRegexAndMissingTargetsAreErrors) {
+  auto bad_pattern = compile_schema(json(R"({"properties": {"x": {"pattern": "(["}}})"));
+  ASSERT_FALSE(bad_pattern.ok());
+  EXPECT_EQ(bad_pattern.error().pointer, "/properties/x/pattern");
+  auto missing = compile_schema(json(R"({"$ref": "#/definitions/nope"})"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().pointer, "/$ref");
+}
+
+TEST(SchemaCompile, RecursiveSchemasTerminate) {
+  CompiledSchema tree = compile(R"({"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}})");
+  EXPECT_TRUE(is_valid(tree, json(R"({"children": [{"children": []}, {}]})")));
+  EXPECT_FALSE(is_valid(tree, json(R"({"children": [{"children": [1]}]})")));
+  CompiledSchema loop = compile(R"({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})");
+  std::vector<Violation> violations = validate(loop, json("1"));
+  ASSERT_FALSE(violations.empty());
+  EXPECT_NE(violations[0].message.find("recurses"), std::string::npos);
+}
+
+TEST(SchemaModernKeywords, DraftSelection) {
+  EXPECT_EQ(compile("{}").draft(), Draft::Draft2020_12);
+  EXPECT_EQ(compile(R"({"$schema": "http://json-schema.org/draft-07/schema#"})").draft(), Draft::Draft7);
+  // Before 2019-09 a $ref hides its siblings; from 2019-09 on they apply.
+  Value draft7 = json(R"({"$schema": "http://json-schema.org/draft-07/schema#", "$defs": {"s": {}}, "$ref": "#/$defs/s", "type": "string"})");
+  Value modern = json(R"({"$defs": {"s": {}}, "$ref": "#/$defs/s", "type": "string"})");
+  EXPECT_TRUE(is_valid(*compile_schema(draft7), json("1")));
+  EXPECT_FALSE(is_valid(*compile_schema(modern), json("1")));
+}
+
+TEST(SchemaModernKeywords, PrefixItemsDependentRequiredAnchor) {
+  CompiledSchema schema = compile(R"({
+    "properties": {
+      "pair": {"prefixItems": [{"type": "string"}, {"$ref": "#num"}], "items": false},
+      "card": {"dependentRequired": {"number": ["expiry"]}, "dependentSchemas": {"cvc": {"required": ["number"]}}}},
+    "$defs": {"n": {"$anchor": "num", "type": "integer"}}})");
+  EXPECT_TRUE(is_valid(schema, json(R"({"pair": ["a", 1], "card": {"number": 1, "expiry": 2}})")));
+  EXPECT_EQ(described(schema, R"({"pair": ["a", "b", 3], "card": {"number": 1, "cvc": 3}})"),
+            (Lines{"/card: missing property `expiry`, required when `number` is present (schema /properties/card/dependentRequired/number)",
+                   "/pair/1: must be integer, got string (schema /$defs/n/type)",
+                   "/pair/2: no item is allowed at index 2 (at most 2 items) (schema /properties/pair/items)"}));
+}
+
+TEST(SchemaModernKeywords, UnevaluatedPropertiesSeesThroughApplicators) {
+  CompiledSchema schema = compile(R"({
+    "allOf": [{"properties": {"a": {}}}],
+    "anyOf": [{"properties": {"b": {}}, "required": ["b"]}, {"properties": {"c": {}}, "required": ["c"]}],
+    "unevaluatedProperties": false})");
+  EXPECT_TRUE(is_valid(schema, json(R"({"a": 1, "b": 2})")));
+  EXPECT_EQ(described(schema, R"({"a": 1, "b": 2, "d": 4})"),
+            (Lines{"/d: property `d` is not allowed (unevaluatedProperties) (schema /unevaluatedProperties)"}));
+  CompiledSchema items = compile(R"({"prefixItems": [{"type": "integer"}], "contains": {"type": "string"}, "unevaluatedItems": false})");
+  EXPECT_TRUE(is_valid(items, json(R"([1, "x"])")));
+  EXPECT_FALSE(is_valid(items, json(R"([1, "x", null])")));
+}
+
+TEST(SchemaDefaults, FillsAbsentPropertiesWhereTheInstanceReaches) {
+  CompiledSchema schema = compile(R"({"properties": {
+    "port": {"default": 80},
+    "db": {"properties": {"host": {"default": "localhost"}}},
+    "cache": {"properties": {"ttl": {"default": 60}}},
+    "list": {"items": {"properties": {"on": {"default": true}}}},
+    "choice": {"anyOf": [{"properties": {"x": {"default": 1}}}]}},
+    "allOf": [{"properties": {"mode": {"default": "fast"}}}]})");
+  Value filled = apply_defaults(schema, json(R"({"db": {}, "list": [{}, {"on": false}], "choice": {}})"));
+  EXPECT_EQ(to_json(filled),
+            R"({"choice":{},"db":{"host":"localhost"},"list":[{"on":true},{"on":false}],"mode":"fast","port":80})");
+}
+
+TEST(SchemaMeta, CheckSchemaReportsProblemsWithPointers) {
+  EXPECT_TRUE(check_schema(json(R"({"type": "object", "properties": {"a": {"type": "string"}}})")).empty());
+  std::vector<Violation> problems = check_schema(json(R"({"$schema": "http://json-schema.org/draft-07/schema#",
+                                                          "properties": {"a": {"type": "strng", "minLength": -1}}})"));
+  ASSERT_FALSE(problems.empty());
+  for (const Violation& v : problems) EXPECT_EQ(v.instance_location.rfind("/properties/a/", 0), 0u) << v.describe();
+  std::vector<Violation> remote = check_schema(json(R"({"$ref": "http://example.com/x.json"})"));
+  ASSERT_EQ(remote.size(), 1u);
+  EXPECT_EQ(remote[0].instance_location, "/$ref");
+  for (Draft draft : {Draft::Draft4, Draft::Draft6, Draft::Draft7, Draft::Draft2020_12}) {
+    EXPECT_TRUE(check_schema(meta_schema(draft), draft).empty()) << draft_name(draft);
+  }
+}
+
+TEST(SchemaThreeTier, CorpusParametersAreValid) {
+  Value schema_json = json_file(SINDRI_TESTS_DIR "/schema/three-tier.schema.json");
+  EXPECT_TRUE(check_schema(schema_json).empty());
+  auto schema = compile_schema(schema_json);
+  ASSERT_TRUE(schema.ok()) << schema.error().describe();
+  Value params = json_file(SINDRI_TESTS_DIR "/../../shared/corpus/bench/three-tier.json");
+  for (const Violation& v : validate(*schema, params)) ADD_FAILURE() << v.describe();
+  Value broken = params;
+  Value db = *broken.find("db");
+  db.set("port", Value(70000));
+  broken.set("db", db);
+  EXPECT_EQ(described(*schema, to_json(broken)),
+            (Lines{"/db/port: must be at most 65535, got 70000 (schema /properties/db/properties/port/maximum)"}));
+}
+
+}  // namespace
+}  // namespace sindri::schema

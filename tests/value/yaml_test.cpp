@@ -1,0 +1,521 @@
+#include "value/yaml.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "value/json.hpp"
+
+namespace sindri {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kCases = fs::path(SINDRI_TESTS_DIR) / "value" / "yaml_cases";
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Value parse_one(std::string_view text, const YamlOptions& options = {}) {
+  auto result = parse_yaml(text, "test.yaml", options);
+  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().describe());
+  return result.ok() ? *result : Value();
+}
+
+YamlError parse_error(std::string_view text, const YamlOptions& options = {}) {
+  auto result = parse_yaml_stream(text, "bad.yaml", options);
+  EXPECT_FALSE(result.ok()) << "parsed: " << text;
+  return result.ok() ? YamlError{} : result.error();
+}
+
+Value json(std::string_view text) {
+  auto result = parse_json(text);
+  EXPECT_TRUE(result.ok()) << text;
+  return result.ok() ? *result : Value();
+}
+
+// --- Cases pinned by kubectl (yaml_cases/regenerate.sh) -------------------
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(kCases)) {
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class KubectlCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KubectlCase, ReadsAsKubectlDoes) {
+  const std::string& name = GetParam();
+  std::string yaml = read_file(kCases / (name + ".yaml"));
+  YamlOptions options;
+  // kubectl keeps the last of duplicate keys; Sindri only when asked to.
+  options.allow_duplicate_keys = name.starts_with("lenient_");
+  auto parsed = parse_yaml(yaml, name + ".yaml", options);
+  if (fs::exists(kCases / (name + ".error"))) {
+    EXPECT_FALSE(parsed.ok()) << "kubectl rejects " << name << ": " << read_file(kCases / (name + ".error"));
+    if (!parsed.ok()) {
+      EXPECT_GT(parsed.error().line, 0u) << parsed.error().describe();
+      EXPECT_EQ(parsed.error().file, name + ".yaml");
+    }
+    return;
+  }
+  ASSERT_TRUE(parsed.ok()) << parsed.error().describe();
+  Value expected = json(read_file(kCases / (name + ".json")));
+  EXPECT_EQ(*parsed, expected) << "sindri: " << to_json(*parsed) << "\nkubectl: " << to_json(expected);
+  // And what we write reads back the same.
+  auto again = parse_yaml(to_yaml(*parsed));
+  ASSERT_TRUE(again.ok()) << again.error().describe() << "\n" << to_yaml(*parsed);
+  EXPECT_EQ(*again, expected) << to_yaml(*parsed);
+}
+
+INSTANTIATE_TEST_SUITE_P(YamlCases, KubectlCase, ::testing::ValuesIn(case_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(YamlCases, StrictByDefaultOnDuplicateKeys) {
+  YamlError error = parse_error(read_file(kCases / "lenient_duplicates.yaml"));
+  // The first duplicate to complete: the inner mapping closes before the outer.
+  EXPECT_EQ(error.line, 8u);
+  EXPECT_EQ(error.column, 3u);
+  EXPECT_EQ(error.message, "duplicate key \"true\" (first at line 7 column 3)");
+}
+
+// --- Streams, documents, positions ----------------------------------------
+
+TEST(YamlStream, DocumentsWithStartLinesAndEmptyDocuments) {
+  auto docs = parse_yaml_stream("a: 1\n---\n---\n# only a comment\n---\nb: [1, 2]\n...\n");
+  ASSERT_TRUE(docs.ok()) << docs.error().describe();
+  ASSERT_EQ(docs->size(), 4u);
+  EXPECT_EQ((*docs)[0].value, json(R"({"a":1})"));
+  EXPECT_EQ((*docs)[0].line, 1u);
+  EXPECT_TRUE((*docs)[1].value.is_null());
+  EXPECT_EQ((*docs)[1].line, 2u);
+  EXPECT_TRUE((*docs)[2].value.is_null());
+  EXPECT_EQ((*docs)[3].value, json(R"({"b":[1,2]})"));
+  EXPECT_EQ((*docs)[3].line, 5u);
+}
+
+TEST(YamlStream, EmptyTextHasNoDocuments) {
+  auto docs = parse_yaml_stream("");
+  ASSERT_TRUE(docs.ok());
+  EXPECT_TRUE(docs->empty());
+  EXPECT_TRUE(parse_one("").is_null());
+}
+
+TEST(YamlStream, ParseYamlWantsOneDocument) {
+  auto result = parse_yaml("a: 1\n---\nb: 2\n", "two.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().document, 1u);
+  EXPECT_EQ(result.error().line, 2u);
+}
+
+TEST(YamlStream, PositionsByPointer) {
+  YamlOptions options;
+  options.record_positions = true;
+  auto docs = parse_yaml_stream("kind: Pod\n---\nspec:\n  containers:\n  - name: web\n    image: \"nginx\"\n  a/b~c: 1\n",
+                                "pod.yaml", options);
+  ASSERT_TRUE(docs.ok()) << docs.error().describe();
+  const YamlDocument& doc = (*docs)[1];
+  const YamlPosition* image = doc.position_of("/spec/containers/0/image");
+  ASSERT_NE(image, nullptr);
+  EXPECT_EQ(image->line, 6u);
+  EXPECT_EQ(image->column, 12u);
+  const YamlPosition* escaped = doc.position_of("/spec/a~1b~0c");
+  ASSERT_NE(escaped, nullptr);
+  EXPECT_EQ(escaped->line, 7u);
+  ASSERT_NE(doc.position_of(""), nullptr);
+  EXPECT_EQ(doc.position_of("")->line, 3u);
+  EXPECT_EQ(doc.position_of("/nope"), nullptr);
+  EXPECT_TRUE(parse_yaml_stream("a: 1\n")->front().positions.empty()) << "positions only when asked";
+}
+
+// --- Errors name file, document, line, column ------------------------------
+
+TEST(YamlErrors, SyntaxErrorHasPosition) {
+  YamlError error = parse_error("a: 1\n---\nb:\n  c: 1\n d: 2\n");
+  EXPECT_EQ(error.file, "bad.yaml");
+  EXPECT_EQ(error.document, 1u);
+  EXPECT_EQ(error.line, 5u);
+  EXPECT_GT(error.column, 0u);
+  EXPECT_FALSE(error.message.empty());
+  EXPECT_EQ(error.describe().rfind("bad.yaml:5:", 0), 0u) << error.describe();
+  EXPECT_NE(error.describe().find("document 2"), std::string::npos) << error.describe();
+}
+
+TEST(YamlErrors, InfinityIsNoJsonNumber) {
+  YamlError error = parse_error("spec:\n  x: [1, .inf]\n");
+  EXPECT_EQ(error.line, 2u);
+  EXPECT_EQ(error.column, 10u);
+  EXPECT_EQ(error.message, "`.inf` is not a JSON number (kubectl: json: unsupported value: +Inf)");
+}
+
+TEST(YamlErrors, KeysThatCannotBeJsonKeys) {
+  EXPECT_EQ(parse_error("a:\n  ~: 1\n").line, 2u);
+  EXPECT_NE(parse_error("[a]: 1\n").message.find("invalid map key"), std::string::npos);
+  EXPECT_NE(parse_error("18446744073709551615: 1\n").message.find("uint64"), std::string::npos);
+}
+
+TEST(YamlErrors, UnknownAnchorAndBadTag) {
+  YamlError error = parse_error("a: 1\nb: *missing\n");
+  EXPECT_EQ(error.message, "unknown anchor 'missing' referenced");
+  EXPECT_EQ(error.line, 2u);
+  EXPECT_EQ(error.column, 4u);
+  EXPECT_EQ(parse_error("a: !!int abc\n").message, "cannot decode `abc` as a !!int");
+}
+
+TEST(YamlErrors, DuplicateKeyAfterResolution) {
+  YamlError error = parse_error("a:\n  yes: 1\n  on: 2\n");
+  EXPECT_EQ(error.message, "duplicate key \"true\" (first at line 2 column 3)");
+  EXPECT_EQ(error.line, 3u);
+}
+
+TEST(YamlErrors, MergedKeysAreNoDuplicates) {
+  EXPECT_EQ(parse_one("b: &b {x: 1}\nc:\n  <<: *b\n  x: 2\n"), json(R"({"b":{"x":1},"c":{"x":2}})"));
+}
+
+TEST(YamlErrors, BillionLaughsIsStopped) {
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  char previous = 'a';
+  for (char name = 'b'; name <= 'j'; ++name, ++previous) {
+    text += std::string(1, name) + ": &" + name + " [";
+    for (int i = 0; i < 10; ++i) text += std::string(i ? ", *" : "*") + previous;
+    text += "]\n";
+  }
+  YamlError error = parse_error(text);
+  EXPECT_NE(error.message.find("excessive aliasing"), std::string::npos) << error.message;
+  YamlOptions generous;
+  generous.max_alias_expansion = 100;
+  EXPECT_FALSE(parse_yaml_stream("a: &a [1, 2, 3]\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n", {}, generous).ok());
+}
+
+TEST(YamlErrors, DepthIsBounded) {
+  std::string deep(2000, '[');
+  EXPECT_NE(parse_error(deep).message.find("nesting deeper"), std::string::npos);
+}
+
+// --- Emission in kubectl's style ------------------------------------------
+
+TEST(YamlEmit, KubectlLayout) {
+  Value v = json(R"({"kind":"Case","m":{},"l":[],"nested":[[1,2],{"a":[{"b":1,"c":[]}]},null,true,1.5,1e21,1e-7,0.1,1234567.5],
+                    "obj":{"list":[{"name":"a","v":1},"x"],"z":null}})");
+  EXPECT_EQ(to_yaml(v),
+            "kind: Case\n"
+            "l: []\n"
+            "m: {}\n"
+            "nested:\n"
+            "- - 1\n"
+            "  - 2\n"
+            "- a:\n"
+            "  - b: 1\n"
+            "    c: []\n"
+            "- null\n"
+            "- true\n"
+            "- 1.5\n"
+            "- 1e+21\n"
+            "- 1e-07\n"
+            "- 0.1\n"
+            "- 1.2345675e+06\n"
+            "obj:\n"
+            "  list:\n"
+            "  - name: a\n"
+            "    v: 1\n"
+            "  - x\n"
+            "  z: null\n");
+}
+
+// Expected text from `kubectl patch --local -f o.json --type merge -p '{}' -o yaml`.
+TEST(YamlEmit, ScalarStylesAsKubectlChoosesThem) {
+  Value v = json(R"({"data":{"Nstr":"N","amp":"&x","colon":"a: b","colon2":"a:b","colonend":"a:","ctrl":"a\u0001b",
+    "dash":"- x","dash2":"-","date":"2024-01-01","dot5":".5","e":"1e3","eight":"08","emoji":"\ud83d\ude00","empty":"",
+    "hash":"a #b","hash2":"#x","inner_quote":"it's","lead":"  x\ny\n","lsp":" x","n":"null","nonl":"a\nb","oct":"0755",
+    "q":"?x","quote":"'x","script":"#!/bin/sh\necho hi\n","sexa":"1:20","spaces":"a \nb\n","tabs":"a\tb","tilde":"~",
+    "trail":"a\nb\n\n","tsp":"x ","uni":"h\u00e9llo \u2713 \u65e5\u672c","yes":"yes","notstamp":"2024-02-30",
+    "nozone":"2024-01-01T10:00:00","stamp":"2024-1-2T3:4:5Z"}})");
+  EXPECT_EQ(to_yaml(v),
+            "data:\n"
+            "  Nstr: \"N\"\n"
+            "  amp: '&x'\n"
+            "  colon: 'a: b'\n"
+            "  colon2: a:b\n"
+            "  colonend: 'a:'\n"
+            "  ctrl: \"a\\x01b\"\n"
+            "  dash: '- x'\n"
+            "  dash2: '-'\n"
+            "  date: \"2024-01-01\"\n"
+            "  dot5: \".5\"\n"
+            "  e: \"1e3\"\n"
+            "  eight: \"08\"\n"
+            "  emoji: \"\\U0001F600\"\n"
+            "  empty: \"\"\n"
+            "  hash: 'a #b'\n"
+            "  hash2: '#x'\n"
+            "  inner_quote: it's\n"
+            "  lead: |2\n"
+            "      x\n"
+            "    y\n"
+            "  lsp: ' x'\n"
+            "  \"n\": \"null\"\n"
+            "  nonl: |-\n"
+            "    a\n"
+            "    b\n"
+            "  notstamp: 2024-02-30\n"
+            "  nozone: 2024-01-01T10:00:00\n"
+            "  oct: \"0755\"\n"
+            "  q: ?x\n"
+            "  quote: '''x'\n"
+            "  script: |\n"
+            "    #!/bin/sh\n"
+            "    echo hi\n"
+            "  sexa: \"1:20\"\n"
+            "  spaces: \"a \\nb\\n\"\n"
+            "  stamp: \"2024-1-2T3:4:5Z\"\n"
+            "  tabs: \"a\\tb\"\n"
+            "  tilde: \"~\"\n"
+            "  trail: |+\n"
+            "    a\n"
+            "    b\n"
+            "\n"
+            "  tsp: 'x '\n"
+            "  uni: héllo ✓ 日本\n"
+            "  \"yes\": \"yes\"\n");
+}
+
+TEST(YamlEmit, LongLinesFoldLikeKubectl) {
+  std::string words;
+  for (int i = 0; i < 20; ++i) words += "word ";
+  Value v = Value(Object{Member{"deep", Value(Object{Member{"a", Value(Object{Member{"b", words + "end"}})}})},
+                         Member{"lst", Value(Array{Value(words), Value("tab\t" + words + "x"),
+                                                   Value(std::string(90, 'o') + " ppppp")})}});
+  EXPECT_EQ(to_yaml(v),
+            "deep:\n"
+            "  a:\n"
+            "    b: word word word word word word word word word word word word word word word\n"
+            "      word word word word word end\n"
+            "lst:\n"
+            "- 'word word word word word word word word word word word word word word word word\n"
+            "  word word word word '\n"
+            "- \"tab\\tword word word word word word word word word word word word word word word\n"
+            "  word word word word word x\"\n"
+            "- " + std::string(90, 'o') + "\n"
+            "  ppppp\n");
+}
+
+TEST(YamlEmit, ComplexKeys) {
+  Value v = Value(Object{Member{"x\ny", 4}, Member{std::string(130, 'k'), 1}});
+  std::string text = to_yaml(v);
+  EXPECT_EQ(text, "? " + std::string(130, 'k') + "\n: 1\n? |-\n  x\n  y\n: 4\n");
+  EXPECT_EQ(parse_one(text), v);
+}
+
+TEST(YamlEmit, MergeKeyStringIsQuotedAsKey) {
+  Value v = json(R"({"<<":"<<"})");
+  EXPECT_EQ(to_yaml(v), "\"<<\": <<\n");
+  EXPECT_EQ(parse_one(to_yaml(v)), v);
+}
+
+TEST(YamlEmit, TopLevelScalarsAndStreams) {
+  EXPECT_EQ(to_yaml(Value()), "null\n");
+  EXPECT_EQ(to_yaml(Value("yes")), "\"yes\"\n");
+  EXPECT_EQ(to_yaml(Value("a\nb")), "|-\n  a\n  b\n");
+  EXPECT_EQ(to_yaml(json("[]")), "[]\n");
+  std::vector<Value> docs{json(R"({"a":1})"), Value(), json(R"([1])")};
+  EXPECT_EQ(to_yaml_stream(docs), "a: 1\n---\nnull\n---\n- 1\n");
+}
+
+// Every string that needs it comes back as a string, never a bool or number.
+TEST(YamlEmit, AmbiguousStringsRoundTrip) {
+  const char* strings[] = {"yes", "no", "y", "N", "on", "Off", "true", "FALSE", "~", "null", "Null", "", "0755",
+                           "0o17", "0x1F", "1_000", "08", "1e3", "1.5", ".5", "-.5", "+1", "-1", ".inf", "-.inf",
+                           ".nan", "2024-01-01", "2024-01-01T10:00:00Z", "1:20", "12:30:45", "- a", "-", "? a",
+                           ": a", "a: b", "a #b", "#a", " lead", "trail ", "a\tb", "a\r\nb", "---", "...", "--- a",
+                           "@a", "`a", "%a", "!a", "&a", "*a", "|", ">", "[a]", "{a}", "a,b", "'", "\"", "\\",
+                           "a\u0085b", "a\u2028b", "\xEF\xBB\xBF" "bom", "\x7f", "multi\nline\n", "\n", "\n\n",
+                           " \n", "x\n ", "<<", "9223372036854775808"};
+  for (const char* s : strings) {
+    Value v = Value(Object{Member{s, s}, Member{"list", Value(Array{Value(s)})}});
+    std::string text = to_yaml(v);
+    auto back = parse_yaml(text);
+    ASSERT_TRUE(back.ok()) << "for \"" << s << "\":\n" << text << back.error().describe();
+    EXPECT_EQ(*back, v) << "for \"" << s << "\":\n" << text;
+  }
+}
+
+// --- Round trip over manifests ---------------------------------------------
+
+constexpr std::string_view kManifests = R"(# A stream covering what users write.
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: &labels
+    app.kubernetes.io/name: web
+    tier: "frontend"
+  annotations:
+    mode: "0755"
+    enabled: "yes"
+    ratio: "1e3"
+    created: 2024-05-01T12:00:00Z
+    day: 2024-05-01
+    note: "héllo wörld ✓ 日本語 😀"
+spec:
+  replicas: 3
+  selector:
+    matchLabels: *labels
+  template:
+    metadata:
+      labels:
+        <<: *labels
+        extra: on
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.25
+          args: ["--port", "8080", --verbose, "a: b", '#hash']
+          env:
+            - {name: FLAG, value: "on"}
+            - name: EMPTY
+              value: ""
+          resources: {limits: {cpu: 500m, memory: 1Gi}}
+      volumes:
+        - name: config
+          configMap: {name: web, defaultMode: 0644}
+---
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  serviceName: db
+  replicas: 1
+  template:
+    spec:
+      containers:
+      - name: db
+        image: postgres:16
+        command:
+        - /bin/sh
+        - -c
+        - |
+          set -e
+          exec postgres -c 'max_connections=200'
+        volumeMounts:
+        - {name: data, mountPath: /var/lib/postgresql/data}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 10Gi}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: yes
+    storage: on
+    schema:
+      openAPIV3Schema:
+        description: >
+          A widget is a thing
+          that does stuff.
+
+          Second paragraph.
+        type: object
+        properties:
+          script:
+            type: string
+            description: |-
+              Runs:
+                  indented code
+              done
+          keep:
+            description: |+
+              kept trailing
+
+          leading:
+            description: |2
+                starts with spaces
+              then not
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: oddities
+data:
+  yes: unquoted yes key
+  "no": quoted no key
+  0755: octal key
+  off: on
+  values: [yes, 0755, on, 1e3, 0x1F, 1_000, 08, ~, null, 2024-01-01, 12:30:45, 1.5, -0.0]
+  quoted: ["yes", "0755", "on", "1e3", "~", "null", "2024-01-01", "12:30:45"]
+  long: this is a long line of text that kubectl would fold after the eightieth column of output
+  trailing: "spaces   "
+...
+)";
+
+Value parse_stream_values(std::string_view text) {
+  auto docs = parse_yaml_stream(text);
+  EXPECT_TRUE(docs.ok()) << (docs.ok() ? "" : docs.error().describe()) << "\n" << text;
+  Array values;
+  if (docs.ok()) {
+    for (auto& doc : *docs) values.push_back(doc.value);
+  }
+  return Value(std::move(values));
+}
+
+TEST(YamlRoundTrip, ParseEmitParseIsStable) {
+  Value first = parse_stream_values(kManifests);
+  ASSERT_EQ(first.size(), 5u);
+  EXPECT_TRUE(first.at(1)->is_null());
+  const Value& data = *first.at(4)->find("data");
+  EXPECT_EQ(*data.find("true"), Value("unquoted yes key"));
+  EXPECT_EQ(*data.find("493"), Value("octal key"));
+  EXPECT_EQ(*data.find("values"), json(R"([true,493,true,1000,31,1000,8,null,null,"2024-01-01","12:30:45",1.5,0])"));
+  EXPECT_EQ(*data.find("quoted"), json(R"(["yes","0755","on","1e3","~","null","2024-01-01","12:30:45"])"));
+  std::string emitted = to_yaml_stream(first.get_array());
+  Value second = parse_stream_values(emitted);
+  EXPECT_EQ(second, first) << emitted;
+  EXPECT_EQ(to_yaml_stream(second.get_array()), emitted) << "emission is a fixed point";
+}
+
+// PyYAML (YAML 1.1, like kubectl) reads the emitted text to the same JSON.
+TEST(YamlRoundTrip, PythonYamlReadsTheEmittedText) {
+  if (std::system("python3 -c 'import yaml' 2>/dev/null") != 0) GTEST_SKIP() << "python3-yaml not installed";
+  Value values = parse_stream_values(kManifests);
+  std::string emitted = to_yaml_stream(values.get_array());
+  fs::path dir = fs::temp_directory_path() / ("sindri_yaml_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "in.yaml") << emitted;
+  // json.dumps sorts nothing; sindri's JSON reader sorts keys anyway.
+  std::string command = "python3 -c 'import sys, json, yaml; "
+                        "print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1], encoding=\"utf-8\"))), "
+                        "default=str))' " + (dir / "in.yaml").string() + " > " + (dir / "out.json").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << emitted;
+  Value from_python = json(read_file(dir / "out.json"));
+  fs::remove_all(dir);
+  ASSERT_EQ(from_python.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(*from_python.at(i), *values.at(i)) << "document " << i << "\n" << emitted;
+  }
+}
+
+}  // namespace
+}  // namespace sindri
