@@ -48,16 +48,24 @@ constexpr std::string_view kMacros =
     "{% macro rec(n=0) %}{% if n > 0 %}{{ n }}{{ self::rec(n=n-1) }}{% endif %}{% endmacro rec %}";
 constexpr std::string_view kPart = "part:{{ name | default(value='?') }}";
 
+// Small budgets: a fuzzed loop or recursion must end well within the
+// fuzzer's time limit, as an error.
+tera::RenderOptions bounded(bool autoescape = false) {
+  tera::RenderOptions options;
+  options.autoescape = autoescape;
+  options.max_steps = 100000;
+  options.max_output_bytes = 1u << 20;
+  return options;
+}
+
 void render_all(std::string_view source, const Value* user_context) {
   (void)tera::check("fuzz.tera", source);
 
   auto tpl = tera::compile("fuzz.tera", source);
   if (tpl) {
-    if (user_context) (void)tera::render(**tpl, *user_context);
-    (void)tera::render(**tpl, rich_context());
-    tera::RenderOptions escaped;
-    escaped.autoescape = true;
-    (void)tera::render(**tpl, rich_context(), escaped);
+    if (user_context) (void)tera::render(**tpl, *user_context, bounded());
+    (void)tera::render(**tpl, rich_context(), bounded());
+    (void)tera::render(**tpl, rich_context(), bounded(true));
   }
 
   tera::Environment env;
@@ -66,8 +74,8 @@ void render_all(std::string_view source, const Value* user_context) {
   (void)env.add("part.tera", kPart);
   if (!env.add("main.tera", source)) return;
   if (!env.build()) return;
-  (void)env.render("main.tera", rich_context());
-  if (user_context) (void)env.render("main.tera", *user_context);
+  (void)env.render("main.tera", rich_context(), bounded());
+  if (user_context) (void)env.render("main.tera", *user_context, bounded());
 }
 
 }  // namespace

@@ -835,7 +835,9 @@ class Parser {
 
   ExprPtr parse_boolean() {
     const Token& t = peek();
-    if (t.kind != Tok::Path) return nullptr;
+    if (t.kind != Tok::Path || (t.text[0] != 't' && t.text[0] != 'T' && t.text[0] != 'f' && t.text[0] != 'F')) {
+      return nullptr;
+    }
     if (t.text == "true" || t.text == "True" || t.text == "false" || t.text == "False") {
       next();
       return make_literal(Value(t.text[0] == 't' || t.text[0] == 'T'), Span{t.offset, t.length}, false);

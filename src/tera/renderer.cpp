@@ -151,6 +151,38 @@ class Renderer {
     return false;
   }
 
+  // ---- budget ------------------------------------------------------------
+
+  bool take_step(Span span) {
+    if (++steps_ <= options_.max_steps) [[likely]] return true;
+    return too_many_steps(span);
+  }
+
+  // Strings and arrays a template builds are bounded like its output.
+  bool check_size(const Value& v, Span span) {
+    size_t bytes = v.is_string() ? v.get_string().size() : v.is_array() ? v.size() * sizeof(Value) : 0;
+    if (bytes <= options_.max_output_bytes) [[likely]] return true;
+    return value_too_large(span, bytes);
+  }
+
+  bool check_output(const std::string& out, Span span) {
+    if (out.size() <= options_.max_output_bytes) [[likely]] return true;
+    return output_too_large(span);
+  }
+
+  // The failures are kept out of line so that the checks above stay cheap.
+  [[gnu::cold, gnu::noinline]] bool too_many_steps(Span span) {
+    return fail(span, "rendering took more than " + std::to_string(options_.max_steps) +
+                          " steps (loop iterations, macro calls and includes): is a loop or a recursion unbounded?");
+  }
+  [[gnu::cold, gnu::noinline]] bool value_too_large(Span span, size_t bytes) {
+    return fail(span, "a value of " + std::to_string(bytes) + " bytes was built, more than the limit of " +
+                          std::to_string(options_.max_output_bytes));
+  }
+  [[gnu::cold, gnu::noinline]] bool output_too_large(Span span) {
+    return fail(span, "the output is larger than the limit of " + std::to_string(options_.max_output_bytes) + " bytes");
+  }
+
   // ---- frames ------------------------------------------------------------
 
   Frame& push_frame(FrameKind kind, const LinkedTemplate* active) {
@@ -363,7 +395,7 @@ class Renderer {
     Result<Value> r = f.def->fn(value, frame.args());
     if (!r) return fail(f.span, "Filter call '" + f.name + "' failed: " + r.error().message);
     value = std::move(r).value();
-    return true;
+    return check_size(value, f.span);
   }
 
   bool apply_filters(const Expr& e, Value& value) {
@@ -430,7 +462,7 @@ class Renderer {
       }
     }
     out = Value(s);
-    return true;
+    return check_size(out, e.span);
   }
 
   // Tera's eval_expression: a value, with filters and `not` applied.
@@ -867,6 +899,7 @@ class Renderer {
       }
       args.emplace_back(p.name, std::move(v));
     }
+    if (!take_step(e.span)) return false;
     Frame& f = push_frame(FrameKind::Macro, owner);
     f.macro = &def;
     f.locals = std::move(args);
@@ -889,7 +922,13 @@ class Renderer {
 
   bool render_body(const Body& body, std::string& out) {
     for (const NodePtr& node : body) {
+      // Text is most of a template: copy it without the full node dispatch.
+      if (node->kind == Node::Kind::Text) {
+        out += node->text;
+        continue;
+      }
       if (!render_node(*node, out)) return false;
+      if (!check_output(out, node->span)) return false;
       if (should_break_body()) break;
     }
     return true;
@@ -903,56 +942,24 @@ class Renderer {
     append_rendered(out, v);
   }
 
+  // A thin dispatcher: each kind of node has its own function, which keeps
+  // the frame of this much-called function small.
   bool render_node(const Node& node, std::string& out) {
     switch (node.kind) {
       case Node::Kind::Text:
       case Node::Kind::Raw:
         out += node.text;
         return true;
-      case Node::Kind::Print: {
-        const Expr& e = *node.expr;
-        if (e.kind == Expr::Kind::Path && e.filters.empty() && !e.negated) {
-          // A bare variable is written straight from where it lives.
-          const Value* found = nullptr;
-          if (!lookup_ref(e, found)) return false;
-          if (found) {
-            write_value(*found, e, out);
-            return true;
-          }
-        }
-        Value v;
-        if (!eval(*node.expr, v)) return false;
-        write_value(v, *node.expr, out);
-        return true;
-      }
+      case Node::Kind::Print:
+        return render_print(node, out);
       case Node::Kind::If:
-        for (const IfBranch& branch : node.branches) {
-          bool b;
-          if (!eval_bool(*branch.condition, b)) return false;
-          if (b) return render_body(branch.body, out);
-        }
-        if (node.has_else) return render_body(node.else_body, out);
-        return true;
+        return render_if(node, out);
       case Node::Kind::For:
         return render_for(node, out);
-      case Node::Kind::Set: {
-        Value v;
-        if (!eval(*node.expr, v)) return false;
-        (node.global ? global_frame() : current()).assign(node.set_name, std::move(v));
-        return true;
-      }
-      case Node::Kind::FilterSection: {
-        std::string body;
-        if (!render_body(node.body, body)) return false;
-        if (node.filter.name == "safe") {
-          out += body;
-          return true;
-        }
-        Value v(body);
-        if (!apply_filter(node.filter, v)) return false;
-        append_rendered(out, v);
-        return true;
-      }
+      case Node::Kind::Set:
+        return render_set(node);
+      case Node::Kind::FilterSection:
+        return render_filter_section(node, out);
       case Node::Kind::Include:
         return render_include(node, out);
       case Node::Kind::Block:
@@ -961,15 +968,7 @@ class Renderer {
         return render_super(node, out);
       case Node::Kind::Break:
       case Node::Kind::Continue:
-        for (size_t i = depth_; i-- > 0;) {
-          if (frames_[i].kind == FrameKind::For) {
-            if (i == depth_ - 1) {
-              frames_[i].loop.state = node.kind == Node::Kind::Break ? LoopState::Break : LoopState::Continue;
-            }
-            return true;
-          }
-        }
-        return fail(node.span, "`break` or `continue` outside of a for loop");
+        return render_loop_control(node);
       case Node::Kind::Extends:
         return fail(node.span, "Inheritance in included templates is currently not supported: extended `" +
                                    std::string(node.text) + "`");
@@ -979,6 +978,65 @@ class Renderer {
         return true;
     }
     return true;
+  }
+
+  bool render_print(const Node& node, std::string& out) {
+    const Expr& e = *node.expr;
+    if (e.kind == Expr::Kind::Path && e.filters.empty() && !e.negated) {
+      // A bare variable is written straight from where it lives.
+      const Value* found = nullptr;
+      if (!lookup_ref(e, found)) return false;
+      if (found) {
+        write_value(*found, e, out);
+        return true;
+      }
+    }
+    Value v;
+    if (!eval(e, v)) return false;
+    write_value(v, e, out);
+    return true;
+  }
+
+  bool render_if(const Node& node, std::string& out) {
+    for (const IfBranch& branch : node.branches) {
+      bool b;
+      if (!eval_bool(*branch.condition, b)) return false;
+      if (b) return render_body(branch.body, out);
+    }
+    if (node.has_else) return render_body(node.else_body, out);
+    return true;
+  }
+
+  bool render_set(const Node& node) {
+    Value v;
+    if (!eval(*node.expr, v)) return false;
+    (node.global ? global_frame() : current()).assign(node.set_name, std::move(v));
+    return true;
+  }
+
+  bool render_filter_section(const Node& node, std::string& out) {
+    std::string body;
+    if (!render_body(node.body, body)) return false;
+    if (node.filter.name == "safe") {
+      out += body;
+      return true;
+    }
+    Value v(body);
+    if (!apply_filter(node.filter, v)) return false;
+    append_rendered(out, v);
+    return true;
+  }
+
+  bool render_loop_control(const Node& node) {
+    for (size_t i = depth_; i-- > 0;) {
+      if (frames_[i].kind == FrameKind::For) {
+        if (i == depth_ - 1) {
+          frames_[i].loop.state = node.kind == Node::Kind::Break ? LoopState::Break : LoopState::Continue;
+        }
+        return true;
+      }
+    }
+    return fail(node.span, "`break` or `continue` outside of a for loop");
   }
 
   bool render_for(const Node& node, std::string& out) {
@@ -1021,8 +1079,10 @@ class Renderer {
     f.loop.state = LoopState::Normal;
     size_t frame_index = depth_ - 1;
     for (size_t i = 0; i < length; ++i) {
+      if (!take_step(node.span)) return false;
       frames_[frame_index].loop.index = i;
       if (!render_body(node.body, out)) return false;
+      if (!check_output(out, node.span)) return false;
       Frame& loop_frame = frames_[frame_index];
       if (loop_frame.loop.state == LoopState::Break) break;
       loop_frame.loop.state = LoopState::Normal;
@@ -1039,6 +1099,7 @@ class Renderer {
       if (include_depth_ >= kMaxIncludeDepth) {
         return fail(node.span, "includes nested deeper than " + std::to_string(kMaxIncludeDepth) + " levels");
       }
+      if (!take_step(node.span)) return false;
       push_frame(FrameKind::Include, tpl);
       const Template* saved = source_;
       source_ = tpl->tpl.get();
@@ -1109,6 +1170,7 @@ class Renderer {
   std::vector<ActiveBlock> blocks_;
   std::map<const LinkedTemplate*, NamespaceMap> namespace_cache_;
   size_t macro_depth_ = 0;
+  uint64_t steps_ = 0;
   size_t include_depth_ = 0;
 
   bool failed_ = false;

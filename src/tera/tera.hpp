@@ -38,8 +38,12 @@ struct TemplateError {
 class Template;  // compiled and immutable; safe to share between threads
 using TemplatePtr = std::shared_ptr<const Template>;
 
+// Rendering untrusted templates must end: these bounds turn a runaway loop,
+// recursion or string doubling into a render error.
 struct RenderOptions {
-  bool autoescape = false;  // the output is YAML, so off by default
+  bool autoescape = false;                     // the output is YAML, so off by default
+  size_t max_output_bytes = 256u << 20;        // also the largest string a template may build
+  uint64_t max_steps = 100'000'000;            // loop iterations plus macro calls plus includes
 };
 
 // Parses one template. Only the syntax is checked: unknown filters, tests and

@@ -123,7 +123,9 @@ TEST_P(Conformance, MatchesTera) {
   if (fs::exists(dir / "expected.error")) {
     std::string expected = trim(read_file(dir / "expected.error"));
     EXPECT_EQ(o.error_kind, expected) << "output was:\n" << o.output;
-    if (!o.error_kind.empty()) EXPECT_FALSE(o.message.empty());
+    if (!o.error_kind.empty()) {
+      EXPECT_FALSE(o.message.empty());
+    }
   } else {
     ASSERT_EQ(o.error_kind, "") << o.message;
     EXPECT_EQ(o.output, read_file(dir / "expected.out"));

@@ -284,3 +284,51 @@ TEST(Autoescape, OffByDefaultOnWhenAsked) {
   EXPECT_EQ(*tera::render(**tpl, ctx, escape),
             "&lt;a href=&#x27;x&#x27;&gt;|<a href='x'>|&amp;lt;a href=&amp;#x27;x&amp;#x27;&amp;gt;");
 }
+
+namespace {
+
+tera::TemplateError budget_error(std::string_view source, const tera::RenderOptions& options) {
+  auto tpl = tera::compile("t.tera", source);
+  EXPECT_TRUE(tpl);
+  auto out = tera::render(**tpl, context(), options);
+  EXPECT_FALSE(out);
+  return out ? tera::TemplateError{} : out.error();
+}
+
+}  // namespace
+
+TEST(Budget, RunawayLoopsStopWithAnError) {
+  tera::RenderOptions small;
+  small.max_steps = 10000;
+  auto e = budget_error("{% for i in range(end=1000) %}{% for j in range(end=1000) %}{% endfor %}{% endfor %}", small);
+  EXPECT_NE(e.message.find("steps"), std::string::npos) << e.message;
+  EXPECT_EQ(e.location.line, 1u);
+}
+
+TEST(Budget, MacroFanOutStops) {
+  tera::RenderOptions small;
+  small.max_steps = 10000;
+  auto e = budget_error(
+      "{% macro f(n) %}{% if n > 0 %}{{ self::f(n=n-1) }}{{ self::f(n=n-1) }}{% endif %}{% endmacro %}"
+      "{{ self::f(n=30) }}",
+      small);
+  EXPECT_NE(e.message.find("steps"), std::string::npos) << e.message;
+}
+
+TEST(Budget, OutputAndBuiltValuesAreBounded) {
+  tera::RenderOptions small;
+  small.max_output_bytes = 1000;
+  auto e = budget_error("{% for i in range(end=100) %}0123456789abcdef{% endfor %}", small);
+  EXPECT_NE(e.message.find("output is larger"), std::string::npos) << e.message;
+  e = budget_error("{% set s = 'xxxxxxxxxxxxxxxx' %}{% for i in range(end=20) %}{% set_global s = s ~ s %}{% endfor %}",
+                   small);
+  EXPECT_NE(e.message.find("bytes was built"), std::string::npos) << e.message;
+  e = budget_error("{% set a = [1, 2] %}{% for i in range(end=20) %}{% set_global a = a | concat(with=a) %}{% endfor %}",
+                   small);
+  EXPECT_NE(e.message.find("bytes was built"), std::string::npos) << e.message;
+}
+
+TEST(Budget, HugeRangeIsRefusedBeforeAllocating) {
+  auto e = render_error_of("{% for i in range(end=100000000) %}{% endfor %}");
+  EXPECT_NE(e.message.find("more than the limit"), std::string::npos) << e.message;
+}

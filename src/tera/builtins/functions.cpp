@@ -34,6 +34,12 @@ Result<Value> fn_range(const Args& args) {
   }
   // Tera loops forever on step_by=0; refuse instead.
   if (step == 0 && start < end) return Error{"Function `range` was called with a `step_by` argument of 0"};
+  // Tera would try to build any size; a bound keeps a typo from eating all memory.
+  constexpr uint64_t kMaxRange = 10'000'000;
+  if (start < end && (end - start + step - 1) / step > kMaxRange) {
+    return Error{"Function `range` would produce " + std::to_string((end - start + step - 1) / step) +
+                 " numbers, more than the limit of " + std::to_string(kMaxRange)};
+  }
   Array out;
   if (step > 0) out.reserve(static_cast<size_t>((end - start + step - 1) / step));
   for (uint64_t i = start; i < end; i += step) {
