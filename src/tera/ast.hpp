@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tera/arena.hpp"
 #include "tera/builtins.hpp"
 #include "value/value.hpp"
 
@@ -37,9 +37,40 @@ template <class T>
 using ArenaPtr = std::unique_ptr<T, ArenaDestroy<T>>;
 
 template <class T>
-ArenaPtr<T> arena_new(std::pmr::memory_resource& arena) {
+ArenaPtr<T> arena_new(Arena& arena) {
   return ArenaPtr<T>(new (arena.allocate(sizeof(T), alignof(T))) T());
 }
+
+// The lists inside the tree take their memory from the arena of the template
+// being parsed, so that building and freeing a tree costs no malloc/free.
+// The tree never changes after parsing, so the arena is only needed while a
+// ParseArenaScope is active on this thread; freeing is the arena's job.
+Arena*& parse_arena();
+
+class ParseArenaScope {
+ public:
+  explicit ParseArenaScope(Arena& arena) : saved_(parse_arena()) { parse_arena() = &arena; }
+  ~ParseArenaScope() { parse_arena() = saved_; }
+  ParseArenaScope(const ParseArenaScope&) = delete;
+  ParseArenaScope& operator=(const ParseArenaScope&) = delete;
+
+ private:
+  Arena* saved_;
+};
+
+template <class T>
+struct ArenaAllocator {
+  using value_type = T;
+  ArenaAllocator() noexcept = default;
+  template <class U>
+  ArenaAllocator(const ArenaAllocator<U>&) noexcept {}
+  T* allocate(size_t n) { return static_cast<T*>(parse_arena()->allocate(n * sizeof(T), alignof(T))); }
+  void deallocate(T*, size_t) noexcept {}
+  friend bool operator==(const ArenaAllocator&, const ArenaAllocator&) noexcept { return true; }
+};
+
+template <class T>
+using AstList = std::vector<T, ArenaAllocator<T>>;
 
 struct Expr;
 using ExprPtr = ArenaPtr<Expr>;
@@ -52,7 +83,7 @@ struct NamedArg {
 struct FilterCall {
   std::string name;
   const FilterDef* def = nullptr;  // null when unknown: a render error, as in Tera
-  std::vector<NamedArg> args;
+  AstList<NamedArg> args;
   Span span;
 };
 
@@ -91,10 +122,10 @@ struct Expr {
   // Path: the root name and the segments after it; `dotted` is the path as
   // written, for messages. Both are views into the template's source.
   std::string_view root;
-  std::vector<PathSegment> segments;
+  AstList<PathSegment> segments;
   std::string_view dotted;
 
-  std::vector<ExprPtr> items;  // Array items, Concat parts, Test args
+  AstList<ExprPtr> items;  // Array items, Concat parts, Test args
   ExprPtr lhs, rhs;
   MathOp math_op = MathOp::Add;
   CompareOp compare_op = CompareOp::Eq;
@@ -104,14 +135,14 @@ struct Expr {
   std::string space;      // MacroCall namespace
   const TestDef* test_def = nullptr;
   const FunctionDef* function_def = nullptr;
-  std::vector<NamedArg> args;  // Call and MacroCall
+  AstList<NamedArg> args;  // Call and MacroCall
 
-  std::vector<FilterCall> filters;
+  AstList<FilterCall> filters;
 };
 
 struct Node;
 using NodePtr = ArenaPtr<Node>;
-using Body = std::vector<NodePtr>;
+using Body = AstList<NodePtr>;
 
 struct IfBranch {
   WS ws;
@@ -162,7 +193,7 @@ struct Node {
   ExprPtr expr;  // Print, Set value, For container
 
   // If
-  std::vector<IfBranch> branches;
+  AstList<IfBranch> branches;
   bool has_else = false;
   WS else_ws;
   Body else_body;

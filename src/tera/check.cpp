@@ -26,7 +26,7 @@ class Checker {
                                     tpl_.source.substr(span.offset, span.length)));
   }
 
-  void check_names(Span span, const char* what, const std::string& name, const std::vector<NamedArg>& args,
+  void check_names(Span span, const char* what, const std::string& name, const AstList<NamedArg>& args,
                    const std::vector<std::string_view>& params) {
     for (const NamedArg& a : args) {
       if (std::find(params.begin(), params.end(), a.name) != params.end()) continue;

@@ -922,7 +922,7 @@ class Parser {
   }
 
   // After `(`: `name=value, ...)`; positional arguments are errors, as in Tera.
-  bool parse_kwargs(std::vector<NamedArg>& args) {
+  bool parse_kwargs(AstList<NamedArg>& args) {
     while (!peek_op(")")) {
       if (peek().kind != Tok::Path || !is_plain_ident(peek().text) || !peek_op("=", 1)) {
         return expected("a keyword argument `name=value`");
@@ -952,7 +952,7 @@ class Parser {
     return true;
   }
 
-  bool parse_filters(std::vector<FilterCall>& filters) {
+  bool parse_filters(AstList<FilterCall>& filters) {
     while (accept_op("|")) {
       FilterCall f;
       if (!parse_filter_call(f)) return false;
@@ -1188,7 +1188,15 @@ TemplateError Template::error_at(ErrorKind kind, Span span, std::string message,
   return e;
 }
 
+Arena*& parse_arena() {
+  thread_local Arena* arena = nullptr;
+  return arena;
+}
+
 Result<Ok, TemplateError> parse_template(Template& tpl) {
+  // About 40 bytes of tree per byte of template in practice; one chunk then suffices.
+  tpl.arena.reserve(tpl.source.size() * 40 + 4096);
+  ParseArenaScope scope(tpl.arena);
   LexResult lexed = lex(tpl.source);
   if (!lexed.ok) return tpl.error_at(ErrorKind::Parse, Span{lexed.error.offset, 0}, lexed.error.message);
   Parser parser(tpl, std::move(lexed.tokens));

@@ -289,7 +289,7 @@ class Renderer {
   }
 
   struct StaticKeys {
-    const std::vector<PathSegment>& segments;
+    const AstList<PathSegment>& segments;
     size_t size() const { return segments.size(); }
     std::string_view operator[](size_t i) const { return segments[i].key; }
   };
@@ -379,7 +379,7 @@ class Renderer {
     size_t base_;
   };
 
-  bool eval_args(const std::vector<NamedArg>& args) {
+  bool eval_args(const AstList<NamedArg>& args) {
     for (const NamedArg& a : args) {
       Value v;
       if (!eval(*a.value, v)) return false;

@@ -3,7 +3,6 @@
 // it with others (parent, blocks, macros, imports).
 
 #include <map>
-#include <memory_resource>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,7 +16,7 @@ class Template {
  public:
   std::string name;
   std::string source;
-  std::pmr::monotonic_buffer_resource arena;  // holds `ast`, so declared before it
+  Arena arena;  // holds `ast`, so declared before it
   Body ast;
   std::string parent;                                    // `{% extends %}`, empty if none
   std::map<std::string, const Node*, std::less<>> blocks;  // every block, nested ones too
