@@ -268,17 +268,4 @@ class Lexer {
 
 LexResult lex(std::string_view source) { return Lexer(source).run(); }
 
-LineColumn line_column(std::string_view source, uint32_t offset) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < offset && i < source.size(); ++i) {
-    if (source[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
-
 }  // namespace sindri::tera

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "value/text_position.hpp"
+
 namespace sindri::tera {
 
 enum class Tok : uint8_t {
@@ -49,11 +51,5 @@ struct LexResult {
 
 LexResult lex(std::string_view source);
 
-// Line and column (1-based) of a byte offset.
-struct LineColumn {
-  size_t line;
-  size_t column;
-};
-LineColumn line_column(std::string_view source, uint32_t offset);
 
 }  // namespace sindri::tera

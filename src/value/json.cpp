@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "value/number_format.hpp"
+#include "value/text_position.hpp"
 
 namespace sindri {
 
@@ -22,22 +23,17 @@ class JsonReader {
     Value v;
     if (!read_value(v, 0)) return error_;
     skip_space();
-    if (pos_ != text_.size()) return fail("trailing characters after the JSON value"), error_;
+    if (pos_ != text_.size()) {
+      fail("trailing characters after the JSON value");
+      return error_;
+    }
     return v;
   }
 
  private:
   bool fail(std::string message) {
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i < pos_ && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    error_ = TextError{std::move(message), line, column};
+    LineColumn at = line_column(text_, pos_);
+    error_ = TextError{std::move(message), at.line, at.column};
     return false;
   }
 
