@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   std::vector<sindri::cli::Verb> verbs;
   verbs.push_back(sindri::cli::add_render(app));
   verbs.push_back(sindri::cli::add_check(app));
+  verbs.push_back(sindri::cli::add_validate(app));
+  verbs.push_back(sindri::cli::add_lint(app));
 
   try {
     app.parse(argc, argv);

@@ -16,5 +16,7 @@ struct Verb {
 
 Verb add_render(CLI::App& app);  // render.cpp
 Verb add_check(CLI::App& app);   // check.cpp
+Verb add_validate(CLI::App& app);  // validate.cpp
+Verb add_lint(CLI::App& app);      // lint.cpp
 
 }  // namespace sindri::cli
