@@ -18,5 +18,6 @@ Verb add_render(CLI::App& app);  // render.cpp
 Verb add_check(CLI::App& app);   // check.cpp
 Verb add_validate(CLI::App& app);  // validate.cpp
 Verb add_lint(CLI::App& app);      // lint.cpp
+Verb add_patch(CLI::App& app);     // patch.cpp
 
 }  // namespace sindri::cli
