@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   verbs.push_back(sindri::cli::add_validate(app));
   verbs.push_back(sindri::cli::add_lint(app));
   verbs.push_back(sindri::cli::add_patch(app));
+  verbs.push_back(sindri::cli::add_bundle(app));
 
   try {
     app.parse(argc, argv);

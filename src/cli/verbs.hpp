@@ -19,5 +19,6 @@ Verb add_check(CLI::App& app);   // check.cpp
 Verb add_validate(CLI::App& app);  // validate.cpp
 Verb add_lint(CLI::App& app);      // lint.cpp
 Verb add_patch(CLI::App& app);     // patch.cpp
+Verb add_bundle(CLI::App& app);    // bundle.cpp
 
 }  // namespace sindri::cli
