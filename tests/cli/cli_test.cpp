@@ -1,40 +1,19 @@
 // Runs the built `sindri` binary and checks its stdout, stderr and exit code.
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <vector>
 
-#include <gtest/gtest.h>
-
-extern char** environ;
+#include "sindri_process.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using sindri_test::Outcome;
+using sindri_test::read_all;
+using Cli = sindri_test::SindriTest;
 
 void write_file(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
+  std::ofstream(path, std::ios::binary) << text;
 }
 
 // True when `text` holds `prefix` directly followed by a number and then `suffix`
@@ -48,57 +27,6 @@ bool has_number_after(const std::string& text, const std::string& prefix, const 
   }
   return false;
 }
-
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "sindri-cli-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  fs::path file(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    write_file(path, text);
-    return path;
-  }
-
-  // Runs sindri with `args`, stdout and stderr captured apart, in dir_.
-  Outcome sindri(const std::vector<std::string>& args) {
-    const fs::path out_path = dir_ / ".stdout";
-    const fs::path err_path = dir_ / ".stderr";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> argv_store{SINDRI_BIN};
-    argv_store.insert(argv_store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_store) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    Outcome run;
-    const int rc = posix_spawn(&pid, SINDRI_BIN, &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << SINDRI_BIN;
-      return run;
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    run.out = read_all(out_path);
-    run.err = read_all(err_path);
-    return run;
-  }
-
-  fs::path dir_;
-};
 
 // --- render -----------------------------------------------------------------
 
