@@ -20,6 +20,7 @@
 #include "schema/schema.hpp"
 #include "tera/tera.hpp"
 #include "tera/variables.hpp"
+#include "value/pointer.hpp"
 
 namespace sindri::cli {
 
@@ -46,7 +47,7 @@ void collect_properties(const Value& root, const Value& node, std::set<std::stri
     for (const Member& m : props->get_object()) out.insert(std::string(m.key.get_string()));
   }
   if (const Value* ref = node.find("$ref"); ref && ref->is_string() && ref->get_string().starts_with("#")) {
-    if (const Value* target = value_at(root, ref->get_string().substr(1))) {
+    if (const Value* target = follow_pointer(root, ref->get_string().substr(1))) {
       collect_properties(root, *target, out, depth + 1);
     }
   }

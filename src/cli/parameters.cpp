@@ -1,9 +1,8 @@
 #include "cli/parameters.hpp"
 
-#include <charconv>
-
 #include "cli/io.hpp"
 #include "params/values.hpp"
+#include "value/pointer.hpp"
 
 namespace sindri::cli {
 
@@ -33,26 +32,6 @@ Result<schema::CompiledSchema> load_schema(const std::string& path) {
   auto compiled = schema::compile_schema(*document);
   if (!compiled) return make_error(path + ": " + compiled.error().describe());
   return std::move(compiled).value();
-}
-
-const Value* value_at(const Value& root, std::string_view pointer) {
-  const Value* at = &root;
-  while (at && !pointer.empty()) {
-    pointer.remove_prefix(1);  // the `/`
-    const size_t end = pointer.find('/');
-    std::string token(pointer.substr(0, end));
-    pointer = end == std::string_view::npos ? std::string_view() : pointer.substr(end);
-    for (size_t i; (i = token.find("~1")) != std::string::npos;) token.replace(i, 2, "/");
-    for (size_t i; (i = token.find("~0")) != std::string::npos;) token.replace(i, 2, "~");
-    if (at->is_array()) {
-      size_t index = 0;
-      auto [p, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
-      at = ec == std::errc() && p == token.data() + token.size() ? at->at(index) : nullptr;
-    } else {
-      at = at->find(token);
-    }
-  }
-  return at;
 }
 
 std::string describe_violation(const schema::Violation& violation, const std::string& file,

@@ -24,8 +24,6 @@ Result<Value> read_schema_file(const std::string& path);
 // schema itself come back one per line: "PATH: /ptr: MESSAGE (schema ...)".
 Result<schema::CompiledSchema> load_schema(const std::string& path);
 
-// The value at a JSON pointer, or nullptr.
-const Value* value_at(const Value& root, std::string_view pointer);
 
 // One line per violation, "POINTER: MESSAGE (schema LOCATION)", prefixed
 // with "FILE:LINE:COLUMN: " when `source` holds a position for the

@@ -31,6 +31,7 @@
 #include "tera/tera.hpp"
 #include "value/json.hpp"
 #include "value/yaml.hpp"
+#include "value/pointer.hpp"
 
 namespace sindri::cli {
 
@@ -87,9 +88,9 @@ Result<Value> gather_values(const RenderArgs& args, std::vector<ValuesFile>& fil
 // alone: the value came from --set, --context or a default.
 std::string locate_violation(const schema::Violation& violation, const Value& values,
                              const std::vector<ValuesFile>& files) {
-  const Value* failing = value_at(values, violation.instance_location);
+  const Value* failing = follow_pointer(values, violation.instance_location);
   for (auto it = files.rbegin(); it != files.rend(); ++it) {
-    const Value* written = value_at(it->document.value, violation.instance_location);
+    const Value* written = follow_pointer(it->document.value, violation.instance_location);
     if (failing && written && *written == *failing && it->document.position_of(violation.instance_location)) {
       return describe_violation(violation, it->path, &it->document);
     }

@@ -7,26 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "patch/internal.hpp"
+#include "value/pointer.hpp"
 #include "patch/patch.hpp"
 #include "value/json.hpp"
 
 namespace sindri::patch {
 
-std::string escape_pointer_token(std::string_view token) {
-  std::string out;
-  out.reserve(token.size());
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "patch/internal.hpp"
+#include "value/pointer.hpp"
 #include "patch/patch.hpp"
 #include "patch/patch_meta.hpp"
 #include "value/json.hpp"

@@ -1,5 +1,7 @@
 #include "placeholder/kcl.hpp"
 
+#include "value/pointer.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -131,11 +133,7 @@ std::string describe(const std::string& pointer) { return pointer.empty() ? "the
 
 std::string child_pointer(const std::string& pointer, std::string_view key) {
   std::string out = pointer + "/";
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out.push_back(c);
-  }
+  append_pointer_token(out, key);
   return out;
 }
 

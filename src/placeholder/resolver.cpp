@@ -1,5 +1,7 @@
 #include "placeholder/resolver.hpp"
 
+#include "value/pointer.hpp"
+
 #include <utility>
 
 #include "placeholder/kcl.hpp"
@@ -45,16 +47,6 @@ bool match_at(std::string_view s, size_t at, Match& m) {
   if (i >= s.size() || s[i] != '}') return false;
   m.end = i + 1;
   return true;
-}
-
-std::string escape_pointer_token(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out.push_back(c);
-  }
-  return out;
 }
 
 struct Walk {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "value/pointer.hpp"
 #include "schema/internal.hpp"
 #include "schema/meta_schemas.hpp"
 #include "value/json.hpp"
@@ -111,55 +112,6 @@ std::string percent_decode(std::string_view s) {
   return out;
 }
 
-std::string escape_token(std::string_view token) {
-  std::string out;
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string unescape_token(std::string_view token) {
-  std::string out;
-  for (size_t i = 0; i < token.size(); ++i) {
-    if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
-      out += token[i + 1] == '0' ? '~' : '/';
-      ++i;
-    } else {
-      out += token[i];
-    }
-  }
-  return out;
-}
-
-// The value at an (escaped) JSON pointer, or nullptr.
-const Value* follow_pointer(const Value& root, std::string_view pointer) {
-  const Value* at = &root;
-  size_t pos = 0;
-  while (pos < pointer.size()) {
-    if (pointer[pos] != '/') return nullptr;
-    size_t end = pointer.find('/', pos + 1);
-    if (end == std::string_view::npos) end = pointer.size();
-    std::string token = unescape_token(pointer.substr(pos + 1, end - pos - 1));
-    if (at->is_object()) {
-      at = at->find(token);
-    } else if (at->is_array()) {
-      if (token.empty() || token.find_first_not_of("0123456789") != std::string::npos) return nullptr;
-      at = at->at(std::stoull(token));
-    } else {
-      return nullptr;
-    }
-    if (!at) return nullptr;
-    pos = end;
-  }
-  return at;
-}
 
 // ---- The keywords that hold subschemas ------------------------------------
 
@@ -175,14 +127,14 @@ void for_each_subschema(const Value& schema, Draft draft, Fn&& fn) {
   for (const Member& m : schema.get_object()) {
     std::string_view key = m.key.get_string();
     const Value& v = m.value;
-    std::string prefix = "/" + escape_token(key);
+    std::string prefix = "/" + escape_pointer_token(key);
     auto each_in_array = [&] {
       if (!v.is_array()) return;
       for (size_t i = 0; i < v.size(); ++i) fn(prefix + "/" + std::to_string(i), *v.at(i));
     };
     auto each_in_map = [&] {
       if (!v.is_object()) return;
-      for (const Member& e : v.get_object()) fn(prefix + "/" + escape_token(e.key.get_string()), e.value);
+      for (const Member& e : v.get_object()) fn(prefix + "/" + escape_pointer_token(e.key.get_string()), e.value);
     };
     if (key == "additionalItems" || key == "additionalProperties" || key == "contains" ||
         key == "propertyNames" || key == "not" || key == "if" || key == "then" || key == "else" ||
@@ -201,7 +153,7 @@ void for_each_subschema(const Value& schema, Draft draft, Fn&& fn) {
       each_in_map();
     } else if (key == "dependencies" && v.is_object()) {
       for (const Member& e : v.get_object()) {
-        if (e.value.is_object() || e.value.is_bool()) fn(prefix + "/" + escape_token(e.key.get_string()), e.value);
+        if (e.value.is_object() || e.value.is_bool()) fn(prefix + "/" + escape_pointer_token(e.key.get_string()), e.value);
       }
     }
   }
@@ -415,7 +367,7 @@ class Compiler {
     std::vector<std::string> ref_uris;
 
     Draft draft() const { return c.draft_; }
-    std::string here(std::string_view keyword) const { return pointer + "/" + escape_token(keyword); }
+    std::string here(std::string_view keyword) const { return pointer + "/" + escape_pointer_token(keyword); }
     std::string shown(std::string_view keyword) const { return c.display(document, here(keyword)); }
 
     Keyword& add(KeywordKind kind, std::string_view keyword) {
@@ -624,7 +576,7 @@ class Compiler {
         if (properties && properties->is_object()) {
           for (const Member& m : properties->get_object()) {
             std::string name(m.key.get_string());
-            k.properties.push_back(PropertyRule{name, sub("/properties/" + escape_token(name), m.value)});
+            k.properties.push_back(PropertyRule{name, sub("/properties/" + escape_pointer_token(name), m.value)});
           }
         }
         if (patterns && patterns->is_object()) {
@@ -634,7 +586,7 @@ class Compiler {
               bad("patternProperties", "has an " + regex.error().message);
               return;
             }
-            NodeId target = sub("/patternProperties/" + escape_token(m.key.get_string()), m.value);
+            NodeId target = sub("/patternProperties/" + escape_pointer_token(m.key.get_string()), m.value);
             k.patterns.push_back(PatternRule{std::move(*regex), target});
           }
         }
@@ -675,7 +627,7 @@ class Compiler {
           if (!v.is_string()) return bad(keyword, "must list property names as strings");
           rule.required.emplace_back(v.get_string());
         }
-        rule.required_location = shown(keyword) + "/" + escape_token(m.key.get_string());
+        rule.required_location = shown(keyword) + "/" + escape_pointer_token(m.key.get_string());
         return true;
       };
       for (const char* keyword : {"dependencies", "dependentRequired", "dependentSchemas"}) {
@@ -696,7 +648,7 @@ class Compiler {
           if (m.value.is_array() && kw != "dependentSchemas") {
             if (!required_list(kw, m, rule)) return;
           } else if (kw != "dependentRequired") {
-            rule.schema = sub("/" + std::string(kw) + "/" + escape_token(rule.property), m.value);
+            rule.schema = sub("/" + std::string(kw) + "/" + escape_pointer_token(rule.property), m.value);
           } else {
             bad(kw, "must map property names to arrays of names");
             return;
@@ -741,7 +693,7 @@ class Compiler {
         const Value* defs = get(keyword);
         if (!defs || !defs->is_object()) continue;
         for (const Member& m : defs->get_object()) {
-          sub("/" + std::string(keyword) + "/" + escape_token(m.key.get_string()), m.value);
+          sub("/" + std::string(keyword) + "/" + escape_pointer_token(m.key.get_string()), m.value);
         }
       }
     }

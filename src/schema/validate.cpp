@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "value/pointer.hpp"
 #include "schema/internal.hpp"
 #include "value/json.hpp"
 
@@ -36,15 +37,7 @@ std::string pointer_of(const InstancePath* path) {
       out += std::to_string((*it)->index);
       continue;
     }
-    for (char c : (*it)->key) {
-      if (c == '~') {
-        out += "~0";
-      } else if (c == '/') {
-        out += "~1";
-      } else {
-        out += c;
-      }
-    }
+    append_pointer_token(out, (*it)->key);
   }
   return out;
 }

@@ -11,6 +11,8 @@
 
 #include "value/number_format.hpp"
 #include "value/yaml.hpp"
+
+#include "value/pointer.hpp"
 #include "value/yaml_scalar.hpp"
 
 namespace sindri {
@@ -223,11 +225,7 @@ class Reader {
       pointer_.resize(parent.pointer_length);
       pointer_.push_back('/');
       if (parent.is_mapping) {
-        for (char c : parent.key) {
-          if (c == '~') pointer_ += "~0";
-          else if (c == '/') pointer_ += "~1";
-          else pointer_.push_back(c);
-        }
+        append_pointer_token(pointer_, parent.key);
       } else {
         append_int(pointer_, static_cast<int64_t>(parent.items.size()));
       }
