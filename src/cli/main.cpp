@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   verbs.push_back(sindri::cli::add_lint(app));
   verbs.push_back(sindri::cli::add_patch(app));
   verbs.push_back(sindri::cli::add_bundle(app));
+  verbs.push_back(sindri::cli::add_rbg(app));
 
   try {
     app.parse(argc, argv);

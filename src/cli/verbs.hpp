@@ -20,5 +20,6 @@ Verb add_validate(CLI::App& app);  // validate.cpp
 Verb add_lint(CLI::App& app);      // lint.cpp
 Verb add_patch(CLI::App& app);     // patch.cpp
 Verb add_bundle(CLI::App& app);    // bundle.cpp
+Verb add_rbg(CLI::App& app);       // rbg.cpp
 
 }  // namespace sindri::cli
