@@ -83,7 +83,10 @@ bool json_equal(const Value& a, const Value& b) {
 
 std::string join_pointer(const Tokens& tokens) {
   std::string out;
-  for (const std::string& token : tokens) out += "/" + escape_pointer_token(token);
+  for (const std::string& token : tokens) {
+    out += '/';
+    append_pointer_token(out, token);
+  }
   return out;
 }
 

@@ -197,7 +197,7 @@ PatchResult<Value> Merger::merge_map(const Value& original, const Value& patch, 
 
     const size_t path_length = path_.size();
     path_ += '/';
-    path_ += escape_pointer_token(field);
+    append_pointer_token(path_, field);
     const FieldMeta meta = field_meta(type, field);
     PatchResult<Value> merged = patch_value;
     if (patch_value.is_object()) {

@@ -58,7 +58,10 @@ struct Walk {
                 size_t text_line = 0) const {
     std::string out(file.empty() ? "<input>" : file);
     if (const YamlPosition* at = document.position_of(pointer)) {
-      out += ":" + std::to_string(at->line) + ":" + std::to_string(at->column);
+      out += ':';
+      out += std::to_string(at->line);
+      out += ':';
+      out += std::to_string(at->column);
     }
     out += ": placeholder " + std::string(path) + " at " + (pointer.empty() ? "/" : pointer);
     if (text_line > 0) out += " (line " + std::to_string(text_line) + " of the string)";
@@ -70,7 +73,7 @@ struct Walk {
       if (const Value* ref = v.find(kRefKey)) return placeholder_node(v, *ref, pointer);
       Value out = v;
       for (const Member& m : v.get_object()) {
-        auto resolved = node(m.value, pointer + "/" + escape_pointer_token(m.key.get_string()));
+        auto resolved = node(m.value, pointer_child(pointer, m.key.get_string()));
         if (!resolved) return resolved;
         out.set(m.key.get_string(), std::move(resolved).value());
       }

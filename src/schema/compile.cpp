@@ -127,14 +127,14 @@ void for_each_subschema(const Value& schema, Draft draft, Fn&& fn) {
   for (const Member& m : schema.get_object()) {
     std::string_view key = m.key.get_string();
     const Value& v = m.value;
-    std::string prefix = "/" + escape_pointer_token(key);
+    std::string prefix = pointer_child({}, key);
     auto each_in_array = [&] {
       if (!v.is_array()) return;
       for (size_t i = 0; i < v.size(); ++i) fn(prefix + "/" + std::to_string(i), *v.at(i));
     };
     auto each_in_map = [&] {
       if (!v.is_object()) return;
-      for (const Member& e : v.get_object()) fn(prefix + "/" + escape_pointer_token(e.key.get_string()), e.value);
+      for (const Member& e : v.get_object()) fn(pointer_child(prefix, e.key.get_string()), e.value);
     };
     if (key == "additionalItems" || key == "additionalProperties" || key == "contains" ||
         key == "propertyNames" || key == "not" || key == "if" || key == "then" || key == "else" ||
@@ -153,7 +153,7 @@ void for_each_subschema(const Value& schema, Draft draft, Fn&& fn) {
       each_in_map();
     } else if (key == "dependencies" && v.is_object()) {
       for (const Member& e : v.get_object()) {
-        if (e.value.is_object() || e.value.is_bool()) fn(prefix + "/" + escape_pointer_token(e.key.get_string()), e.value);
+        if (e.value.is_object() || e.value.is_bool()) fn(pointer_child(prefix, e.key.get_string()), e.value);
       }
     }
   }
@@ -367,7 +367,7 @@ class Compiler {
     std::vector<std::string> ref_uris;
 
     Draft draft() const { return c.draft_; }
-    std::string here(std::string_view keyword) const { return pointer + "/" + escape_pointer_token(keyword); }
+    std::string here(std::string_view keyword) const { return pointer_child(pointer, keyword); }
     std::string shown(std::string_view keyword) const { return c.display(document, here(keyword)); }
 
     Keyword& add(KeywordKind kind, std::string_view keyword) {
@@ -383,7 +383,11 @@ class Compiler {
     }
 
     bool bad(std::string_view keyword, const std::string& what) {
-      c.fail(here(keyword), "`" + std::string(keyword) + "` " + what);
+      std::string message = "`";
+      message += keyword;
+      message += "` ";
+      message += what;
+      c.fail(here(keyword), message);
       return false;
     }
 
@@ -576,7 +580,7 @@ class Compiler {
         if (properties && properties->is_object()) {
           for (const Member& m : properties->get_object()) {
             std::string name(m.key.get_string());
-            k.properties.push_back(PropertyRule{name, sub("/properties/" + escape_pointer_token(name), m.value)});
+            k.properties.push_back(PropertyRule{name, sub(pointer_child("/properties", name), m.value)});
           }
         }
         if (patterns && patterns->is_object()) {
@@ -586,7 +590,7 @@ class Compiler {
               bad("patternProperties", "has an " + regex.error().message);
               return;
             }
-            NodeId target = sub("/patternProperties/" + escape_pointer_token(m.key.get_string()), m.value);
+            NodeId target = sub(pointer_child("/patternProperties", m.key.get_string()), m.value);
             k.patterns.push_back(PatternRule{std::move(*regex), target});
           }
         }
@@ -627,7 +631,7 @@ class Compiler {
           if (!v.is_string()) return bad(keyword, "must list property names as strings");
           rule.required.emplace_back(v.get_string());
         }
-        rule.required_location = shown(keyword) + "/" + escape_pointer_token(m.key.get_string());
+        rule.required_location = pointer_child(shown(keyword), m.key.get_string());
         return true;
       };
       for (const char* keyword : {"dependencies", "dependentRequired", "dependentSchemas"}) {
@@ -648,7 +652,7 @@ class Compiler {
           if (m.value.is_array() && kw != "dependentSchemas") {
             if (!required_list(kw, m, rule)) return;
           } else if (kw != "dependentRequired") {
-            rule.schema = sub("/" + std::string(kw) + "/" + escape_pointer_token(rule.property), m.value);
+            rule.schema = sub(pointer_child(pointer_child({}, kw), rule.property), m.value);
           } else {
             bad(kw, "must map property names to arrays of names");
             return;
@@ -670,7 +674,7 @@ class Compiler {
         }
         std::vector<NodeId> branches;
         for (size_t i = 0; i < list->size(); ++i) {
-          branches.push_back(sub("/" + std::string(keyword) + "/" + std::to_string(i), *list->at(i)));
+          branches.push_back(sub(pointer_child(pointer_child({}, keyword), std::to_string(i)), *list->at(i)));
         }
         add(kind, keyword).nodes = std::move(branches);
       }
@@ -693,7 +697,7 @@ class Compiler {
         const Value* defs = get(keyword);
         if (!defs || !defs->is_object()) continue;
         for (const Member& m : defs->get_object()) {
-          sub("/" + std::string(keyword) + "/" + escape_pointer_token(m.key.get_string()), m.value);
+          sub(pointer_child(pointer_child({}, keyword), m.key.get_string()), m.value);
         }
       }
     }

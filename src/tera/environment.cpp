@@ -82,7 +82,12 @@ Result<std::string, TemplateError> Environment::render(std::string_view name, co
 
 std::string TemplateError::describe() const {
   std::string out = template_name;
-  if (location.line > 0) out += ":" + std::to_string(location.line) + ":" + std::to_string(location.column);
+  if (location.line > 0) {
+    out += ':';
+    out += std::to_string(location.line);
+    out += ':';
+    out += std::to_string(location.column);
+  }
   out += kind == ErrorKind::Parse ? ": parse error: " : ": render error: ";
   out += message;
   if (!expression.empty()) out += "\n  in `" + expression + "`";

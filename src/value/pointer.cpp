@@ -23,6 +23,15 @@ std::string escape_pointer_token(std::string_view token) {
   return out;
 }
 
+std::string pointer_child(std::string_view base, std::string_view token) {
+  std::string out;
+  out.reserve(base.size() + 1 + token.size());
+  out += base;
+  out += '/';
+  append_pointer_token(out, token);
+  return out;
+}
+
 std::string unescape_pointer_token(std::string_view token) {
   std::string out;
   out.reserve(token.size());
