@@ -3,6 +3,7 @@
 // increment, and everything is freed at once with the template.
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -24,16 +25,20 @@ class Arena {
 
   // Sizes the first chunk, e.g. from the length of the source, before any allocation.
   void reserve(size_t bytes) {
-    if (chunks_.empty() && bytes > next_chunk_) next_chunk_ = bytes;
+    if (chunks_.empty() && bytes > next_chunk_) next_chunk_ = std::min(bytes, kMaxChunk);
   }
 
  private:
+  // Chunks stay below malloc's mmap threshold: a chunk that malloc maps
+  // costs system calls and page faults on every compile.
+  static constexpr size_t kMaxChunk = 64 * 1024;
+
   void* allocate_slow(size_t bytes, size_t align) {
     size_t size = std::max(next_chunk_, bytes + align);
     chunks_.push_back(std::unique_ptr<char[]>(new char[size]));  // uninitialised: the tree writes it
     cursor_ = chunks_.back().get();
     end_ = cursor_ + size;
-    next_chunk_ = size * 2;
+    next_chunk_ = std::min(size * 2, kMaxChunk);
     return allocate(bytes, align);
   }
 

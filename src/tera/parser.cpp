@@ -1194,8 +1194,8 @@ Arena*& parse_arena() {
 }
 
 Result<Ok, TemplateError> parse_template(Template& tpl) {
-  // About 40 bytes of tree per byte of template in practice; one chunk then suffices.
-  tpl.arena.reserve(tpl.source.size() * 40 + 4096);
+  // The tree takes a few bytes per byte of template; start near that.
+  tpl.arena.reserve(tpl.source.size() * 4 + 4096);
   ParseArenaScope scope(tpl.arena);
   LexResult lexed = lex(tpl.source);
   if (!lexed.ok) return tpl.error_at(ErrorKind::Parse, Span{lexed.error.offset, 0}, lexed.error.message);
