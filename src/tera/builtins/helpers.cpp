@@ -182,13 +182,8 @@ class PathSplitter {
             q = !q;
             if (i == offset) {
               offset += 1;
-            } else {
-              std::string_view r = slice(last_ + offset, last_ + i);
-              last_ += i + 1;
-              if (!r.empty()) {
-                out = r;
-                return true;
-              }
+            } else if (cut(offset, i, out)) {
+              return true;
             }
           }
           break;
@@ -196,14 +191,7 @@ class PathSplitter {
           escaped_ = true;
           continue;
         case '[':
-          if (!single_ && !dual_ && !escaped_) {
-            std::string_view r = slice(last_ + offset, last_ + i);
-            last_ += i + 1;
-            if (!r.empty()) {
-              out = r;
-              return true;
-            }
-          }
+          if (!single_ && !dual_ && !escaped_ && cut(offset, i, out)) return true;
           break;
         case ']':
           if (!single_ && !dual_ && !escaped_) offset += 1;
@@ -212,13 +200,8 @@ class PathSplitter {
           if (!single_ && !dual_ && !escaped_) {
             if (i == offset) {
               offset += 1;
-            } else {
-              std::string_view r = slice(last_ + offset, last_ + i);
-              last_ += i + 1;
-              if (!r.empty()) {
-                out = r;
-                return true;
-              }
+            } else if (cut(offset, i, out)) {
+              return true;
             }
           }
           break;
@@ -236,6 +219,16 @@ class PathSplitter {
   }
 
  private:
+  // Ends the current segment before position i of the remaining text; an
+  // empty segment is skipped (false), as Tera does.
+  bool cut(size_t offset, size_t i, std::string_view& out) {
+    std::string_view r = slice(last_ + offset, last_ + i);
+    last_ += i + 1;
+    if (r.empty()) return false;
+    out = r;
+    return true;
+  }
+
   std::string_view slice(size_t a, size_t b) const {
     if (a >= b || a >= p_.size()) return {};
     return p_.substr(a, std::min(b, p_.size()) - a);
