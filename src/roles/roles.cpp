@@ -1,11 +1,11 @@
 #include "roles/roles.hpp"
 
-#include <openssl/evp.h>
 
 #include <set>
 #include <utility>
 
 #include "patch/patch.hpp"
+#include "value/digest.hpp"
 #include "value/json.hpp"
 #include "value/yaml.hpp"
 
@@ -192,18 +192,8 @@ std::string RoleError::describe() const {
 }
 
 std::string content_hash(const Value& value) {
-  const std::string json = to_json(value);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(json.data(), json.size(), digest, &length, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
   // 16 digits keep the hash usable as a label value (at most 63 characters).
-  for (unsigned int i = 0; i < 8; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 0xf];
-  }
-  return hex;
+  return sha256_hex(to_json(value)).substr(0, 16);
 }
 
 RoleResult<std::vector<ResolvedRole>> resolve_roles(const Value& spec) {

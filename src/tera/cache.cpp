@@ -2,25 +2,10 @@
 #include <mutex>
 #include <unordered_map>
 
-#include <openssl/evp.h>
-
 #include "tera/template.hpp"
+#include "value/digest.hpp"
 
 namespace sindri::tera {
-
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  out.reserve(length * 2);
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xF];
-  }
-  return out;
-}
 
 // Least recently used first out; the key covers the name too, since error
 // messages carry it.

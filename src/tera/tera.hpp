@@ -100,7 +100,4 @@ class TemplateCache {
   std::unique_ptr<Impl> impl_;
 };
 
-// Lower-case hex SHA-256 of some bytes.
-std::string sha256_hex(std::string_view bytes);
-
 }  // namespace sindri::tera
