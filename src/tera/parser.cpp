@@ -181,7 +181,6 @@ class Parser {
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
     tpl_.parent = std::string(node->text);
-    tpl_.uses_other_templates = true;
     return node;
   }
 
@@ -200,7 +199,6 @@ class Parser {
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
     tpl_.imports.emplace_back(std::string(node->text), node->set_name);
-    tpl_.uses_other_templates = true;
     return node;
   }
 
@@ -477,7 +475,6 @@ class Parser {
     }
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
-    tpl_.uses_other_templates = true;
     return node;
   }
 

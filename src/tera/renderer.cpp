@@ -30,7 +30,6 @@ struct ForLoop {
   size_t length = 0;
   LoopState state = LoopState::Normal;
 
-  bool is_object() const { return container.is_object(); }
   // The current element; strings yield their current grapheme.
   Value current_value() const {
     if (container.is_array()) return container.get_array()[index];
@@ -54,7 +53,6 @@ struct Frame {
   const LinkedTemplate* active = nullptr;  // the template whose code runs
   std::vector<std::pair<std::string_view, Value>> locals;
   ForLoop loop;
-  const MacroDefinition* macro = nullptr;
 
   const Value* find_local(std::string_view name) const {
     for (auto it = locals.rbegin(); it != locals.rend(); ++it) {
@@ -191,7 +189,6 @@ class Renderer {
     f.kind = kind;
     f.active = active;
     f.locals.clear();
-    f.macro = nullptr;
     return f;
   }
   void pop_frame() {
@@ -901,7 +898,6 @@ class Renderer {
     }
     if (!take_step(e.span)) return false;
     Frame& f = push_frame(FrameKind::Macro, owner);
-    f.macro = &def;
     f.locals = std::move(args);
     const Template* saved = source_;
     source_ = owner->tpl.get();

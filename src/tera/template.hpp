@@ -22,7 +22,6 @@ class Template {
   std::map<std::string, const Node*, std::less<>> blocks;  // every block, nested ones too
   std::map<std::string, const MacroDefinition*, std::less<>> macros;
   std::vector<std::pair<std::string, std::string>> imports;  // (template, namespace)
-  bool uses_other_templates = false;  // include, extends or import
 
   TemplateError error_at(ErrorKind kind, Span span, std::string message, std::string expression = {}) const;
 };
