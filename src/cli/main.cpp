@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   verbs.push_back(sindri::cli::add_patch(app));
   verbs.push_back(sindri::cli::add_bundle(app));
   verbs.push_back(sindri::cli::add_rbg(app));
+  verbs.push_back(sindri::cli::add_serve(app));
 
   try {
     app.parse(argc, argv);

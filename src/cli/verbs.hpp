@@ -21,5 +21,6 @@ Verb add_lint(CLI::App& app);      // lint.cpp
 Verb add_patch(CLI::App& app);     // patch.cpp
 Verb add_bundle(CLI::App& app);    // bundle.cpp
 Verb add_rbg(CLI::App& app);       // rbg.cpp
+Verb add_serve(CLI::App& app);     // serve.cpp
 
 }  // namespace sindri::cli

@@ -1,0 +1,78 @@
+#include "broker/api_error.hpp"
+
+#include "value/json.hpp"
+
+namespace sindri::broker {
+
+ApiError bad_request(std::string code, std::string message) {
+  return ApiError{400, std::move(code), std::move(message), Value(), std::nullopt};
+}
+
+ApiError field_error(std::string code, std::string message, std::string_view pointer) {
+  Object details;
+  details.push_back({Value("pointer"), Value(pointer)});
+  return ApiError{400, std::move(code), std::move(message), Value(std::move(details)), std::nullopt};
+}
+
+ApiError unauthorized(std::string message) { return ApiError{401, "unauthorized", std::move(message), Value(), std::nullopt}; }
+
+ApiError forbidden(std::string message) { return ApiError{403, "forbidden", std::move(message), Value(), std::nullopt}; }
+
+ApiError not_found(std::string_view entity, std::string_view id) {
+  std::string code(entity);
+  code += "_not_found";
+  std::string message(entity);
+  message += " ";
+  message += id;
+  message += " not found";
+  for (char& c : code) if (c == ' ') c = '_';
+  return ApiError{404, std::move(code), std::move(message), Value(), std::nullopt};
+}
+
+ApiError conflict(std::string code, std::string message) {
+  return ApiError{409, std::move(code), std::move(message), Value(), std::nullopt};
+}
+
+ApiError database_error(store::DbError error) {
+  using Kind = store::DbError::Kind;
+  ApiError out;
+  switch (error.kind) {
+    case Kind::Unique:
+      out = ApiError{409, "conflict", "a record with the same unique fields already exists", Value(), std::nullopt};
+      break;
+    case Kind::Unavailable:
+    case Kind::Busy:
+      out = ApiError{503, "database_unavailable", "the database is unavailable or busy; retry", Value(), std::nullopt};
+      break;
+    case Kind::ForeignKey:
+    case Kind::Invalid:
+      out = ApiError{500, "internal_error", "internal database error", Value(), std::nullopt};
+      break;
+  }
+  out.cause = std::move(error);
+  return out;
+}
+
+http::Response error_response(const ApiError& error) {
+  Object body;
+  body.push_back({Value("code"), Value(error.code)});
+  body.push_back({Value("message"), Value(error.message)});
+  if (!error.details.is_null()) body.push_back({Value("details"), error.details});
+  return json_response(error.status, Value(std::move(body)));
+}
+
+http::Response json_response(int status, const Value& body) {
+  http::Response response;
+  response.status = status;
+  response.body = to_json(body);
+  return response;
+}
+
+http::Response empty_response(int status) {
+  http::Response response;
+  response.status = status;
+  response.content_type.clear();
+  return response;
+}
+
+}  // namespace sindri::broker

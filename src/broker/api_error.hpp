@@ -1,0 +1,62 @@
+#pragma once
+// Errors of the API as values: a status, a stable code and a message, in the
+// ErrorResponse shape of brokkr-v1.json. A database failure keeps its cause so
+// that a write transaction can be retried on a serialization conflict.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "http/server.hpp"
+#include "store/database.hpp"
+#include "value/value.hpp"
+
+namespace sindri::broker {
+
+struct ApiError {
+  int status = 500;
+  std::string code;     // machine-readable, e.g. "stack_not_found"
+  std::string message;  // for a person
+  Value details;        // null or an object, e.g. {"pointer": "/name"}
+  std::optional<store::DbError> cause;
+};
+
+ApiError bad_request(std::string code, std::string message);
+// A 400 about one place in the request body; details.pointer is its JSON
+// pointer ("" for the whole body).
+ApiError field_error(std::string code, std::string message, std::string_view pointer);
+ApiError unauthorized(std::string message);
+ApiError forbidden(std::string message);
+// "<entity>_not_found", e.g. not_found("stack", id).
+ApiError not_found(std::string_view entity, std::string_view id);
+ApiError conflict(std::string code, std::string message);
+// 409 for a unique violation, 503 when the database is unavailable or busy,
+// 500 otherwise (the message is logged, the client sees a generic one).
+ApiError database_error(store::DbError error);
+
+inline ApiError to_api_error(ApiError error) { return error; }
+inline ApiError to_api_error(store::DbError error) { return database_error(std::move(error)); }
+
+http::Response error_response(const ApiError& error);
+http::Response json_response(int status, const Value& body);
+http::Response empty_response(int status);
+
+template <class T>
+using ApiResult = Result<T, ApiError>;
+
+}  // namespace sindri::broker
+
+// Unwraps a Result into `name`, or returns its error (as an ApiError) from
+// the enclosing function.
+#define BROKER_TRY(name, expr)                                  \
+  auto name##_result = (expr);                                  \
+  if (!name##_result.ok())                                      \
+    return ::sindri::broker::to_api_error(std::move(name##_result).error()); \
+  auto name = std::move(name##_result).value()
+
+#define BROKER_CHECK(expr)                                                     \
+  do {                                                                         \
+    auto check_result_ = (expr);                                               \
+    if (!check_result_.ok())                                                   \
+      return ::sindri::broker::to_api_error(std::move(check_result_).error()); \
+  } while (false)

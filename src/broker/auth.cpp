@@ -1,0 +1,96 @@
+#include "broker/auth.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "broker/ids.hpp"
+#include "broker/pak.hpp"
+#include "broker/routes.hpp"
+
+namespace sindri::broker {
+namespace {
+
+ApiResult<Ok> write_secret_file(const std::string& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return ApiError{500, "admin_pak_file", "cannot write the admin PAK to " + path + ": " + std::strerror(errno),
+                    Value(), std::nullopt};
+  }
+  const std::string line = content + "\n";
+  const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  ::close(fd);
+  if (!written) {
+    return ApiError{500, "admin_pak_file",
+                    "cannot write the admin PAK to " + path + ": " + std::strerror(saved_errno), Value(),
+                    std::nullopt};
+  }
+  return Ok{};
+}
+
+ApiResult<http::Response> who_am_i(Call& call) {
+  Object body;
+  body.push_back({Value("admin"), Value(call.caller.is_admin())});
+  body.push_back({Value("agent"), call.caller.kind == Identity::Kind::Agent ? Value(call.caller.id) : Value()});
+  body.push_back({Value("generator"), call.caller.kind == Identity::Kind::Generator ? Value(call.caller.id) : Value()});
+  body.push_back({Value("readonly"), Value(false)});
+  return json_response(200, Value(std::move(body)));
+}
+
+}  // namespace
+
+ApiResult<Identity> authenticate(store::Database& db, const http::Request& request) {
+  const std::string_view header = request.header("Authorization");
+  if (header.empty()) return unauthorized("the Authorization header is missing; send a PAK");
+  const auto pak = pak_from_header(header);
+  if (!pak) return unauthorized("the Authorization header does not hold a PAK (brokkr_BR<8>_<24>)");
+  const std::string hash = hash_pak(*pak);
+  return in_read<Identity>(db, [&](store::Connection& connection) -> ApiResult<Identity> {
+    BROKER_TRY(rows, connection.query(
+                         "SELECT 0, id FROM admin_role WHERE pak_hash = $1 "
+                         "UNION ALL SELECT 1, id FROM agents WHERE pak_hash = $1 AND deleted_at IS NULL "
+                         "UNION ALL SELECT 2, id FROM generators WHERE pak_hash = $1 AND deleted_at IS NULL AND is_active",
+                         {Value(hash)}));
+    if (rows.empty()) return unauthorized("the PAK is unknown or has been revoked");
+    Identity identity;
+    const int64_t kind = rows.rows[0][0].get_int();
+    identity.kind = kind == 0 ? Identity::Kind::Admin : kind == 1 ? Identity::Kind::Agent : Identity::Kind::Generator;
+    identity.id = std::string(rows.rows[0][1].get_string());
+    return identity;
+  });
+}
+
+ApiResult<Bootstrap> bootstrap_admin(store::Database& db, const std::string& admin_pak_file) {
+  return in_write<Bootstrap>(db, [&](store::Connection& connection) -> ApiResult<Bootstrap> {
+    Bootstrap outcome;
+    const std::string now = now_timestamp();
+    // The insert doubles as the lock: a second broker starting at the same
+    // time conflicts here and leaves the bootstrap to the first.
+    BROKER_TRY(claimed, connection.query("INSERT INTO app_initialization (id, initialized_at) VALUES (1, $1) "
+                                         "ON CONFLICT (id) DO NOTHING RETURNING id",
+                                         {Value(now)}));
+    if (claimed.empty()) return outcome;
+    const IssuedPak pak = issue_pak();
+    BROKER_CHECK(connection.query("INSERT INTO admin_role (id, pak_hash, created_at, updated_at) VALUES ($1, $2, $3, $3)",
+                                  {Value(new_uuid()), Value(pak.hash), Value(now)}));
+    BROKER_CHECK(connection.query(
+        "INSERT INTO generators (id, name, description, pak_hash, is_active, is_system, created_at, updated_at) "
+        "VALUES ($1, 'system', 'The system generator, provisioned at the first start', NULL, TRUE, TRUE, $2, $2)",
+        {Value(new_uuid()), Value(now)}));
+    // Written before the commit: if the file cannot be written, nothing is
+    // committed and the next start tries again.
+    BROKER_CHECK(write_secret_file(admin_pak_file, pak.pak));
+    outcome.first_start = true;
+    outcome.admin_pak_file = admin_pak_file;
+    return outcome;
+  });
+}
+
+void add_auth_routes(std::vector<ApiRoute>& routes) {
+  routes.push_back({"POST", "/auth/pak", true, true, true, who_am_i});
+}
+
+}  // namespace sindri::broker

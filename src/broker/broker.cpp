@@ -1,0 +1,166 @@
+#include "broker/broker.hpp"
+
+#include <chrono>
+
+#include "broker/auth.hpp"
+#include "broker/openapi.hpp"
+#include "broker/routes.hpp"
+#include "broker/schema.hpp"
+#include "store/migrations.hpp"
+
+namespace sindri::broker {
+namespace {
+
+constexpr std::string_view kApiPrefix = "/api/v1";
+
+bool permitted(const ApiRoute& route, const Identity& caller) {
+  switch (caller.kind) {
+    case Identity::Kind::Admin: return route.admin;
+    case Identity::Kind::Generator: return route.generator;
+    case Identity::Kind::Agent: return route.agent;
+  }
+  return false;
+}
+
+std::vector<ApiRoute> all_routes() {
+  std::vector<ApiRoute> routes;
+  add_auth_routes(routes);
+  add_generator_routes(routes);
+  add_stack_routes(routes);
+  add_stack_tag_routes(routes);
+  add_deployment_object_routes(routes);
+  add_agent_routes(routes);
+  add_agent_tag_routes(routes);
+  add_agent_target_routes(routes);
+  add_agent_event_routes(routes);
+  return routes;
+}
+
+}  // namespace
+
+Broker::Broker(store::Database& db, Logger& log)
+    : db_(db), log_(log), services_{db, log, target_states_} {
+  for (ApiRoute& route : all_routes()) {
+    const std::string pattern = std::string(kApiPrefix) + route.pattern;
+    const std::string method = route.method;
+    router_.add(method, pattern, [this, route = std::move(route)](http::Request& request,
+                                                                         const http::PathParams& params) {
+      auto caller = authenticate(db_, request);
+      if (!caller.ok()) return error_response(caller.error());
+      if (!permitted(route, caller.value())) {
+        return error_response(forbidden(std::string(caller->kind_name()) + " PAKs may not call " + route.method + " " +
+                                        std::string(kApiPrefix) + route.pattern));
+      }
+      Call call{request, params, caller.value(), services_};
+      auto response = route.handler(call);
+      if (response.ok()) return std::move(response).value();
+      const ApiError& error = response.error();
+      if (error.status >= 500) {
+        log_.error("request failed", {{"method", Value(request.method)},
+                                      {"path", Value(request.path)},
+                                      {"code", Value(error.code)},
+                                      {"cause", Value(error.cause ? error.cause->message : error.message)}});
+      }
+      return error_response(error);
+    });
+  }
+}
+
+Status Broker::initialize(const std::string& admin_pak_file) {
+  auto applied = store::migrate(db_, broker_migrations());
+  if (!applied.ok()) return make_error("database migration failed: " + applied.error().message);
+  if (*applied > 0) log_.info("database migrated", {{"migrations_applied", Value(static_cast<int64_t>(*applied))}});
+  auto bootstrap = bootstrap_admin(db_, admin_pak_file);
+  if (!bootstrap.ok()) {
+    const ApiError& error = bootstrap.error();
+    return make_error("first-start bootstrap failed: " + (error.cause ? error.cause->message : error.message));
+  }
+  if (bootstrap->first_start) {
+    log_.info("first start: admin PAK written", {{"admin_pak_file", Value(bootstrap->admin_pak_file)}});
+  }
+  return Ok{};
+}
+
+void Broker::add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source) {
+  gauge_sources_.push_back(std::move(source));
+}
+
+http::Response Broker::render_error(int status, std::string_view code, std::string_view message) {
+  return error_response(ApiError{status, std::string(code), std::string(message), Value(), std::nullopt});
+}
+
+http::Response Broker::handle(http::Request& request) {
+  const auto started = std::chrono::steady_clock::now();
+  std::string route;
+  http::Response response = dispatch(request, route);
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  metrics_.observe(route, request.method, response.status, elapsed);
+  if (log_.enabled(LogLevel::Debug)) {
+    log_.debug("request", {{"method", Value(request.method)},
+                           {"path", Value(request.path)},
+                           {"status", Value(response.status)},
+                           {"duration_us", Value(static_cast<int64_t>(
+                                               std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()))},
+                           {"remote", Value(request.remote)}});
+  }
+  return response;
+}
+
+http::Response Broker::dispatch(http::Request& request, std::string& route) {
+  const bool read = request.method == "GET" || request.method == "HEAD";
+  if (read && request.path == "/healthz") {
+    route = "/healthz";
+    return json_response(200, Value(Object{{Value("status"), Value("ok")}}));
+  }
+  if (read && request.path == "/readyz") {
+    route = "/readyz";
+    return readiness();
+  }
+  if (read && request.path == "/metrics") {
+    route = "/metrics";
+    return metrics_text();
+  }
+  if (read && request.path == "/api/v1/openapi.json") {
+    route = "/api/v1/openapi.json";
+    http::Response response;
+    response.body = std::string(openapi_document());
+    return response;
+  }
+  auto match = router_.match(request.method, request.path);
+  if (match.handler == nullptr) {
+    route = "unmatched";
+    if (match.status == 405) {
+      http::Response response =
+          render_error(405, "method_not_allowed", request.method + " is not allowed on " + request.path);
+      response.headers.push_back({"Allow", match.allow});
+      return response;
+    }
+    return render_error(404, "not_found", "no such path: " + request.path);
+  }
+  route = match.pattern;
+  return (*match.handler)(request, match.params);
+}
+
+http::Response Broker::readiness() {
+  auto status = db_.read([](store::Connection& connection) -> store::DbStatus {
+    auto rows = connection.query("SELECT generation FROM broker_state WHERE id = 1");
+    if (!rows.ok()) return std::move(rows).error();
+    return Ok{};
+  });
+  if (!status.ok()) return render_error(503, "not_ready", "the database is not reachable: " + status.error().message);
+  return json_response(200, Value(Object{{Value("status"), Value("ready")}}));
+}
+
+http::Response Broker::metrics_text() {
+  std::vector<http::Metrics::Gauge> gauges;
+  const auto pool = db_.pool_stats();
+  gauges.push_back({"sindri_db_pool_in_use", "Database connections in use", static_cast<double>(pool.in_use)});
+  gauges.push_back({"sindri_db_pool_size", "Database connections open", static_cast<double>(pool.size)});
+  for (const auto& source : gauge_sources_) source(gauges);
+  http::Response response;
+  response.content_type = "text/plain; version=0.0.4";
+  response.body = metrics_.render(gauges);
+  return response;
+}
+
+}  // namespace sindri::broker

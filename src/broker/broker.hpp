@@ -1,0 +1,46 @@
+#pragma once
+// The broker as a request handler: health and readiness, Prometheus metrics,
+// the OpenAPI document, and the /api/v1 resources behind PAK authentication
+// and per-route authorisation. It knows nothing of sockets; `sindri serve`
+// puts it behind an http::Server.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "broker/context.hpp"
+#include "http/metrics.hpp"
+#include "http/router.hpp"
+
+namespace sindri::broker {
+
+class Broker {
+ public:
+  Broker(store::Database& db, Logger& log);
+
+  // Migrations, then the first-start bootstrap. Errors name what failed.
+  Status initialize(const std::string& admin_pak_file);
+
+  http::Response handle(http::Request& request);
+  // Server errors (body too large, malformed request) in the API's shape.
+  static http::Response render_error(int status, std::string_view code, std::string_view message);
+
+  // Gauges read at each scrape of /metrics (the server's connections, ...).
+  void add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source);
+
+ private:
+  http::Response dispatch(http::Request& request, std::string& route);
+  http::Response metrics_text();
+  http::Response readiness();
+
+  store::Database& db_;
+  Logger& log_;
+  TargetStateCache target_states_;
+  Services services_;
+  http::Router router_;
+  http::Metrics metrics_;
+  std::vector<std::function<void(std::vector<http::Metrics::Gauge>&)>> gauge_sources_;
+};
+
+}  // namespace sindri::broker

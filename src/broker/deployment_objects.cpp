@@ -1,0 +1,111 @@
+// Deployment objects: immutable YAML snapshots of a stack's desired state,
+// numbered by a sequence id that only grows.
+
+#include "broker/ids.hpp"
+#include "broker/manifests.hpp"
+#include "broker/records.hpp"
+#include "broker/request_body.hpp"
+#include "broker/routes.hpp"
+#include "value/digest.hpp"
+
+namespace sindri::broker {
+namespace {
+
+bool is_yaml_media_type(std::string_view content_type) {
+  const std::string_view media = content_type.substr(0, content_type.find(';'));
+  return media == "application/yaml" || media == "application/x-yaml" || media == "text/yaml" ||
+         media == "text/x-yaml";
+}
+
+struct Submission {
+  std::string yaml;
+  bool deletion_marker = false;
+};
+
+// JSON (CreateDeploymentObjectRequest) or, with a YAML content type, the YAML
+// itself and ?deletion_marker=true.
+ApiResult<Submission> read_submission(const http::Request& request) {
+  Submission submission;
+  if (is_yaml_media_type(request.header("Content-Type"))) {
+    submission.yaml = request.body;
+    if (const std::string* marker = request.query_param("deletion_marker")) {
+      if (*marker != "true" && *marker != "false") {
+        return bad_request("invalid_query_parameter", "deletion_marker must be true or false, got \"" + *marker + "\"");
+      }
+      submission.deletion_marker = *marker == "true";
+    }
+    if (!submission.deletion_marker) BROKER_CHECK(check_manifests(submission.yaml, ""));
+    return submission;
+  }
+  BROKER_TRY(body, BodyObject::parse(request, "CreateDeploymentObjectRequest"));
+  BROKER_TRY(yaml, body.required_string("yaml_content", TextRule{0, false, true, false}));
+  BROKER_TRY(marker, body.optional_bool("is_deletion_marker"));
+  BROKER_CHECK(body.finish());
+  submission.yaml = std::move(yaml);
+  submission.deletion_marker = marker.value_or(false);
+  if (!submission.deletion_marker) BROKER_CHECK(check_manifests(submission.yaml, "/yaml_content"));
+  return submission;
+}
+
+ApiResult<http::Response> create_deployment_object(Call& call) {
+  BROKER_TRY(stack_id, call.id_param());
+  BROKER_TRY(submission, read_submission(call.request));
+  const std::string checksum = sha256_hex(submission.yaml);
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(stack, load_stack(connection, stack_id));
+    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    const std::string now = now_timestamp();
+    BROKER_TRY(rows, connection.query(
+                         "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, "
+                         "is_deletion_marker, submitted_at, created_at, updated_at) "
+                         "VALUES ($1, $2, $3, $4, $5, $6, $6, $6) RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS,
+                         {Value(new_uuid()), Value(stack_id), Value(submission.yaml), Value(checksum),
+                          Value(submission.deletion_marker), Value(now)}));
+    BROKER_CHECK(touch_target_state(connection));
+    return json_response(201, deployment_object_object(rows, 0));
+  });
+}
+
+ApiResult<http::Response> list_deployment_objects(Call& call) {
+  BROKER_TRY(stack_id, call.id_param());
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(stack, load_stack(connection, stack_id));
+    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    BROKER_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+                                      " FROM deployment_objects WHERE stack_id = $1 AND deleted_at IS NULL "
+                                      "ORDER BY sequence_id",
+                                      {Value(stack_id)}));
+    Array items;
+    items.reserve(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) items.push_back(deployment_object_object(rows, i));
+    return json_response(200, Value(std::move(items)));
+  });
+}
+
+ApiResult<http::Response> get_deployment_object(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+                                      " FROM deployment_objects WHERE id = $1 AND deleted_at IS NULL",
+                                      {Value(id)}));
+    if (rows.empty()) return not_found("deployment_object", id);
+    Value object = deployment_object_object(rows, 0);
+    // The stack may be deleted by now; its owner and its agents may still read
+    // the objects (the deletion marker among them).
+    BROKER_TRY(stacks, connection.query("SELECT " SINDRI_STACK_COLUMNS " FROM stacks WHERE id = $1",
+                                        {Value(field(object, "stack_id"))}));
+    if (stacks.empty()) return not_found("deployment_object", id);
+    BROKER_CHECK(check_stack_access(connection, call.caller, row_object(stacks, 0), StackAccess::Read));
+    return json_response(200, object);
+  });
+}
+
+}  // namespace
+
+void add_deployment_object_routes(std::vector<ApiRoute>& routes) {
+  routes.push_back({"POST", "/stacks/{id}/deployment-objects", true, true, false, create_deployment_object});
+  routes.push_back({"GET", "/stacks/{id}/deployment-objects", true, true, false, list_deployment_objects});
+  routes.push_back({"GET", "/deployment-objects/{id}", true, true, true, get_deployment_object});
+}
+
+}  // namespace sindri::broker

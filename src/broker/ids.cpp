@@ -1,0 +1,76 @@
+#include "broker/ids.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
+
+#include <openssl/rand.h>
+
+namespace sindri::broker {
+namespace {
+
+void random_bytes(unsigned char* out, size_t size) {
+  // OpenSSL's CSPRNG: PAKs are credentials.
+  if (RAND_bytes(out, static_cast<int>(size)) != 1) throw std::runtime_error("the system random generator failed");
+}
+
+}  // namespace
+
+std::string new_uuid() {
+  unsigned char bytes[16];
+  random_bytes(bytes, sizeof bytes);
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 0xf]);
+  }
+  return out;
+}
+
+bool is_uuid(std::string_view text) {
+  if (text.size() != 36) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return false;
+    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string now_timestamp() {
+  const auto now = std::chrono::system_clock::now();
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(micros / 1'000'000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[64];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", utc.tm_year + 1900, utc.tm_mon + 1,
+                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(micros % 1'000'000));
+  return text;
+}
+
+std::string random_alphanumeric(size_t length) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::string out;
+  out.reserve(length);
+  unsigned char buffer[64];
+  while (out.size() < length) {
+    random_bytes(buffer, sizeof buffer);
+    for (unsigned char byte : buffer) {
+      // 62 * 4 = 248: rejecting bytes above keeps every character equally likely.
+      if (byte < 248 && out.size() < length) out.push_back(kAlphabet[byte % 62]);
+    }
+  }
+  return out;
+}
+
+}  // namespace sindri::broker

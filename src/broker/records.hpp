@@ -1,0 +1,45 @@
+#pragma once
+// The column lists each resource answers with, in brokkr-v1.json's shapes,
+// and the lookups several resource files share.
+
+#include <string_view>
+
+#include "broker/context.hpp"
+
+// String literals, so that statements built from them stay literals.
+#define SINDRI_GENERATOR_COLUMNS \
+  "id, name, description, is_active, is_system, last_active_at, created_at, updated_at, deleted_at"
+#define SINDRI_STACK_COLUMNS "id, name, description, generator_id, created_at, updated_at, deleted_at"
+#define SINDRI_DEPLOYMENT_OBJECT_COLUMNS                                                                  \
+  "id, sequence_id, stack_id, yaml_content, yaml_checksum, is_deletion_marker, submitted_at, created_at, " \
+  "updated_at, deleted_at"
+#define SINDRI_AGENT_COLUMNS                                                                            \
+  "id, name, cluster_name, status, last_heartbeat, k8s_reachable, k8s_api_latency_ms, k8s_reported_at, " \
+  "created_at, updated_at, deleted_at"
+#define SINDRI_AGENT_EVENT_COLUMNS \
+  "id, agent_id, deployment_object_id, event_type, status, message, created_at, updated_at, deleted_at"
+
+namespace sindri::broker {
+
+Value generator_object(const store::Rows& rows, size_t index);
+Value deployment_object_object(const store::Rows& rows, size_t index);
+Value agent_object(const store::Rows& rows, size_t index);
+
+// Live (not soft-deleted) records by id; 404 when missing or deleted.
+ApiResult<Value> load_generator(store::Connection& connection, std::string_view id);
+ApiResult<Value> load_stack(store::Connection& connection, std::string_view id);
+ApiResult<Value> load_agent(store::Connection& connection, std::string_view id);
+
+ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,
+                                    std::string_view stack_id);
+
+enum class StackAccess { Manage, Read };
+// Admins may do anything to a stack, its owning generator may manage it, and
+// for Read an agent that targets it may read it. Anyone else gets 403.
+ApiResult<Ok> check_stack_access(store::Connection& connection, const Identity& caller, const Value& stack,
+                                 StackAccess access);
+
+// A string member of a record object.
+std::string_view field(const Value& record, std::string_view name);
+
+}  // namespace sindri::broker

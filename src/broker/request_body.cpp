@@ -1,0 +1,134 @@
+#include "broker/request_body.hpp"
+
+#include "broker/ids.hpp"
+#include "value/json.hpp"
+#include "value/pointer.hpp"
+
+namespace sindri::broker {
+namespace {
+
+std::string field_pointer(std::string_view key) { return pointer_child("", key); }
+
+
+bool has_whitespace(std::string_view text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ApiResult<Value> parse_json_body(const http::Request& request) {
+  if (request.body.empty()) return field_error("invalid_body", "the request body is empty; expected JSON", "");
+  auto parsed = parse_json(request.body);
+  if (!parsed.ok()) {
+    return field_error("invalid_json", "the request body is not valid JSON: " + parsed.error().describe(), "");
+  }
+  return std::move(parsed).value();
+}
+
+ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::string_view pointer) {
+  const std::string where = pointer.empty() ? std::string("the value") : std::string(pointer);
+  if (text.empty() && !rule.allow_empty) return field_error("invalid_field", where + " must not be empty", pointer);
+  if (rule.uuid && !is_uuid(text)) {
+    return field_error("invalid_field", where + " must be a UUID, got \"" + std::string(text) + "\"", pointer);
+  }
+  if (rule.max_length != 0 && text.size() > rule.max_length) {
+    return field_error("invalid_field",
+                       where + " is " + std::to_string(text.size()) + " characters; at most " +
+                           std::to_string(rule.max_length) + " are allowed",
+                       pointer);
+  }
+  if (!rule.allow_whitespace && has_whitespace(text)) {
+    return field_error("invalid_field", where + " must not contain whitespace", pointer);
+  }
+  return Ok{};
+}
+
+ApiResult<BodyObject> BodyObject::parse(const http::Request& request, std::string_view schema) {
+  BROKER_TRY(value, parse_json_body(request));
+  if (!value.is_object()) {
+    return field_error("invalid_body",
+                       "the request body must be a JSON object (" + std::string(schema) + "), got " +
+                           value.kind_name(),
+                       "");
+  }
+  return BodyObject(std::move(value), schema);
+}
+
+const Value* BodyObject::take(std::string_view key) {
+  seen_.emplace(key);
+  return object_.find(key);
+}
+
+ApiError BodyObject::wrong_type(std::string_view key, const char* expected, const Value& got) const {
+  const std::string pointer = field_pointer(key);
+  return field_error("invalid_field", pointer + " must be " + expected + ", got " + got.kind_name(), pointer);
+}
+
+ApiResult<std::string> BodyObject::required_string(std::string_view key, const TextRule& rule) {
+  const Value* value = take(key);
+  const std::string pointer = field_pointer(key);
+  if (value == nullptr || value->is_null()) {
+    return field_error("missing_field", pointer + " is required by " + schema_, pointer);
+  }
+  if (!value->is_string()) return wrong_type(key, "a string", *value);
+  BROKER_CHECK(check_text(value->get_string(), rule, pointer));
+  return std::string(value->get_string());
+}
+
+ApiResult<std::optional<std::string>> BodyObject::optional_string(std::string_view key, const TextRule& rule) {
+  const Value* value = take(key);
+  if (value == nullptr || value->is_null()) return std::optional<std::string>();
+  if (!value->is_string()) return wrong_type(key, "a string or null", *value);
+  BROKER_CHECK(check_text(value->get_string(), rule, field_pointer(key)));
+  return std::optional<std::string>(std::string(value->get_string()));
+}
+
+ApiResult<std::optional<bool>> BodyObject::optional_bool(std::string_view key) {
+  const Value* value = take(key);
+  if (value == nullptr || value->is_null()) return std::optional<bool>();
+  if (!value->is_bool()) return wrong_type(key, "a boolean", *value);
+  return std::optional<bool>(value->get_bool());
+}
+
+ApiResult<std::optional<int64_t>> BodyObject::optional_int(std::string_view key) {
+  const Value* value = take(key);
+  if (value == nullptr || value->is_null()) return std::optional<int64_t>();
+  if (!value->is_int()) return wrong_type(key, "an integer", *value);
+  return std::optional<int64_t>(value->get_int());
+}
+
+ApiResult<std::vector<std::string>> BodyObject::optional_string_array(std::string_view key, const TextRule& rule) {
+  const Value* value = take(key);
+  std::vector<std::string> out;
+  if (value == nullptr || value->is_null()) return out;
+  if (!value->is_array()) return wrong_type(key, "an array of strings", *value);
+  const std::string pointer = field_pointer(key);
+  for (size_t i = 0; i < value->size(); ++i) {
+    const Value& item = *value->at(i);
+    const std::string item_pointer = pointer_child(pointer, std::to_string(i));
+    if (!item.is_string()) {
+      return field_error("invalid_field", item_pointer + " must be a string, got " + item.kind_name(), item_pointer);
+    }
+    BROKER_CHECK(check_text(item.get_string(), rule, item_pointer));
+    out.emplace_back(item.get_string());
+  }
+  return out;
+}
+
+void BodyObject::ignore(std::string_view key) { seen_.emplace(key); }
+
+ApiResult<Ok> BodyObject::finish() const {
+  for (const Member& member : object_.get_object()) {
+    const std::string_view key = member.key.get_string();
+    if (seen_.find(key) == seen_.end()) {
+      const std::string pointer = field_pointer(key);
+      return field_error("unknown_field", pointer + " is not a field of " + schema_, pointer);
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace sindri::broker

@@ -1,0 +1,65 @@
+#pragma once
+// Reading JSON request bodies field by field. Every complaint is a 400 that
+// names the field by its JSON pointer: malformed JSON (with line and column),
+// a missing required field, a wrong type, a value out of its rules, and any
+// field the schema does not have.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/api_error.hpp"
+#include "http/server.hpp"
+#include "value/value.hpp"
+
+namespace sindri::broker {
+
+// Any JSON document; an empty body is an error.
+ApiResult<Value> parse_json_body(const http::Request& request);
+
+struct TextRule {
+  size_t max_length = 0;     // 0: no limit
+  bool allow_empty = false;
+  bool allow_whitespace = true;
+  bool uuid = false;         // must be a UUID (8-4-4-4-12 hex)
+};
+
+// Labels, annotation keys and values: 1 to 64 characters, no whitespace.
+inline constexpr TextRule kTagRule{64, false, false, false};
+inline constexpr TextRule kNameRule{255, false, true, false};
+inline constexpr TextRule kUuidRule{0, false, false, true};
+
+// Checks one string against a rule; the error names `pointer`.
+ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::string_view pointer);
+
+class BodyObject {
+ public:
+  // The body must be a JSON object; `schema` names it in messages ("NewStack").
+  static ApiResult<BodyObject> parse(const http::Request& request, std::string_view schema);
+  BodyObject(Value object, std::string_view schema) : object_(std::move(object)), schema_(schema) {}
+
+  ApiResult<std::string> required_string(std::string_view key, const TextRule& rule = {});
+  // Absent or null gives nullopt.
+  ApiResult<std::optional<std::string>> optional_string(std::string_view key, const TextRule& rule = {});
+  ApiResult<std::optional<bool>> optional_bool(std::string_view key);
+  ApiResult<std::optional<int64_t>> optional_int(std::string_view key);
+  ApiResult<std::vector<std::string>> optional_string_array(std::string_view key, const TextRule& rule = {});
+  // Fields the schema has but a request may not change (id, created_at, ...):
+  // accepted and not used.
+  void ignore(std::string_view key);
+  // An error for the first field that no call above asked for.
+  ApiResult<Ok> finish() const;
+
+ private:
+  const Value* take(std::string_view key);
+  ApiError wrong_type(std::string_view key, const char* expected, const Value& got) const;
+
+  Value object_;
+  std::string schema_;
+  std::set<std::string, std::less<>> seen_;
+};
+
+}  // namespace sindri::broker

@@ -1,0 +1,21 @@
+#pragma once
+// The API's resources, one file each; each adds its routes (paths under
+// /api/v1, as brokkr-v1.json gives them).
+
+#include <vector>
+
+#include "broker/context.hpp"
+
+namespace sindri::broker {
+
+void add_auth_routes(std::vector<ApiRoute>& routes);                // auth.cpp
+void add_generator_routes(std::vector<ApiRoute>& routes);           // generators.cpp
+void add_stack_routes(std::vector<ApiRoute>& routes);               // stacks.cpp
+void add_stack_tag_routes(std::vector<ApiRoute>& routes);           // tags.cpp
+void add_deployment_object_routes(std::vector<ApiRoute>& routes);   // deployment_objects.cpp
+void add_agent_routes(std::vector<ApiRoute>& routes);               // agents.cpp
+void add_agent_tag_routes(std::vector<ApiRoute>& routes);           // tags.cpp
+void add_agent_target_routes(std::vector<ApiRoute>& routes);        // agent_targets.cpp
+void add_agent_event_routes(std::vector<ApiRoute>& routes);         // agent_events.cpp
+
+}  // namespace sindri::broker

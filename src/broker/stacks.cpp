@@ -1,0 +1,144 @@
+// /stacks: named groups of deployment objects, owned by a generator.
+
+#include "broker/ids.hpp"
+#include "broker/records.hpp"
+#include "broker/request_body.hpp"
+#include "broker/routes.hpp"
+
+namespace sindri::broker {
+namespace {
+
+constexpr TextRule kDescriptionRule{4096, true, true, false};
+
+ApiResult<http::Response> list_stacks(Call& call) {
+  std::string generator_filter;
+  if (const std::string* pak_id = call.request.query_param("pak_id")) {
+    if (!is_uuid(*pak_id)) return bad_request("invalid_query_parameter", "pak_id must be a UUID, got \"" + *pak_id + "\"");
+    generator_filter = *pak_id;
+  }
+  if (call.caller.kind == Identity::Kind::Generator) {
+    if (!generator_filter.empty() && generator_filter != call.caller.id) {
+      return forbidden("a generator may only list its own stacks");
+    }
+    generator_filter = call.caller.id;
+  }
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(rows, generator_filter.empty()
+                         ? connection.query("SELECT " SINDRI_STACK_COLUMNS
+                                            " FROM stacks WHERE deleted_at IS NULL ORDER BY created_at, id")
+                         : connection.query("SELECT " SINDRI_STACK_COLUMNS
+                                            " FROM stacks WHERE deleted_at IS NULL AND generator_id = $1 "
+                                            "ORDER BY created_at, id",
+                                            {Value(generator_filter)}));
+    return json_response(200, rows_array(rows));
+  });
+}
+
+ApiResult<http::Response> create_stack(Call& call) {
+  BROKER_TRY(body, BodyObject::parse(call.request, "NewStack"));
+  BROKER_TRY(name, body.required_string("name", kNameRule));
+  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
+  // A generator may leave out its own id; an admin must say whose stack it is.
+  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule));
+  BROKER_CHECK(body.finish());
+  if (call.caller.kind == Identity::Kind::Generator) {
+    if (generator_id && *generator_id != call.caller.id) {
+      return forbidden("a generator may only create stacks for itself");
+    }
+    generator_id = call.caller.id;
+  } else if (!generator_id) {
+    return field_error("missing_field", "/generator_id is required by NewStack", "/generator_id");
+  }
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    auto generator = load_generator(connection, *generator_id);
+    if (!generator.ok()) {
+      if (generator.error().status != 404) return std::move(generator).error();
+      return field_error("invalid_field", "/generator_id: generator " + *generator_id + " does not exist",
+                         "/generator_id");
+    }
+    const std::string now = now_timestamp();
+    BROKER_TRY(rows, connection.query("INSERT INTO stacks (id, name, description, generator_id, created_at, updated_at) "
+                                      "VALUES ($1, $2, $3, $4, $5, $5) RETURNING " SINDRI_STACK_COLUMNS,
+                                      {Value(new_uuid()), Value(name), description ? Value(*description) : Value(),
+                                       Value(*generator_id), Value(now)}));
+    return json_response(201, row_object(rows, 0));
+  });
+}
+
+ApiResult<http::Response> get_stack(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(stack, load_stack(connection, id));
+    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    return json_response(200, stack);
+  });
+}
+
+ApiResult<http::Response> update_stack(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  BROKER_TRY(body, BodyObject::parse(call.request, "Stack"));
+  BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
+  BROKER_TRY(name, body.optional_string("name", kNameRule));
+  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
+  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule));
+  for (const char* read_only : {"created_at", "updated_at", "deleted_at"}) body.ignore(read_only);
+  BROKER_CHECK(body.finish());
+  if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(stack, load_stack(connection, id));
+    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    if (generator_id && *generator_id != field(stack, "generator_id")) {
+      if (!call.caller.is_admin()) return forbidden("only an admin may give a stack to another generator");
+      auto generator = load_generator(connection, *generator_id);
+      if (!generator.ok()) {
+        if (generator.error().status != 404) return std::move(generator).error();
+        return field_error("invalid_field", "/generator_id: generator " + *generator_id + " does not exist",
+                           "/generator_id");
+      }
+    }
+    BROKER_TRY(rows, connection.query(
+                         "UPDATE stacks SET name = $2, description = $3, generator_id = $4, updated_at = $5 "
+                         "WHERE id = $1 RETURNING " SINDRI_STACK_COLUMNS,
+                         {Value(id), name ? Value(*name) : *stack.find("name"),
+                          description ? Value(*description) : *stack.find("description"),
+                          generator_id ? Value(*generator_id) : *stack.find("generator_id"), Value(now_timestamp())}));
+    return json_response(200, row_object(rows, 0));
+  });
+}
+
+// Deleting a stack leaves a deletion marker behind: agents that targeted it
+// see the marker in their target state and remove what they applied.
+ApiResult<http::Response> delete_stack(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(stack, load_stack(connection, id));
+    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    const std::string now = now_timestamp();
+    BROKER_TRY(latest, connection.query("SELECT yaml_content, yaml_checksum FROM deployment_objects "
+                                        "WHERE stack_id = $1 AND deleted_at IS NULL "
+                                        "ORDER BY sequence_id DESC LIMIT 1",
+                                        {Value(id)}));
+    if (!latest.empty()) {
+      BROKER_CHECK(connection.query(
+          "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, is_deletion_marker, "
+          "submitted_at, created_at, updated_at) VALUES ($1, $2, $3, $4, TRUE, $5, $5, $5)",
+          {Value(new_uuid()), Value(id), latest.rows[0][0], latest.rows[0][1], Value(now)}));
+    }
+    BROKER_CHECK(connection.query("UPDATE stacks SET deleted_at = $2, updated_at = $2 WHERE id = $1",
+                                  {Value(id), Value(now)}));
+    BROKER_CHECK(touch_target_state(connection));
+    return empty_response(204);
+  });
+}
+
+}  // namespace
+
+void add_stack_routes(std::vector<ApiRoute>& routes) {
+  routes.push_back({"GET", "/stacks", true, true, false, list_stacks});
+  routes.push_back({"POST", "/stacks", true, true, false, create_stack});
+  routes.push_back({"GET", "/stacks/{id}", true, true, false, get_stack});
+  routes.push_back({"PUT", "/stacks/{id}", true, true, false, update_stack});
+  routes.push_back({"DELETE", "/stacks/{id}", true, true, false, delete_stack});
+}
+
+}  // namespace sindri::broker

@@ -1,0 +1,141 @@
+// `sindri serve`: the broker. Settings come from defaults, a configuration
+// file, SINDRI_* variables and flags (see broker/config.hpp); SIGTERM or
+// SIGINT stops it gracefully.
+
+#include <signal.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+
+#include "broker/broker.hpp"
+#include "broker/config.hpp"
+#include "cli/templates.hpp"
+#include "cli/verbs.hpp"
+#include "http/server.hpp"
+#include "store/database.hpp"
+
+namespace sindri::cli {
+namespace {
+
+struct ServeFlags {
+  std::optional<std::string> config_file, listen, database, database_schema, admin_pak_file, log_level, address_file;
+  std::optional<int64_t> threads, body_limit, database_pool_size;
+};
+
+Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
+  broker::BrokerConfig config;
+  std::optional<std::string> file = flags.config_file;
+  if (!file) {
+    if (const char* from_environment = std::getenv("SINDRI_CONFIG_FILE")) file = from_environment;
+  }
+  if (file) {
+    if (auto status = broker::apply_config_file(config, *file); !status.ok()) return status.error();
+  }
+  if (auto status = broker::apply_environment(config, [](const char* name) { return std::getenv(name); });
+      !status.ok()) {
+    return status.error();
+  }
+  if (flags.listen) config.listen = *flags.listen;
+  if (flags.database) config.database_url = *flags.database;
+  if (flags.database_schema) config.database_schema = *flags.database_schema;
+  if (flags.database_pool_size) config.database_pool_size = *flags.database_pool_size;
+  if (flags.admin_pak_file) config.admin_pak_file = *flags.admin_pak_file;
+  if (flags.threads) config.threads = *flags.threads;
+  if (flags.body_limit) config.body_limit = *flags.body_limit;
+  if (flags.log_level) {
+    auto level = broker::parse_log_level(*flags.log_level);
+    if (!level) return make_error("--log-level: expected debug, info, warn or error, got \"" + *flags.log_level + "\"");
+    config.log_level = *level;
+  }
+  if (auto status = broker::validate_config(config); !status.ok()) return status.error();
+  return config;
+}
+
+int serve(const ServeFlags& flags) {
+  auto config = load_config(flags);
+  if (!config.ok()) {
+    print_error(config.error().message);
+    return 2;
+  }
+  broker::Logger log(config->log_level);
+  const auto address = broker::parse_listen_address(config->listen).value();
+
+  // The signals are taken by sigwait below, not by whichever thread the
+  // kernel would pick; the server's threads inherit this mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  store::OpenOptions options;
+  options.pool_size = static_cast<size_t>(config->database_pool_size);
+  options.tenant_schema = config->database_schema;
+  auto db = store::Database::open(config->database_url, options);
+  if (!db.ok()) {
+    log.error("cannot open the database", {{"url", Value(config->database_url)}, {"error", Value(db.error().message)}});
+    return 1;
+  }
+  broker::Broker broker(**db, log);
+  if (auto status = broker.initialize(config->admin_pak_file); !status.ok()) {
+    log.error("cannot start", {{"error", Value(status.error().message)}});
+    return 1;
+  }
+
+  http::ServerOptions server_options;
+  server_options.host = address.host;
+  server_options.port = address.port;
+  server_options.threads = static_cast<unsigned>(config->threads);
+  server_options.body_limit = static_cast<size_t>(config->body_limit);
+  http::Server server(server_options, [&broker](http::Request& request) { return broker.handle(request); },
+                      broker::Broker::render_error);
+  if (auto status = server.start(); !status.ok()) {
+    log.error("cannot listen", {{"listen", Value(config->listen)}, {"error", Value(status.error().message)}});
+    return 1;
+  }
+  broker.add_gauge_source([&server](std::vector<http::Metrics::Gauge>& gauges) {
+    gauges.push_back({"sindri_http_open_connections", "HTTP connections open",
+                      static_cast<double>(server.open_connections())});
+    gauges.push_back({"sindri_http_busy_workers", "Worker threads handling a request",
+                      static_cast<double>(server.busy_workers())});
+  });
+  const std::string bound = address.host + ":" + std::to_string(server.port());
+  if (flags.address_file) {
+    std::ofstream(*flags.address_file) << bound << "\n";
+  }
+  log.info("listening", {{"address", Value(bound)},
+                         {"database", Value(config->database_url.substr(0, config->database_url.find(':')))},
+                         {"threads", Value(config->threads)}});
+
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  log.info("stopping", {{"signal", Value(received == SIGTERM ? "SIGTERM" : "SIGINT")}});
+  server.stop();
+  log.info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+Verb add_serve(CLI::App& app) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* command = app.add_subcommand("serve", "Run the broker (the Brokkr v1 REST API)");
+  auto option = [&](const char* name, auto& field, const char* help) {
+    command->add_option_function<std::decay_t<decltype(*field)>>(
+        name, [&field](const auto& value) { field = value; }, help);
+  };
+  option("--config", flags->config_file, "Configuration file (YAML or JSON); also SINDRI_CONFIG_FILE");
+  option("--listen", flags->listen, "HOST:PORT to listen on (default 127.0.0.1:8080)");
+  option("--database", flags->database, "sqlite://PATH (default sqlite://./sindri.db) or postgres://...");
+  option("--database-schema", flags->database_schema, "PostgreSQL schema of this tenant (multi-tenant mode)");
+  option("--database-pool-size", flags->database_pool_size, "Database connections (default 50)");
+  option("--admin-pak-file", flags->admin_pak_file, "Where the first start writes the admin PAK (default ./admin.pak)");
+  option("--threads", flags->threads, "HTTP worker threads (default 4)");
+  option("--body-limit", flags->body_limit, "Largest request body in bytes (default 10 MiB)");
+  option("--log-level", flags->log_level, "debug, info, warn or error (default info)");
+  option("--address-file", flags->address_file, "Write the bound HOST:PORT here once listening");
+  return Verb{command, [flags] { return serve(*flags); }};
+}
+
+}  // namespace sindri::cli

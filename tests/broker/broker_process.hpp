@@ -1,0 +1,189 @@
+#pragma once
+// Tests of the broker talk HTTP to a real `sindri serve` process. This runs
+// one on a free loopback port, on SQLite (a file in a scratch directory) or
+// on PostgreSQL (the server scripts/with-postgres.sh started, in a schema of
+// its own so that tests never see each other's rows).
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "http/client.hpp"
+#include "value/json.hpp"
+
+extern char** environ;
+
+namespace sindri_test {
+
+namespace fs = std::filesystem;
+
+enum class Backend { Sqlite, Postgres };
+
+inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::Sqlite ? "Sqlite" : "Postgres";
+}
+
+inline std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+class BrokerProcess {
+ public:
+  // A scratch directory, and a database URL for the backend. On PostgreSQL
+  // the URL comes from SINDRI_TEST_POSTGRES_URL and a fresh tenant schema.
+  explicit BrokerProcess(Backend backend) : backend_(backend) {
+    std::string pattern = (fs::temp_directory_path() / "sindri-broker-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = pattern;
+    if (backend == Backend::Sqlite) {
+      database_ = "sqlite://" + (dir_ / "sindri.db").string();
+    } else {
+      const char* url = std::getenv("SINDRI_TEST_POSTGRES_URL");
+      if (url == nullptr) {
+        ADD_FAILURE() << "SINDRI_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh "
+                         "(scripts/test.sh does)";
+        database_.clear();
+        return;
+      }
+      database_ = url;
+      std::random_device random;
+      schema_ = "t" + std::to_string(random()) + std::to_string(::getpid());
+    }
+  }
+  ~BrokerProcess() {
+    stop();
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  BrokerProcess(const BrokerProcess&) = delete;
+  BrokerProcess& operator=(const BrokerProcess&) = delete;
+
+  bool usable() const { return !database_.empty(); }
+  const fs::path& dir() const { return dir_; }
+  const std::string& database() const { return database_; }
+  const std::string& schema() const { return schema_; }
+  std::string url() const { return "http://" + address_; }
+  std::string admin_pak() const { return trimmed(slurp(dir_ / "admin.pak")); }
+  std::string log() const { return slurp(dir_ / "broker.log"); }
+
+  // Starts `sindri serve` and waits until it listens. Extra flags go last.
+  void start(const std::vector<std::string>& extra = {}) {
+    const fs::path address_file = dir_ / "address";
+    std::error_code ignored;
+    fs::remove(address_file, ignored);
+    std::vector<std::string> args = {SINDRI_BIN,         "serve",         "--listen",
+                                     "127.0.0.1:0",      "--database",    database_,
+                                     "--admin-pak-file", (dir_ / "admin.pak").string(),
+                                     "--address-file",   address_file.string()};
+    if (!schema_.empty()) {
+      args.push_back("--database-schema");
+      args.push_back(schema_);
+    }
+    for (const auto& arg : extra) args.push_back(arg);
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string log_path = (dir_ / "broker.log").string();
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) throw std::runtime_error("cannot start sindri serve");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      const std::string address = trimmed(slurp(address_file));
+      if (!address.empty()) {
+        address_ = address;
+        return;
+      }
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error("sindri serve exited before listening:\n" + log());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    throw std::runtime_error("sindri serve did not listen within 30 s:\n" + log());
+  }
+
+  // SIGTERM and wait; returns the exit status (-1 if not running).
+  int stop() { return signal_and_wait(SIGTERM); }
+  int kill() { return signal_and_wait(SIGKILL); }
+  bool running() const { return pid_ > 0; }
+
+  // A client with a PAK set ("" for none).
+  std::unique_ptr<sindri::http::Client> client(const std::string& pak) const {
+    auto client = std::make_unique<sindri::http::Client>(url());
+    if (!pak.empty()) client->set_authorization("Bearer " + pak);
+    return client;
+  }
+
+ private:
+  int signal_and_wait(int signal_number) {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, signal_number);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  Backend backend_;
+  fs::path dir_;
+  std::string database_;
+  std::string schema_;
+  std::string address_;
+  pid_t pid_ = -1;
+};
+
+// One call, its status and its body parsed as JSON (null for an empty body).
+struct Reply {
+  int status = 0;
+  sindri::Value json;
+  std::string body;
+  std::string header_allow;
+};
+
+inline Reply call(sindri::http::Client& client, const std::string& method, const std::string& path,
+                  const std::string& body = {}, const std::string& content_type = "application/json") {
+  auto response = client.request(method, path, body, content_type);
+  if (!response.ok()) throw std::runtime_error("transport error: " + response.error().message);
+  Reply reply;
+  reply.status = response->status;
+  reply.body = response->body;
+  reply.header_allow = std::string(response->header("Allow"));
+  if (!reply.body.empty()) {
+    auto parsed = sindri::parse_json(reply.body);
+    if (parsed.ok()) reply.json = std::move(parsed).value();
+  }
+  return reply;
+}
+
+inline std::string text_of(const sindri::Value& object, std::string_view key) {
+  const sindri::Value* value = object.find(key);
+  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
+}
+
+}  // namespace sindri_test

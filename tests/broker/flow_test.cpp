@@ -1,0 +1,231 @@
+// Seed 002's deployment flow, black box over HTTP, on both databases.
+
+#include "broker_process.hpp"
+#include "value/digest.hpp"
+
+namespace sindri_test {
+namespace {
+
+using sindri::Value;
+
+constexpr const char* kManifest =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: hello\n";
+
+std::string json_string(const std::string& text) {
+  std::string out;
+  sindri::append_json_string(out, text);
+  return out;
+}
+
+class DeploymentFlow : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+
+  // Who am I: the admin.
+  Reply me = call(*admin, "POST", "/api/v1/auth/pak");
+  ASSERT_EQ(me.status, 200) << me.body;
+  EXPECT_TRUE(me.json.find("admin")->get_bool());
+
+  // A generator (a CI pipeline) with its own PAK.
+  Reply generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"ci","description":"pipeline"})");
+  ASSERT_EQ(generator.status, 201) << generator.body;
+  const std::string generator_id = text_of(*generator.json.find("generator"), "id");
+  auto ci = broker.client(text_of(generator.json, "pak"));
+
+  // The generator creates a stack for itself and labels it.
+  Reply stack = call(*ci, "POST", "/api/v1/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  const std::string stack_id = text_of(stack.json, "id");
+  ASSERT_EQ(call(*ci, "POST", "/api/v1/stacks/" + stack_id + "/labels", R"("env=prod")").status, 201);
+  Reply annotation = call(*ci, "POST", "/api/v1/stacks/" + stack_id + "/annotations",
+                          R"({"stack_id":")" + stack_id + R"(","key":"region","value":"eu"})");
+  ASSERT_EQ(annotation.status, 201) << annotation.body;
+
+  // Two agents: one carries the stack's label and annotation, one does not.
+  Reply matching = call(*admin, "POST", "/api/v1/agents", R"({"name":"a1","cluster_name":"prod-eu"})");
+  ASSERT_EQ(matching.status, 201) << matching.body;
+  const std::string matching_id = text_of(*matching.json.find("agent"), "id");
+  auto agent = broker.client(text_of(matching.json, "initial_pak"));
+  Reply other = call(*admin, "POST", "/api/v1/agents", R"({"name":"a2","cluster_name":"dev"})");
+  ASSERT_EQ(other.status, 201) << other.body;
+  const std::string other_id = text_of(*other.json.find("agent"), "id");
+  auto other_agent = broker.client(text_of(other.json, "initial_pak"));
+
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + matching_id + "/labels",
+                 R"({"agent_id":")" + matching_id + R"(","label":"env=prod"})").status, 201);
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + matching_id + "/annotations",
+                 R"({"agent_id":")" + matching_id + R"(","key":"region","value":"eu"})").status, 201);
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + other_id + "/labels",
+                 R"({"agent_id":")" + other_id + R"(","label":"env=dev"})").status, 201);
+
+  // The matching engine targeted the first agent only.
+  Reply targets = call(*agent, "GET", "/api/v1/agents/" + matching_id + "/targets");
+  ASSERT_EQ(targets.status, 200) << targets.body;
+  ASSERT_EQ(targets.json.size(), 1u);
+  EXPECT_EQ(text_of(*targets.json.at(0), "stack_id"), stack_id);
+  EXPECT_EQ(call(*other_agent, "GET", "/api/v1/agents/" + other_id + "/targets").json.size(), 0u);
+
+  // A deployment object in the stack.
+  Reply object = call(*ci, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                      R"({"yaml_content":)" + json_string(kManifest) + "}");
+  ASSERT_EQ(object.status, 201) << object.body;
+  const std::string object_id = text_of(object.json, "id");
+  EXPECT_EQ(text_of(object.json, "yaml_checksum"), sindri::sha256_hex(kManifest));
+  EXPECT_FALSE(object.json.find("is_deletion_marker")->get_bool());
+  const int64_t first_sequence = object.json.find("sequence_id")->get_int();
+
+  // The matching agent polls its target state and sees it; the other sees nothing.
+  Reply state = call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state");
+  ASSERT_EQ(state.status, 200) << state.body;
+  ASSERT_EQ(state.json.size(), 1u) << state.body;
+  EXPECT_EQ(text_of(*state.json.at(0), "id"), object_id);
+  EXPECT_EQ(text_of(*state.json.at(0), "yaml_content"), kManifest);
+  Reply nothing = call(*other_agent, "GET", "/api/v1/agents/" + other_id + "/target-state");
+  ASSERT_EQ(nothing.status, 200);
+  EXPECT_EQ(nothing.json.size(), 0u);
+  // An agent cannot read another agent's target state.
+  EXPECT_EQ(call(*other_agent, "GET", "/api/v1/agents/" + matching_id + "/target-state").status, 403);
+
+  // It reports an event; incremental target state then leaves the object out, full keeps it.
+  Reply event = call(*agent, "POST", "/api/v1/agents/" + matching_id + "/events",
+                     R"({"agent_id":")" + matching_id + R"(","deployment_object_id":")" + object_id +
+                         R"(","event_type":"DEPLOYMENT","status":"SUCCESS","message":"applied"})");
+  ASSERT_EQ(event.status, 201) << event.body;
+  EXPECT_EQ(text_of(event.json, "status"), "SUCCESS");
+  EXPECT_EQ(call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state").json.size(), 0u);
+  EXPECT_EQ(call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state?mode=full").json.size(), 1u);
+  Reply events = call(*admin, "GET", "/api/v1/agents/" + matching_id + "/events");
+  ASSERT_EQ(events.status, 200);
+  EXPECT_EQ(events.json.size(), 1u);
+
+  // A new version of the stack: a higher sequence id, back in the target state.
+  Reply second = call(*ci, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: hi\n",
+                      "application/yaml");
+  ASSERT_EQ(second.status, 201) << second.body;
+  EXPECT_GT(second.json.find("sequence_id")->get_int(), first_sequence);
+  Reply newer = call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state");
+  ASSERT_EQ(newer.json.size(), 1u);
+  EXPECT_EQ(text_of(*newer.json.at(0), "id"), text_of(second.json, "id"));
+
+  // Another generator can neither read nor change the stack.
+  Reply intruder = call(*admin, "POST", "/api/v1/generators", R"({"name":"intruder"})");
+  ASSERT_EQ(intruder.status, 201);
+  auto stranger = broker.client(text_of(intruder.json, "pak"));
+  EXPECT_EQ(call(*stranger, "GET", "/api/v1/stacks/" + stack_id).status, 403);
+  EXPECT_EQ(call(*stranger, "GET", "/api/v1/stacks/" + stack_id + "/deployment-objects").status, 403);
+  EXPECT_EQ(call(*stranger, "GET", "/api/v1/deployment-objects/" + object_id).status, 403);
+  EXPECT_EQ(call(*stranger, "DELETE", "/api/v1/stacks/" + stack_id).status, 403);
+  EXPECT_EQ(call(*stranger, "GET", "/api/v1/stacks").json.size(), 0u);
+
+  // Deleting the stack: it disappears; its deletion marker takes its place.
+  ASSERT_EQ(call(*ci, "DELETE", "/api/v1/stacks/" + stack_id).status, 204);
+  EXPECT_EQ(call(*ci, "GET", "/api/v1/stacks/" + stack_id).status, 404);
+  Reply after = call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state");
+  ASSERT_EQ(after.json.size(), 1u) << after.body;
+  EXPECT_TRUE(after.json.at(0)->find("is_deletion_marker")->get_bool());
+  EXPECT_EQ(text_of(*after.json.at(0), "stack_id"), stack_id);
+  EXPECT_GT(after.json.at(0)->find("sequence_id")->get_int(), second.json.find("sequence_id")->get_int());
+  const std::string marker_id = text_of(*after.json.at(0), "id");
+  ASSERT_EQ(call(*agent, "POST", "/api/v1/agents/" + matching_id + "/events",
+                 R"({"deployment_object_id":")" + marker_id + R"(","event_type":"DELETION","status":"SUCCESS"})")
+                .status,
+            201);
+  EXPECT_EQ(call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state").json.size(), 0u);
+}
+
+TEST_P(DeploymentFlow, LabelChangesRetargetAgents) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+  Reply generators = call(*admin, "GET", "/api/v1/generators");
+  ASSERT_EQ(generators.status, 200);
+  ASSERT_EQ(generators.json.size(), 1u);
+  EXPECT_TRUE(generators.json.at(0)->find("is_system")->get_bool());
+  const std::string system_id = text_of(*generators.json.at(0), "id");
+
+  const std::string stack_id =
+      text_of(call(*admin, "POST", "/api/v1/stacks", R"({"name":"s","generator_id":")" + system_id + R"("})").json, "id");
+  Reply agent = call(*admin, "POST", "/api/v1/agents", R"({"name":"a","cluster_name":"c"})");
+  const std::string agent_id = text_of(*agent.json.find("agent"), "id");
+  auto targets = [&] { return call(*admin, "GET", "/api/v1/agents/" + agent_id + "/targets").json.size(); };
+
+  // A stack without labels targets nobody by itself.
+  EXPECT_EQ(targets(), 0u);
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + agent_id + "/labels", R"("tier=web")").status, 201);
+  EXPECT_EQ(targets(), 0u);
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/stacks/" + stack_id + "/labels", R"("tier=web")").status, 201);
+  EXPECT_EQ(targets(), 1u);
+  // A second stack label the agent lacks: no longer a match.
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/stacks/" + stack_id + "/labels", R"("gpu")").status, 201);
+  EXPECT_EQ(targets(), 0u);
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + agent_id + "/labels", R"("gpu")").status, 201);
+  EXPECT_EQ(targets(), 1u);
+  ASSERT_EQ(call(*admin, "DELETE", "/api/v1/agents/" + agent_id + "/labels/gpu").status, 204);
+  EXPECT_EQ(targets(), 0u);
+  // A target added by hand stays whatever the labels say.
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + agent_id + "/targets", R"({"stack_id":")" + stack_id + R"("})")
+                .status,
+            201);
+  EXPECT_EQ(targets(), 1u);
+  ASSERT_EQ(call(*admin, "DELETE", "/api/v1/stacks/" + stack_id + "/labels/gpu").status, 204);
+  EXPECT_EQ(targets(), 1u);
+  ASSERT_EQ(call(*admin, "DELETE", "/api/v1/agents/" + agent_id + "/targets/" + stack_id).status, 204);
+  // Removing a target is honoured, even one the labels would match, until
+  // the labels change again.
+  EXPECT_EQ(targets(), 0u);
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/stacks/" + stack_id + "/annotations", R"({"key":"owner","value":"ops"})")
+                .status,
+            201);
+  EXPECT_EQ(targets(), 0u);
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + agent_id + "/annotations", R"({"key":"owner","value":"ops"})")
+                .status,
+            201);
+  EXPECT_EQ(targets(), 1u);
+}
+
+TEST_P(DeploymentFlow, RevokedPaksStopWorkingAtOnce) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+  Reply generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"g"})");
+  const std::string generator_id = text_of(*generator.json.find("generator"), "id");
+  auto old_client = broker.client(text_of(generator.json, "pak"));
+  ASSERT_EQ(call(*old_client, "POST", "/api/v1/auth/pak").status, 200);
+
+  Reply rotated = call(*old_client, "POST", "/api/v1/generators/" + generator_id + "/rotate-pak");
+  ASSERT_EQ(rotated.status, 201) << rotated.body;
+  EXPECT_EQ(call(*old_client, "POST", "/api/v1/auth/pak").status, 401);
+  auto new_client = broker.client(text_of(rotated.json, "pak"));
+  Reply me = call(*new_client, "POST", "/api/v1/auth/pak");
+  ASSERT_EQ(me.status, 200);
+  EXPECT_EQ(text_of(me.json, "generator"), generator_id);
+
+  ASSERT_EQ(call(*admin, "DELETE", "/api/v1/generators/" + generator_id).status, 204);
+  EXPECT_EQ(call(*new_client, "POST", "/api/v1/auth/pak").status, 401);
+}
+
+TEST_P(DeploymentFlow, SurvivesARestartAndKeepsTheAdminPak) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  const std::string pak = broker.admin_pak();
+  ASSERT_EQ(call(*broker.client(pak), "POST", "/api/v1/generators", R"({"name":"kept"})").status, 201);
+  EXPECT_EQ(broker.stop(), 0);
+  broker.start();
+  EXPECT_EQ(broker.admin_pak(), pak);  // not rewritten: bootstrap ran once
+  Reply generators = call(*broker.client(pak), "GET", "/api/v1/generators");
+  ASSERT_EQ(generators.status, 200);
+  EXPECT_EQ(generators.json.size(), 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DeploymentFlow, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
+
+}  // namespace
+}  // namespace sindri_test
