@@ -1,0 +1,36 @@
+#pragma once
+// Prometheus metrics for the HTTP layer: requests and latency per route,
+// method and status, written in the text exposition format. Thread-safe and
+// cheap on the request path (one lock-free lookup after the first request of
+// a route/method/status).
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sindri::http {
+
+class Metrics {
+ public:
+  Metrics();
+  ~Metrics();
+  void observe(std::string_view route, std::string_view method, int status, std::chrono::nanoseconds latency);
+
+  // A gauge read when metrics are scraped (pool use, open connections).
+  struct Gauge {
+    std::string name;  // e.g. "sindri_db_pool_in_use"
+    std::string help;
+    double value = 0;
+  };
+  // The exposition text: sindri_http_requests_total{route,method,status},
+  // sindri_http_request_duration_seconds histogram{route,method}, then gauges.
+  std::string render(const std::vector<Gauge>& gauges) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sindri::http

@@ -1,0 +1,542 @@
+// The server on Boost.Beast and Asio. One io_context runs on the worker
+// threads; each connection is a session on its own strand, going round a
+// read -> handle -> write loop, so pipelined requests are answered in order
+// and the handler runs on the thread that read the request. The server's own
+// strand owns the acceptor and a periodic sweep that closes idle connections.
+
+#include "http/server.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <condition_variable>
+#include <ctime>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_set>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+namespace sindri::http {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kHeaderLimit = 16 * 1024;
+// After an error response the server reads and drops what the client still
+// sends (for a while, up to a size) before closing: closing with unread input
+// resets the connection, and the client could lose the response.
+constexpr size_t kDrainLimit = 8 * 1024 * 1024;
+constexpr Clock::duration kDrainTime = std::chrono::seconds(2);
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+class Session;
+
+// What the sessions share with the server. The io_context is declared after
+// the session registry so that sessions it destroys can still unregister.
+struct ServerState {
+  ServerState(ServerOptions options_in, Handler handler_in, ErrorRenderer render_error_in)
+      : options(std::move(options_in)),
+        handler(std::move(handler_in)),
+        render_error(std::move(render_error_in)),
+        io(static_cast<int>(std::max(1u, options.threads))) {}
+
+  ServerOptions options;
+  Handler handler;
+  ErrorRenderer render_error;
+
+  std::atomic<size_t> open_connections{0};
+  std::atomic<size_t> busy_workers{0};
+  std::atomic<bool> stopping{false};
+  std::mutex sessions_mutex;  // guards sessions, and orders them against setting stopping
+  std::unordered_set<Session*> sessions;
+
+  asio::io_context io;
+  asio::strand<asio::io_context::executor_type> strand{asio::make_strand(io)};
+  tcp::acceptor acceptor{strand};
+  asio::steady_timer sweep_timer{strand};
+  asio::steady_timer accept_retry_timer{strand};
+
+  Response error_response(int status, std::string_view code, std::string_view message) const;
+  void accept();
+  void sweep();
+  void unregister(Session* session);
+};
+
+enum class Phase : uint8_t { reading, handling, writing, draining, closed };
+
+void append_decimal(std::string& out, uint64_t value) {
+  char digits[24];
+  const auto result = std::to_chars(digits, digits + sizeof digits, value);
+  out.append(digits, result.ptr);
+}
+
+// The Date header, formatted once a second per thread.
+std::string_view http_date() {
+  thread_local std::time_t formatted_second = -1;
+  thread_local char text[40];
+  thread_local size_t length = 0;
+  const std::time_t now = std::time(nullptr);
+  if (now != formatted_second) {
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    length = std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+    formatted_second = now;
+  }
+  return {text, length};
+}
+
+bool is_header_safe(const Header& header) {
+  auto clean = [](std::string_view text) { return text.find_first_of("\r\n") == std::string_view::npos; };
+  return !header.name.empty() && clean(header.name) && clean(header.value);
+}
+
+// Framing headers are the server's to write; a handler's copy would contradict them.
+bool is_framing_header(std::string_view name) {
+  return beast::iequals(name, "content-length") || beast::iequals(name, "transfer-encoding") ||
+         beast::iequals(name, "connection");
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(ServerState& server, tcp::socket socket) : server_(server), socket_(std::move(socket)) {
+    server_.open_connections.fetch_add(1, std::memory_order_relaxed);
+    beast::error_code ec;
+    const tcp::endpoint peer = socket_.remote_endpoint(ec);
+    if (!ec) remote_ = peer.address().to_string();
+  }
+
+  ~Session() {
+    server_.unregister(this);
+    server_.open_connections.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  void start() {
+    {
+      std::lock_guard lock(server_.sessions_mutex);
+      if (server_.stopping.load(std::memory_order_relaxed)) return;  // the socket closes with the session
+      server_.sessions.insert(this);
+    }
+    asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+  }
+
+  // Called by the sweep (and by stop, with stopping set) under the sessions
+  // lock: queues a close on the session's strand if it may be idle.
+  void close_if_idle_later(bool stopping, Clock::time_point now) {
+    if (!may_close(stopping, now)) return;
+    if (auto self = weak_from_this().lock()) {
+      asio::post(socket_.get_executor(), [self = std::move(self), stopping, now] {
+        if (self->may_close(stopping, now)) self->close();
+      });
+    }
+  }
+
+ private:
+  // Waiting for a request (or still reading one) is idle; so is a client that
+  // stopped reading our response. A running handler is never interrupted.
+  bool may_close(bool stopping, Clock::time_point now) const {
+    const Clock::duration waited =
+        now - Clock::time_point(Clock::duration(phase_since_.load(std::memory_order_relaxed)));
+    const bool timed_out = server_.options.idle_timeout.count() > 0 && waited >= server_.options.idle_timeout;
+    switch (phase_.load(std::memory_order_relaxed)) {
+      case Phase::reading:
+        return stopping || timed_out;
+      case Phase::writing:
+        return timed_out;
+      case Phase::draining:
+        return stopping || timed_out || waited >= kDrainTime;
+      case Phase::handling:
+      case Phase::closed:
+        return false;
+    }
+    return false;
+  }
+
+  void enter(Phase phase) {
+    phase_.store(phase, std::memory_order_relaxed);
+    phase_since_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  }
+
+  void read_request() {
+    if (server_.stopping.load(std::memory_order_relaxed)) return close();
+    parser_.emplace();
+    parser_->header_limit(kHeaderLimit);
+    parser_->body_limit(server_.options.body_limit);
+    enter(Phase::reading);
+    bhttp::async_read_header(socket_, buffer_, *parser_,
+                             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    if (ec) return on_read_error(ec);
+    if (parser_->is_done()) return handle();
+    const auto& message = parser_->get();
+    if (message.version() >= 11 && beast::iequals(message[bhttp::field::expect], "100-continue")) {
+      asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
+                        [self = shared_from_this()](beast::error_code write_ec, size_t) {
+                          if (write_ec) return self->close();
+                          self->read_body();
+                        });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
+    bhttp::async_read(socket_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->on_read_error(ec);
+      self->handle();
+    });
+  }
+
+  void on_read_error(beast::error_code ec) {
+    if (ec == bhttp::error::body_limit) {
+      return fail(413, "payload_too_large",
+                  "the request body exceeds the limit of " + std::to_string(server_.options.body_limit) + " bytes");
+    }
+    if (ec == bhttp::error::header_limit) {
+      return fail(400, "bad_request", "the request headers exceed " + std::to_string(kHeaderLimit) + " bytes");
+    }
+    // A peer that closes between or during requests gets no answer; a parse error does.
+    const bool parse_error = ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
+                             ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
+    if (parse_error) return fail(400, "bad_request", "malformed request: " + ec.message());
+    close();
+  }
+
+  void handle() {
+    auto& message = parser_->get();
+    Request request;
+    request.method = message.method_string();
+    request.target = message.target();
+    request.headers.reserve(static_cast<size_t>(std::distance(message.begin(), message.end())));
+    for (const auto& field : message) {
+      request.headers.push_back({std::string(field.name_string()), std::string(field.value())});
+    }
+    request.body = std::move(message.body());
+    request.remote = remote_;
+    head_only_ = message.method() == bhttp::verb::head;
+    http_1_0_ = message.version() < 11;
+    bool keep_alive = message.keep_alive();
+    if (auto parsed = parse_target(request); !parsed) return fail(400, "bad_request", parsed.error().message);
+
+    enter(Phase::handling);
+    server_.busy_workers.fetch_add(1, std::memory_order_relaxed);
+    try {
+      response_ = server_.handler(request);
+    } catch (...) {
+      response_ = server_.error_response(500, "internal_error", "the request handler failed");
+    }
+    server_.busy_workers.fetch_sub(1, std::memory_order_relaxed);
+    if (server_.stopping.load(std::memory_order_relaxed)) keep_alive = false;
+    write_response(keep_alive, false);
+  }
+
+  // Answers an error the server found itself, then closes the connection.
+  void fail(int status, std::string_view code, std::string_view message) {
+    response_ = server_.error_response(status, code, message);
+    head_only_ = false;
+    write_response(false, true);
+  }
+
+  void write_response(bool keep_alive, bool drain_after) {
+    if (response_.status < 200 || response_.status > 999) {
+      response_ = server_.error_response(500, "internal_error", "the handler returned an invalid status");
+    }
+    const int status = response_.status;
+    const bool has_body = status != 204 && status != 304;
+    head_.clear();
+    head_ += "HTTP/1.1 ";
+    append_decimal(head_, static_cast<uint64_t>(status));
+    head_ += ' ';
+    const bhttp::status known = bhttp::int_to_status(static_cast<unsigned>(status));
+    head_ += known == bhttp::status::unknown ? std::string_view("Unknown") : bhttp::obsolete_reason(known);
+    head_ += "\r\nDate: ";
+    head_ += http_date();
+    head_ += "\r\n";
+    if (has_body) {
+      if (!response_.content_type.empty()) {
+        head_ += "Content-Type: ";
+        head_ += response_.content_type;
+        head_ += "\r\n";
+      }
+      head_ += "Content-Length: ";
+      append_decimal(head_, response_.body.size());
+      head_ += "\r\n";
+    }
+    for (const Header& header : response_.headers) {
+      if (!is_header_safe(header)) continue;
+      if (is_framing_header(header.name)) {
+        if (beast::iequals(header.name, "connection") && beast::iequals(header.value, "close")) keep_alive = false;
+        continue;
+      }
+      head_ += header.name;
+      head_ += ": ";
+      head_ += header.value;
+      head_ += "\r\n";
+    }
+    if (!keep_alive) {
+      head_ += "Connection: close\r\n";
+    } else if (http_1_0_) {
+      head_ += "Connection: keep-alive\r\n";
+    }
+    head_ += "\r\n";
+
+    const bool send_body = has_body && !head_only_;
+    const std::array<asio::const_buffer, 2> buffers = {
+        asio::const_buffer(head_.data(), head_.size()),
+        asio::const_buffer(response_.body.data(), send_body ? response_.body.size() : 0)};
+    enter(Phase::writing);
+    asio::async_write(socket_, buffers,
+                      [self = shared_from_this(), keep_alive, drain_after](beast::error_code ec, size_t) {
+                        self->on_written(ec, keep_alive, drain_after);
+                      });
+  }
+
+  void on_written(beast::error_code ec, bool keep_alive, bool drain_after) {
+    if (ec) return close();
+    if (drain_after) {
+      beast::error_code ignored;
+      socket_.shutdown(tcp::socket::shutdown_send, ignored);
+      buffer_.consume(buffer_.size());
+      enter(Phase::draining);
+      return drain(0);
+    }
+    if (!keep_alive) return close();
+    response_ = Response{};
+    read_request();
+  }
+
+  void drain(size_t drained) {
+    socket_.async_read_some(buffer_.prepare(64 * 1024),
+                            [self = shared_from_this(), drained](beast::error_code ec, size_t read) {
+                              if (ec || drained + read >= kDrainLimit) return self->close();
+                              self->drain(drained + read);
+                            });
+  }
+
+  void close() {
+    if (phase_.load(std::memory_order_relaxed) == Phase::closed) return;
+    enter(Phase::closed);
+    beast::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+
+  ServerState& server_;
+  tcp::socket socket_;
+  std::string remote_;
+  beast::flat_buffer buffer_;  // kept across requests: pipelined bytes wait here
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  Response response_;
+  std::string head_;  // status line and headers of response_, reused
+  bool head_only_ = false;
+  bool http_1_0_ = false;
+  std::atomic<Phase> phase_{Phase::reading};
+  std::atomic<Clock::rep> phase_since_{Clock::now().time_since_epoch().count()};
+};
+
+Response ServerState::error_response(int status, std::string_view code, std::string_view message) const {
+  try {
+    if (render_error) return render_error(status, code, message);
+  } catch (...) {
+    // Fall through to a plain answer: an error path must not fail.
+  }
+  Response response;
+  response.status = status;
+  response.content_type = "text/plain; charset=utf-8";
+  response.body = std::string(message) + "\n";
+  return response;
+}
+
+void ServerState::accept() {
+  acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
+    if (ec) {
+      // Out of descriptors, say: try again shortly rather than spin.
+      accept_retry_timer.expires_after(std::chrono::milliseconds(50));
+      accept_retry_timer.async_wait([this](beast::error_code wait_ec) {
+        if (!wait_ec && acceptor.is_open()) accept();
+      });
+      return;
+    }
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    std::make_shared<Session>(*this, std::move(socket))->start();
+    accept();
+  });
+}
+
+// Runs while there are sessions to watch: until stop, and after it until the
+// last session has gone (a client that stops reading must not hang stop()).
+void ServerState::sweep() {
+  const Clock::duration interval = std::clamp<Clock::duration>(Clock::duration(options.idle_timeout) / 2,
+                                                               std::chrono::milliseconds(100), std::chrono::seconds(1));
+  sweep_timer.expires_after(interval);
+  sweep_timer.async_wait([this](beast::error_code ec) {
+    if (ec) return;
+    const Clock::time_point now = Clock::now();
+    {
+      std::lock_guard lock(sessions_mutex);
+      const bool stopped = stopping.load(std::memory_order_relaxed);
+      if (stopped && sessions.empty()) return;
+      for (Session* session : sessions) session->close_if_idle_later(stopped, now);
+    }
+    sweep();
+  });
+}
+
+void ServerState::unregister(Session* session) {
+  std::lock_guard lock(sessions_mutex);
+  sessions.erase(session);
+  if (stopping.load(std::memory_order_relaxed) && sessions.empty()) {
+    asio::post(strand, [this] { sweep_timer.cancel(); });
+  }
+}
+
+}  // namespace
+
+struct Server::Impl : ServerState {
+  using ServerState::ServerState;
+
+  enum class Lifecycle { created, running, stopping, stopped };
+  std::mutex lifecycle_mutex;
+  std::condition_variable lifecycle_changed;
+  Lifecycle lifecycle = Lifecycle::created;
+  bool joining = false;
+  std::vector<std::thread> workers;
+  std::vector<std::thread::id> worker_ids;
+  uint16_t bound_port = 0;
+
+  bool on_worker_thread() {
+    std::lock_guard lock(lifecycle_mutex);
+    return std::find(worker_ids.begin(), worker_ids.end(), std::this_thread::get_id()) != worker_ids.end();
+  }
+
+  void begin_stop() {
+    {
+      std::lock_guard lock(lifecycle_mutex);
+      if (lifecycle == Lifecycle::created) lifecycle = Lifecycle::stopped;
+      if (lifecycle != Lifecycle::running) {
+        lifecycle_changed.notify_all();
+        return;
+      }
+      lifecycle = Lifecycle::stopping;
+    }
+    lifecycle_changed.notify_all();
+    {
+      // Set before the acceptor closes, so the sweep sees it once the last session has gone.
+      const Clock::time_point now = Clock::now();
+      std::lock_guard lock(sessions_mutex);
+      stopping.store(true, std::memory_order_relaxed);
+      for (Session* session : sessions) session->close_if_idle_later(true, now);
+    }
+    asio::post(strand, [this] {
+      beast::error_code ignored;
+      acceptor.close(ignored);
+      accept_retry_timer.cancel();
+      std::lock_guard lock(sessions_mutex);
+      if (sessions.empty()) sweep_timer.cancel();
+    });
+  }
+
+  // Joins the workers once; a second caller waits for the first.
+  void join_workers() {
+    std::vector<std::thread> joined;
+    {
+      std::unique_lock lock(lifecycle_mutex);
+      lifecycle_changed.wait(lock, [&] { return lifecycle == Lifecycle::stopping || lifecycle == Lifecycle::stopped; });
+      if (joining || lifecycle == Lifecycle::stopped) {
+        lifecycle_changed.wait(lock, [&] { return lifecycle == Lifecycle::stopped; });
+        return;
+      }
+      joining = true;
+      joined.swap(workers);
+    }
+    for (std::thread& worker : joined) worker.join();
+    {
+      std::lock_guard lock(lifecycle_mutex);
+      lifecycle = Lifecycle::stopped;
+    }
+    lifecycle_changed.notify_all();
+  }
+};
+
+Server::Server(ServerOptions options, Handler handler, ErrorRenderer render_error)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler), std::move(render_error))) {}
+
+Server::~Server() { stop(); }
+
+Status Server::start() {
+  Impl& impl = *impl_;
+  std::lock_guard lock(impl.lifecycle_mutex);
+  if (impl.lifecycle != Impl::Lifecycle::created) return make_error("the server was already started");
+  const std::string address = impl.options.host + ":" + std::to_string(impl.options.port);
+  auto failure = [&](const beast::error_code& ec) {
+    beast::error_code ignored;
+    impl.acceptor.close(ignored);
+    return make_error("cannot listen on " + address + ": " + ec.message());
+  };
+
+  beast::error_code ec;
+  tcp::resolver resolver(impl.io);
+  const auto endpoints = resolver.resolve(impl.options.host, std::to_string(impl.options.port),
+                                          tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec) return failure(ec);
+  if (endpoints.empty()) return failure(asio::error::host_not_found);
+  const tcp::endpoint endpoint = endpoints.begin()->endpoint();
+  impl.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl.acceptor.bind(endpoint, ec);
+  if (!ec) impl.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return failure(ec);
+  impl.bound_port = impl.acceptor.local_endpoint(ec).port();
+  if (ec) return failure(ec);
+
+  impl.accept();
+  if (impl.options.idle_timeout.count() > 0) impl.sweep();
+  const unsigned threads = std::max(1u, impl.options.threads);
+  for (unsigned i = 0; i < threads; ++i) {
+    impl.workers.emplace_back([&impl] { impl.io.run(); });
+    impl.worker_ids.push_back(impl.workers.back().get_id());
+  }
+  impl.lifecycle = Impl::Lifecycle::running;
+  return Ok{};
+}
+
+uint16_t Server::port() const { return impl_->bound_port; }
+
+void Server::stop() {
+  impl_->begin_stop();
+  // A handler that stops its own server cannot join its own thread; whoever
+  // calls wait() or destroys the server does.
+  if (!impl_->on_worker_thread()) impl_->join_workers();
+}
+
+void Server::wait() { impl_->join_workers(); }
+
+size_t Server::open_connections() const { return impl_->open_connections.load(std::memory_order_relaxed); }
+
+size_t Server::busy_workers() const { return impl_->busy_workers.load(std::memory_order_relaxed); }
+
+}  // namespace sindri::http

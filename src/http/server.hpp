@@ -1,0 +1,99 @@
+#pragma once
+// An HTTP/1.1 server: keep-alive, a fixed pool of worker threads, a bounded
+// request body, graceful shutdown. Boost.Beast stays inside server.cpp; this
+// header shows only plain types. Handlers run synchronously on a worker
+// thread and may block (database calls); the pool size bounds how many run at
+// once.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "value/result.hpp"
+
+namespace sindri::http {
+
+struct Header {
+  std::string name;
+  std::string value;
+};
+
+struct Request {
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // as sent: path and query
+  std::string path;    // percent-decoded path, without the query
+  std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
+  std::vector<Header> headers;
+  std::string body;
+  std::string remote;  // peer address, for logs
+
+  // First header of that name, compared case-insensitively; empty if absent.
+  std::string_view header(std::string_view name) const;
+  // First query parameter of that name, or nullptr.
+  const std::string* query_param(std::string_view name) const;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<Header> headers;  // extra headers
+};
+
+using Handler = std::function<Response(Request&)>;
+
+// First header of that name, compared case-insensitively; empty if absent.
+std::string_view find_header(const std::vector<Header>& headers, std::string_view name);
+// Decodes %XX escapes, and '+' as a space when plus_is_space (query strings).
+// A truncated or non-hex escape is an error.
+Result<std::string> percent_decode(std::string_view text, bool plus_is_space = false);
+// Fills request.path and request.query from request.target. Fails when the
+// target is not a path (or absolute URL), or when either part does not decode.
+Status parse_target(Request& request);
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;  // 0: any free port; port() tells which
+  unsigned threads = 4;
+  size_t body_limit = 10 * 1024 * 1024;  // bytes; larger bodies get 413
+  std::chrono::seconds idle_timeout{60};  // keep-alive connections idle this long are closed
+};
+
+// Errors the server answers itself, before any handler runs (a malformed
+// request line, a body over the limit, ...). The function turns a status and a
+// message into the response; the broker uses it to keep every error body in
+// the API's JSON shape.
+using ErrorRenderer = std::function<Response(int status, std::string_view code, std::string_view message)>;
+
+class Server {
+ public:
+  Server(ServerOptions options, Handler handler, ErrorRenderer render_error);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and starts the worker threads. Errors name the address.
+  Status start();
+  uint16_t port() const;
+  // Graceful stop: stop accepting, let in-flight requests finish and be
+  // answered (with `Connection: close`), then close idle connections. Safe to
+  // call from a signal-watching thread; returns once the workers have exited.
+  void stop();
+  // Blocks until stop() has completed.
+  void wait();
+
+  // Connections open and requests being handled right now, for /metrics.
+  size_t open_connections() const;
+  size_t busy_workers() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sindri::http
