@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds Sindri (build/, Release) and runs the main
-# job: for now, rendering the shipped example template.
+# job: the broker on its embedded SQLite default (./sindri.db), listening on
+# 127.0.0.1:8080. The first start writes the admin PAK to ./admin.pak.
+# Settings: flags after the script's name go to `sindri serve` (e.g.
+# --listen 0.0.0.0:8080), or SINDRI_* variables (see README).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,4 +12,4 @@ cd "$ROOT"
 scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build --target sindri
-build/bin/sindri render examples/hello/deployment.yaml.tera --context examples/hello/values.json
+exec build/bin/sindri serve "$@"

@@ -114,9 +114,9 @@ ApiResult<http::Response> update_agent(Call& call) {
   BROKER_CHECK(check_self_or_admin(call, id));
   BROKER_TRY(body, BodyObject::parse(call.request, "Agent"));
   BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
-  BROKER_TRY(name, body.optional_string("name", kNameRule));
-  BROKER_TRY(cluster_name, body.optional_string("cluster_name", kNameRule));
-  BROKER_TRY(status, body.optional_string("status", TextRule{64, false, false, false}));
+  BROKER_TRY(name, body.optional_string("name", kNameRule, false));
+  BROKER_TRY(cluster_name, body.optional_string("cluster_name", kNameRule, false));
+  BROKER_TRY(status, body.optional_string("status", TextRule{64, false, false, false}, false));
   for (const char* read_only : {"created_at", "updated_at", "deleted_at", "last_heartbeat", "k8s_reachable",
                                 "k8s_api_latency_ms", "k8s_reported_at"}) {
     body.ignore(read_only);

@@ -65,7 +65,7 @@ ApiResult<http::Response> update_generator(Call& call) {
   BROKER_CHECK(check_self_or_admin(call, id));
   BROKER_TRY(body, BodyObject::parse(call.request, "Generator"));
   BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
-  BROKER_TRY(name, body.optional_string("name", kNameRule));
+  BROKER_TRY(name, body.optional_string("name", kNameRule, false));
   BROKER_TRY(description, body.optional_string("description", TextRule{4096, true, true, false}));
   BROKER_TRY(is_active, body.optional_bool("is_active"));
   for (const char* read_only : {"created_at", "updated_at", "deleted_at", "last_active_at", "is_system"}) {

@@ -78,10 +78,11 @@ ApiResult<std::string> BodyObject::required_string(std::string_view key, const T
   return std::string(value->get_string());
 }
 
-ApiResult<std::optional<std::string>> BodyObject::optional_string(std::string_view key, const TextRule& rule) {
+ApiResult<std::optional<std::string>> BodyObject::optional_string(std::string_view key, const TextRule& rule,
+                                                                  bool nullable) {
   const Value* value = take(key);
-  if (value == nullptr || value->is_null()) return std::optional<std::string>();
-  if (!value->is_string()) return wrong_type(key, "a string or null", *value);
+  if (value == nullptr || (nullable && value->is_null())) return std::optional<std::string>();
+  if (!value->is_string()) return wrong_type(key, nullable ? "a string or null" : "a string", *value);
   BROKER_CHECK(check_text(value->get_string(), rule, field_pointer(key)));
   return std::optional<std::string>(std::string(value->get_string()));
 }

@@ -42,8 +42,9 @@ class BodyObject {
   BodyObject(Value object, std::string_view schema) : object_(std::move(object)), schema_(schema) {}
 
   ApiResult<std::string> required_string(std::string_view key, const TextRule& rule = {});
-  // Absent or null gives nullopt.
-  ApiResult<std::optional<std::string>> optional_string(std::string_view key, const TextRule& rule = {});
+  // Absent gives nullopt, and so does null unless the field is not nullable.
+  ApiResult<std::optional<std::string>> optional_string(std::string_view key, const TextRule& rule = {},
+                                                        bool nullable = true);
   ApiResult<std::optional<bool>> optional_bool(std::string_view key);
   ApiResult<std::optional<int64_t>> optional_int(std::string_view key);
   ApiResult<std::vector<std::string>> optional_string_array(std::string_view key, const TextRule& rule = {});

@@ -39,7 +39,7 @@ ApiResult<http::Response> create_stack(Call& call) {
   BROKER_TRY(name, body.required_string("name", kNameRule));
   BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
   // A generator may leave out its own id; an admin must say whose stack it is.
-  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule));
+  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule, false));
   BROKER_CHECK(body.finish());
   if (call.caller.kind == Identity::Kind::Generator) {
     if (generator_id && *generator_id != call.caller.id) {
@@ -78,9 +78,9 @@ ApiResult<http::Response> update_stack(Call& call) {
   BROKER_TRY(id, call.id_param());
   BROKER_TRY(body, BodyObject::parse(call.request, "Stack"));
   BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
-  BROKER_TRY(name, body.optional_string("name", kNameRule));
+  BROKER_TRY(name, body.optional_string("name", kNameRule, false));
   BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
-  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule));
+  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule, false));
   for (const char* read_only : {"created_at", "updated_at", "deleted_at"}) body.ignore(read_only);
   BROKER_CHECK(body.finish());
   if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");

@@ -1,0 +1,188 @@
+// Bad input never gets a 500 or a crash: each is a 4xx with a JSON error
+// that says what is wrong and, for a body field, names it by JSON pointer.
+
+#include "broker_process.hpp"
+
+namespace sindri_test {
+namespace {
+
+using sindri::Value;
+
+std::string pointer_of(const Reply& reply) {
+  const Value* details = reply.json.find("details");
+  return details != nullptr ? text_of(*details, "pointer") : std::string("<none>");
+}
+
+class BadInput : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    broker_ = std::make_unique<BrokerProcess>(GetParam());
+    if (!broker_->usable()) GTEST_FAIL() << "no database for this backend";
+    broker_->start({"--body-limit", "4096"});
+    admin_ = broker_->client(broker_->admin_pak());
+    Reply generator = call(*admin_, "POST", "/api/v1/generators", R"({"name":"g"})");
+    ASSERT_EQ(generator.status, 201) << generator.body;
+    generator_id_ = text_of(*generator.json.find("generator"), "id");
+    generator_pak_ = text_of(generator.json, "pak");
+    Reply stack = call(*admin_, "POST", "/api/v1/stacks", R"({"name":"s","generator_id":")" + generator_id_ + R"("})");
+    stack_id_ = text_of(stack.json, "id");
+  }
+
+  // A 4xx with the ErrorResponse shape; returns the reply for more checks.
+  Reply expect_client_error(const std::string& method, const std::string& path, const std::string& body,
+                            int status, const std::string& code = {}) {
+    Reply reply = call(*admin_, method, path, body);
+    EXPECT_EQ(reply.status, status) << method << " " << path << " " << body << " -> " << reply.body;
+    EXPECT_FALSE(text_of(reply.json, "code").empty()) << reply.body;
+    EXPECT_FALSE(text_of(reply.json, "message").empty()) << reply.body;
+    if (!code.empty()) {
+      EXPECT_EQ(text_of(reply.json, "code"), code) << reply.body;
+    }
+    return reply;
+  }
+
+  std::unique_ptr<BrokerProcess> broker_;
+  std::unique_ptr<sindri::http::Client> admin_;
+  std::string generator_id_, generator_pak_, stack_id_;
+};
+
+TEST_P(BadInput, MalformedJsonNamesLineAndColumn) {
+  Reply reply = expect_client_error("POST", "/api/v1/generators", "{\"name\": \"x\",\n  oops}", 400, "invalid_json");
+  EXPECT_NE(text_of(reply.json, "message").find("line 2 column 3"), std::string::npos) << reply.body;
+  expect_client_error("POST", "/api/v1/generators", "", 400, "invalid_body");
+  expect_client_error("POST", "/api/v1/generators", "[1,2]", 400, "invalid_body");
+}
+
+TEST_P(BadInput, WrongTypesMissingAndUnknownFieldsNameThePointer) {
+  Reply wrong = expect_client_error("POST", "/api/v1/generators", R"({"name":42})", 400, "invalid_field");
+  EXPECT_EQ(pointer_of(wrong), "/name");
+  Reply missing = expect_client_error("POST", "/api/v1/agents", R"({"name":"a"})", 400, "missing_field");
+  EXPECT_EQ(pointer_of(missing), "/cluster_name");
+  Reply unknown = expect_client_error("POST", "/api/v1/stacks",
+                                      R"({"name":"s2","generator_id":")" + generator_id_ + R"(","colour":"red"})", 400,
+                                      "unknown_field");
+  EXPECT_EQ(pointer_of(unknown), "/colour");
+  Reply item = expect_client_error("POST", "/api/v1/agents",
+                                   R"({"name":"a","cluster_name":"c","generator_ids":["not-a-uuid"]})", 400);
+  EXPECT_EQ(pointer_of(item), "/generator_ids/0");
+  Reply spaces = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/annotations",
+                                     R"({"key":"a b","value":"v"})", 400);
+  EXPECT_EQ(pointer_of(spaces), "/key");
+  Reply long_label = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/labels",
+                                         "\"" + std::string(65, 'x') + "\"", 400);
+  EXPECT_NE(text_of(long_label.json, "message").find("at most 64"), std::string::npos);
+  Reply heartbeat_type = call(*admin_, "POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
+                              R"({"yaml_content":"apiVersion: v1\nkind: X\n","is_deletion_marker":"yes"})");
+  EXPECT_EQ(heartbeat_type.status, 400);
+  EXPECT_EQ(pointer_of(heartbeat_type), "/is_deletion_marker");
+}
+
+TEST_P(BadInput, YamlErrorsNameDocumentLineAndColumn) {
+  Reply syntax = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
+                                     R"({"yaml_content":"apiVersion: v1\nkind: A\n---\nkey: [1, 2\n"})", 400,
+                                     "invalid_yaml");
+  EXPECT_EQ(pointer_of(syntax), "/yaml_content");
+  EXPECT_EQ(syntax.json.find("details")->find("document")->get_int(), 2);
+  EXPECT_NE(text_of(syntax.json, "message").find("document 2 line"), std::string::npos) << syntax.body;
+  Reply not_object = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
+                                         R"({"yaml_content":"- a\n- b\n"})", 400, "invalid_yaml");
+  EXPECT_NE(text_of(not_object.json, "message").find("mapping"), std::string::npos);
+  Reply no_kind = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
+                                      R"({"yaml_content":"apiVersion: v1\nmetadata: {}\n"})", 400, "invalid_yaml");
+  EXPECT_NE(text_of(no_kind.json, "message").find("kind"), std::string::npos);
+  Reply raw = call(*admin_, "POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects", "a: b: c\n",
+                   "application/yaml");
+  EXPECT_EQ(raw.status, 400) << raw.body;
+  // Nothing was stored by any of them.
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks/" + stack_id_ + "/deployment-objects").json.size(), 0u);
+}
+
+TEST_P(BadInput, UnknownAndMalformedIds) {
+  const std::string unknown = "123e4567-e89b-42d3-a456-426614174000";
+  expect_client_error("GET", "/api/v1/stacks/" + unknown, "", 404, "stack_not_found");
+  expect_client_error("GET", "/api/v1/agents/" + unknown, "", 404, "agent_not_found");
+  expect_client_error("GET", "/api/v1/generators/" + unknown, "", 404, "generator_not_found");
+  expect_client_error("GET", "/api/v1/deployment-objects/" + unknown, "", 404, "deployment_object_not_found");
+  expect_client_error("POST", "/api/v1/stacks/" + unknown + "/deployment-objects",
+                      R"({"yaml_content":"apiVersion: v1\nkind: A\n"})", 404, "stack_not_found");
+  expect_client_error("GET", "/api/v1/stacks/not-a-uuid", "", 400, "invalid_path_parameter");
+  expect_client_error("DELETE", "/api/v1/stacks/" + stack_id_ + "/labels/none", "", 404, "label_not_found");
+  Reply bad_stack = expect_client_error("POST", "/api/v1/stacks", R"({"name":"x","generator_id":")" + unknown + R"("})",
+                                        400);
+  EXPECT_EQ(pointer_of(bad_stack), "/generator_id");
+  expect_client_error("GET", "/api/v1/nowhere", "", 404, "not_found");
+  Reply wrong_method = expect_client_error("PATCH", "/api/v1/stacks", "", 405, "method_not_allowed");
+  EXPECT_EQ(wrong_method.header_allow, "GET, POST");
+  expect_client_error("GET", "/api/v1/agents/" + unknown + "/target-state?mode=sideways", "", 400);
+}
+
+TEST_P(BadInput, BodiesOverTheLimitGet413) {
+  const std::string huge = R"({"name":")" + std::string(8192, 'x') + R"("})";
+  Reply reply = expect_client_error("POST", "/api/v1/generators", huge, 413, "payload_too_large");
+  // The broker is still there.
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/generators").status, 200);
+}
+
+TEST_P(BadInput, MissingMalformedAndRevokedPaks) {
+  auto anonymous = broker_->client("");
+  Reply none = call(*anonymous, "GET", "/api/v1/stacks");
+  EXPECT_EQ(none.status, 401);
+  EXPECT_EQ(text_of(none.json, "code"), "unauthorized");
+  for (const std::string& header : {std::string("Bearer nonsense"), std::string("brokkr_BRshort_x"),
+                                    std::string("Basic dXNlcjpwYXNz"),
+                                    std::string("brokkr_BRAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAA")}) {
+    sindri::http::Client client(broker_->url());
+    client.set_authorization(header);
+    Reply reply = call(client, "GET", "/api/v1/stacks");
+    EXPECT_EQ(reply.status, 401) << header;
+    EXPECT_EQ(text_of(reply.json, "code"), "unauthorized");
+  }
+  // Without "Bearer " the PAK works too.
+  sindri::http::Client plain(broker_->url());
+  plain.set_authorization(generator_pak_);
+  EXPECT_EQ(call(plain, "GET", "/api/v1/stacks").status, 200);
+  // Revoked by deletion.
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/generators/" + generator_id_).status, 204);
+  EXPECT_EQ(call(plain, "GET", "/api/v1/stacks").status, 401);
+}
+
+// A sweep of junk bodies at every write endpoint: all 4xx, never 5xx.
+TEST_P(BadInput, JunkBodiesAreAlwaysClientErrors) {
+  Reply agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"a","cluster_name":"c"})");
+  const std::string agent_id = text_of(*agent.json.find("agent"), "id");
+  const std::vector<std::pair<std::string, std::string>> endpoints = {
+      {"POST", "/api/v1/generators"},
+      {"PUT", "/api/v1/generators/" + generator_id_},
+      {"POST", "/api/v1/stacks"},
+      {"PUT", "/api/v1/stacks/" + stack_id_},
+      {"POST", "/api/v1/stacks/" + stack_id_ + "/labels"},
+      {"POST", "/api/v1/stacks/" + stack_id_ + "/annotations"},
+      {"POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects"},
+      {"POST", "/api/v1/agents"},
+      {"PUT", "/api/v1/agents/" + agent_id},
+      {"POST", "/api/v1/agents/" + agent_id + "/labels"},
+      {"POST", "/api/v1/agents/" + agent_id + "/annotations"},
+      {"POST", "/api/v1/agents/" + agent_id + "/targets"},
+      {"POST", "/api/v1/agents/" + agent_id + "/events"},
+  };
+  const std::vector<std::string> junk = {
+      "", "null", "true", "42", "\"\"", "[]", "{", "{}", "{\"name\":null}", "{\"name\":[]}", "{\"name\":{}}",
+      "{\"name\":\"\"}", "{\"id\":\"x\"}", "{\"yaml_content\":5}", "{\"label\":\"\"}", "\xff\xfe",
+      "{\"name\":\"a\",\"name\":1e999}", std::string(3000, '['), "{\"stack_id\":\"123\"}",
+  };
+  for (const auto& [method, path] : endpoints) {
+    for (const std::string& body : junk) {
+      if (method == "PUT" && body == "{}") continue;  // an update that changes nothing is fine
+      Reply reply = call(*admin_, method, path, body);
+      EXPECT_GE(reply.status, 400) << method << " " << path << " " << body.substr(0, 40) << " -> " << reply.body;
+      EXPECT_LT(reply.status, 500) << method << " " << path << " " << body.substr(0, 40) << " -> " << reply.body;
+      EXPECT_FALSE(text_of(reply.json, "message").empty()) << reply.body;
+    }
+  }
+  EXPECT_EQ(call(*admin_, "GET", "/healthz").status, 200);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BadInput, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
+
+}  // namespace
+}  // namespace sindri_test

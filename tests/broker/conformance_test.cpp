@@ -1,0 +1,331 @@
+// The broker against brokkr-v1.json itself: every path and method of the
+// core API is called, and every answer must carry a status the file documents
+// for that operation and a body that validates against the file's schema for
+// that status (objects may not carry fields the schema lacks). Identities the
+// operation's `security` leaves out get 403; no PAK gets 401.
+
+#include <map>
+#include <set>
+
+#include "broker_process.hpp"
+#include "schema/schema.hpp"
+#include "value/digest.hpp"
+#include "value/pointer.hpp"
+
+namespace sindri_test {
+namespace {
+
+using sindri::Array;
+using sindri::Member;
+using sindri::Object;
+using sindri::Value;
+
+const char* const kCoveredPaths[] = {
+    "/agents", "/agents/", "/agents/{id}", "/agents/{id}/annotations", "/agents/{id}/annotations/{key}",
+    "/agents/{id}/events", "/agent-events", "/agent-events/{id}", "/agents/{id}/heartbeat", "/agents/{id}/labels",
+    "/agents/{id}/labels/{label}", "/agents/{id}/rotate-pak", "/agents/{id}/stacks", "/agents/{id}/target-state",
+    "/agents/{id}/targets", "/agents/{id}/targets/{stack_id}", "/auth/pak", "/deployment-objects/{id}",
+    "/generators", "/generators/{id}", "/generators/{id}/rotate-pak", "/stacks", "/stacks/{id}",
+    "/stacks/{id}/annotations", "/stacks/{id}/annotations/{key}", "/stacks/{id}/deployment-objects",
+    "/stacks/{id}/labels", "/stacks/{id}/labels/{label}",
+};
+
+Value load_api() {
+  auto parsed = sindri::parse_json(slurp(fs::path(SINDRI_SOURCE_DIR) / "../shared/api/brokkr-v1.json"));
+  if (!parsed.ok()) throw std::runtime_error("cannot read ../shared/api/brokkr-v1.json");
+  return std::move(parsed).value();
+}
+
+// OpenAPI 3.0 schema → JSON Schema: `nullable` becomes a null type,
+// component references point into $defs, and objects with listed properties
+// admit no others.
+Value to_json_schema(const Value& schema) {
+  if (schema.is_array()) {
+    Array items;
+    for (const Value& item : schema.get_array()) items.push_back(to_json_schema(item));
+    return Value(std::move(items));
+  }
+  if (!schema.is_object()) return schema;
+  Object out;
+  const Value* nullable = schema.find("nullable");
+  const bool is_nullable = nullable != nullptr && nullable->is_bool() && nullable->get_bool();
+  for (const Member& member : schema.get_object()) {
+    const std::string_view key = member.key.get_string();
+    if (key == "nullable" || key == "example" || key == "description") continue;
+    if (key == "$ref" && member.value.is_string()) {
+      std::string ref(member.value.get_string());
+      const std::string prefix = "#/components/schemas/";
+      if (ref.rfind(prefix, 0) == 0) ref = "#/$defs/" + ref.substr(prefix.size());
+      out.push_back({member.key, Value(ref)});
+      continue;
+    }
+    if (key == "type" && is_nullable && member.value.is_string()) {
+      out.push_back({member.key, Value(Array{member.value, Value("null")})});
+      continue;
+    }
+    if (key == "properties") {
+      Object properties;
+      for (const Member& property : member.value.get_object()) {
+        properties.push_back({property.key, to_json_schema(property.value)});
+      }
+      out.push_back({member.key, Value(std::move(properties))});
+      continue;
+    }
+    out.push_back({member.key, to_json_schema(member.value)});
+  }
+  if (schema.find("properties") != nullptr && schema.find("additionalProperties") == nullptr) {
+    out.push_back({Value("additionalProperties"), Value(false)});
+  }
+  return Value(std::move(out));
+}
+
+struct Record {
+  std::string method, path_template, concrete;
+  int status = 0;
+  Reply reply;
+};
+
+class Conformance : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { api_ = load_api(); }
+
+  const Value* operation(const std::string& method, const std::string& path) const {
+    const Value* item = api_.find("paths")->find(path);
+    if (item == nullptr) return nullptr;
+    std::string lower = method;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return item->find(lower);
+  }
+
+  Reply hit(sindri::http::Client& client, const std::string& method, const std::string& path_template,
+            const std::string& concrete, const std::string& body = {}) {
+    Reply reply = call(client, method, "/api/v1" + concrete, body);
+    records_.push_back({method, path_template, concrete, reply.status, reply});
+    return reply;
+  }
+
+  void check_records() {
+    Value defs;
+    {
+      Object converted;
+      for (const Member& member : api_.find("components")->find("schemas")->get_object()) {
+        converted.push_back({member.key, to_json_schema(member.value)});
+      }
+      defs = Value(std::move(converted));
+    }
+    std::set<std::string> seen;
+    for (const Record& record : records_) {
+      const std::string where = record.method + " " + record.concrete + " -> " + std::to_string(record.status);
+      const Value* op = operation(record.method, record.path_template);
+      ASSERT_NE(op, nullptr) << record.method << " " << record.path_template << " is not in brokkr-v1.json";
+      seen.insert(record.method + " " + record.path_template);
+      const Value* response = op->find("responses")->find(std::to_string(record.status));
+      EXPECT_NE(response, nullptr) << where << " is not a documented status; body " << record.reply.body;
+      if (response == nullptr) continue;
+      const Value* content = response->find("content");
+      if (content == nullptr) {
+        EXPECT_TRUE(record.reply.body.empty()) << where << " should have no body";
+        continue;
+      }
+      const Value* schema = sindri::follow_pointer(*content, "/application~1json/schema");
+      ASSERT_NE(schema, nullptr) << where;
+      Value json_schema = to_json_schema(*schema);
+      if (!json_schema.is_object()) continue;
+      json_schema.set("$defs", defs);
+      auto compiled = sindri::schema::compile_schema(json_schema, sindri::schema::Draft::Draft2020_12);
+      ASSERT_TRUE(compiled.ok()) << where << ": " << compiled.error().describe();
+      for (const auto& violation : sindri::schema::validate(*compiled, record.reply.json)) {
+        ADD_FAILURE() << where << ": " << violation.describe() << "\nbody: " << record.reply.body;
+      }
+    }
+    for (const char* path : kCoveredPaths) {
+      for (const Member& method : api_.find("paths")->find(path)->get_object()) {
+        std::string upper(method.key.get_string());
+        for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        EXPECT_TRUE(seen.count(upper + " " + path)) << upper << " " << path << " was never called";
+      }
+    }
+  }
+
+  // Every covered operation refuses a missing PAK with 401, and the
+  // identity kinds its `security` leaves out with 403.
+  void check_security(BrokerProcess& broker, const std::map<std::string, std::string>& paks,
+                      const std::map<std::string, std::string>& ids) {
+    auto anonymous = broker.client("");
+    for (const char* path : kCoveredPaths) {
+      std::string concrete = path;
+      for (const auto& [name, id] : ids) {
+        const std::string placeholder = "{" + name + "}";
+        for (size_t at; (at = concrete.find(placeholder)) != std::string::npos;) concrete.replace(at, placeholder.size(), id);
+      }
+      for (const Member& method : api_.find("paths")->find(path)->get_object()) {
+        std::string upper(method.key.get_string());
+        for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        const Reply unauthenticated = call(*anonymous, upper, "/api/v1" + concrete, "{}");
+        EXPECT_EQ(unauthenticated.status, 401) << upper << " " << path << " without a PAK";
+        EXPECT_EQ(text_of(unauthenticated.json, "code"), "unauthorized");
+        std::set<std::string> allowed;
+        for (const Value& requirement : method.value.find("security")->get_array()) {
+          for (const Member& scheme : requirement.get_object()) allowed.insert(std::string(scheme.key.get_string()));
+        }
+        for (const auto& [scheme, pak] : paks) {
+          if (allowed.count(scheme)) continue;
+          auto client = broker.client(pak);
+          const Reply refused = call(*client, upper, "/api/v1" + concrete, "{}");
+          EXPECT_EQ(refused.status, 403) << upper << " " << path << " with " << scheme << ": " << refused.body;
+        }
+      }
+    }
+  }
+
+  Value api_;
+  std::vector<Record> records_;
+};
+
+TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+
+  hit(*admin, "POST", "/auth/pak", "/auth/pak");
+  Reply generator = hit(*admin, "POST", "/generators", "/generators", R"({"name":"ci","description":null})");
+  ASSERT_EQ(generator.status, 201) << generator.body;
+  const std::string generator_id = text_of(*generator.json.find("generator"), "id");
+  auto ci = broker.client(text_of(generator.json, "pak"));
+  hit(*admin, "POST", "/generators", "/generators", R"({"name":"ci"})");  // 409
+  hit(*admin, "GET", "/generators", "/generators");
+  hit(*ci, "GET", "/generators/{id}", "/generators/" + generator_id);
+  hit(*ci, "PUT", "/generators/{id}", "/generators/" + generator_id, R"({"description":"the pipeline"})");
+  Reply rotated = hit(*ci, "POST", "/generators/{id}/rotate-pak", "/generators/" + generator_id + "/rotate-pak");
+  ci = broker.client(text_of(rotated.json, "pak"));
+  hit(*admin, "GET", "/generators/{id}", "/generators/" + sindri::sha256_hex("x").substr(0, 8) + "-0000-4000-8000-000000000000");
+
+  Reply stack = hit(*ci, "POST", "/stacks", "/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  const std::string stack_id = text_of(stack.json, "id");
+  hit(*ci, "GET", "/stacks", "/stacks");
+  hit(*admin, "GET", "/stacks", "/stacks?pak_id=" + generator_id);
+  hit(*ci, "GET", "/stacks/{id}", "/stacks/" + stack_id);
+  hit(*ci, "PUT", "/stacks/{id}", "/stacks/" + stack_id, R"({"name":"web-2","description":"front end"})");
+  hit(*ci, "PUT", "/stacks/{id}", "/stacks/" + stack_id, R"({"name":7})");  // 400
+  hit(*ci, "POST", "/stacks/{id}/labels", "/stacks/" + stack_id + "/labels", R"("env=prod")");
+  hit(*ci, "POST", "/stacks/{id}/labels", "/stacks/" + stack_id + "/labels", R"("bad label")");  // 400
+  hit(*ci, "POST", "/stacks/{id}/labels", "/stacks/" + stack_id + "/labels", R"("tmp")");
+  hit(*ci, "GET", "/stacks/{id}/labels", "/stacks/" + stack_id + "/labels");
+  hit(*ci, "DELETE", "/stacks/{id}/labels/{label}", "/stacks/" + stack_id + "/labels/tmp");
+  hit(*ci, "DELETE", "/stacks/{id}/labels/{label}", "/stacks/" + stack_id + "/labels/tmp");  // 404
+  hit(*ci, "POST", "/stacks/{id}/annotations", "/stacks/" + stack_id + "/annotations",
+      R"({"stack_id":")" + stack_id + R"(","key":"region","value":"eu"})");
+  hit(*ci, "POST", "/stacks/{id}/annotations", "/stacks/" + stack_id + "/annotations",
+      R"({"key":"region","value":"us"})");  // 409
+  hit(*ci, "POST", "/stacks/{id}/annotations", "/stacks/" + stack_id + "/annotations", R"({"key":"tmp","value":"1"})");
+  hit(*ci, "GET", "/stacks/{id}/annotations", "/stacks/" + stack_id + "/annotations");
+  hit(*ci, "DELETE", "/stacks/{id}/annotations/{key}", "/stacks/" + stack_id + "/annotations/tmp");
+
+  Reply object = hit(*ci, "POST", "/stacks/{id}/deployment-objects", "/stacks/" + stack_id + "/deployment-objects",
+                     R"({"yaml_content":"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n"})");
+  ASSERT_EQ(object.status, 201) << object.body;
+  const std::string object_id = text_of(object.json, "id");
+  hit(*ci, "POST", "/stacks/{id}/deployment-objects", "/stacks/" + stack_id + "/deployment-objects",
+      R"({"yaml_content":"kind: [unclosed"})");  // 400
+  hit(*ci, "GET", "/stacks/{id}/deployment-objects", "/stacks/" + stack_id + "/deployment-objects");
+  hit(*ci, "GET", "/deployment-objects/{id}", "/deployment-objects/" + object_id);
+
+  Reply agent = hit(*admin, "POST", "/agents", "/agents",
+                    R"({"name":"a1","cluster_name":"prod","generator_ids":[")" + generator_id + R"("]})");
+  ASSERT_EQ(agent.status, 201) << agent.body;
+  const std::string agent_id = text_of(*agent.json.find("agent"), "id");
+  auto cluster = broker.client(text_of(agent.json, "initial_pak"));
+  hit(*admin, "POST", "/agents", "/agents", R"({"name":"a1"})");  // 400
+  hit(*admin, "GET", "/agents", "/agents");
+  hit(*ci, "GET", "/agents", "/agents");
+  hit(*cluster, "GET", "/agents/", "/agents/?name=a1&cluster_name=prod");
+  hit(*admin, "GET", "/agents/", "/agents/?name=nobody");  // 404
+  hit(*cluster, "GET", "/agents/{id}", "/agents/" + agent_id);
+  hit(*admin, "PUT", "/agents/{id}", "/agents/" + agent_id, R"({"status":"ACTIVE","cluster_name":"prod"})");
+  hit(*admin, "POST", "/agents/{id}/labels", "/agents/" + agent_id + "/labels",
+      R"({"agent_id":")" + agent_id + R"(","label":"env=prod"})");
+  hit(*admin, "POST", "/agents/{id}/labels", "/agents/" + agent_id + "/labels", R"({"label":"tmp"})");
+  hit(*cluster, "GET", "/agents/{id}/labels", "/agents/" + agent_id + "/labels");
+  hit(*admin, "DELETE", "/agents/{id}/labels/{label}", "/agents/" + agent_id + "/labels/tmp");
+  hit(*admin, "POST", "/agents/{id}/annotations", "/agents/" + agent_id + "/annotations",
+      R"({"agent_id":")" + agent_id + R"(","key":"region","value":"eu"})");
+  hit(*admin, "POST", "/agents/{id}/annotations", "/agents/" + agent_id + "/annotations", R"({"key":"tmp","value":"x"})");
+  hit(*cluster, "GET", "/agents/{id}/annotations", "/agents/" + agent_id + "/annotations");
+  hit(*admin, "DELETE", "/agents/{id}/annotations/{key}", "/agents/" + agent_id + "/annotations/tmp");
+  hit(*cluster, "GET", "/agents/{id}/targets", "/agents/" + agent_id + "/targets");
+  hit(*cluster, "GET", "/agents/{id}/stacks", "/agents/" + agent_id + "/stacks");
+  Reply state = hit(*cluster, "GET", "/agents/{id}/target-state", "/agents/" + agent_id + "/target-state");
+  EXPECT_EQ(state.json.size(), 1u) << state.body;
+  hit(*cluster, "GET", "/agents/{id}/target-state", "/agents/" + agent_id + "/target-state?mode=full");
+  hit(*cluster, "GET", "/deployment-objects/{id}", "/deployment-objects/" + object_id);
+  hit(*cluster, "POST", "/agents/{id}/heartbeat", "/agents/" + agent_id + "/heartbeat",
+      R"({"k8s_reachable":true,"k8s_api_latency_ms":12})");
+  hit(*cluster, "POST", "/agents/{id}/heartbeat", "/agents/" + agent_id + "/heartbeat");
+  Reply event = hit(*cluster, "POST", "/agents/{id}/events", "/agents/" + agent_id + "/events",
+                    R"({"agent_id":")" + agent_id + R"(","deployment_object_id":")" + object_id +
+                        R"(","event_type":"DEPLOYMENT","status":"SUCCESS","message":null})");
+  ASSERT_EQ(event.status, 201) << event.body;
+  hit(*cluster, "GET", "/agents/{id}/events", "/agents/" + agent_id + "/events");
+  hit(*admin, "GET", "/agent-events", "/agent-events");
+  hit(*admin, "GET", "/agent-events", "/agent-events?pak_id=" + generator_id);
+  hit(*admin, "GET", "/agent-events/{id}", "/agent-events/" + text_of(event.json, "id"));
+
+  // A second stack, targeted by hand.
+  const std::string other_stack =
+      text_of(hit(*ci, "POST", "/stacks", "/stacks", R"({"name":"db","generator_id":")" + generator_id + R"("})").json,
+              "id");
+  hit(*ci, "POST", "/agents/{id}/targets", "/agents/" + agent_id + "/targets",
+      R"({"agent_id":")" + agent_id + R"(","stack_id":")" + other_stack + R"("})");
+  hit(*ci, "DELETE", "/agents/{id}/targets/{stack_id}", "/agents/" + agent_id + "/targets/" + other_stack);
+
+  Reply agent_pak = hit(*cluster, "POST", "/agents/{id}/rotate-pak", "/agents/" + agent_id + "/rotate-pak");
+  ASSERT_EQ(agent_pak.status, 200) << agent_pak.body;
+  EXPECT_EQ(call(*cluster, "POST", "/api/v1/auth/pak").status, 401);
+  cluster = broker.client(text_of(agent_pak.json, "pak"));
+  hit(*cluster, "POST", "/auth/pak", "/auth/pak");
+
+  const std::map<std::string, std::string> paks = {
+      {"admin_pak", broker.admin_pak()}, {"generator_pak", text_of(rotated.json, "pak")},
+      {"agent_pak", text_of(agent_pak.json, "pak")}};
+  const std::map<std::string, std::string> ids = {{"id", stack_id}, {"stack_id", stack_id}, {"key", "region"},
+                                                  {"label", "env=prod"}};
+  check_security(broker, paks, ids);
+
+  hit(*ci, "DELETE", "/stacks/{id}", "/stacks/" + other_stack);
+  hit(*admin, "DELETE", "/agents/{id}", "/agents/" + agent_id);
+  hit(*admin, "DELETE", "/generators/{id}", "/generators/" + generator_id);
+
+  check_records();
+
+  // The document the broker serves is the API file.
+  Reply served = call(*broker.client(""), "GET", "/api/v1/openapi.json");
+  ASSERT_EQ(served.status, 200);
+  EXPECT_EQ(served.json, api_);
+}
+
+// The checker itself: the converted schemas refuse a missing required
+// field, a field the schema lacks, and a wrong type.
+TEST(ConformanceChecker, RefusesWrongShapes) {
+  const Value api = load_api();
+  Value schema = to_json_schema(*api.find("components")->find("schemas")->find("Agent"));
+  auto compiled = sindri::schema::compile_schema(schema, sindri::schema::Draft::Draft2020_12);
+  ASSERT_TRUE(compiled.ok());
+  auto good = sindri::parse_json(
+      R"({"id":"123e4567-e89b-12d3-a456-426614174000","created_at":"2026-01-01T00:00:00.000000Z",)"
+      R"("updated_at":"2026-01-01T00:00:00.000000Z","name":"a","cluster_name":"c","status":"ACTIVE",)"
+      R"("deleted_at":null,"k8s_reachable":null})");
+  ASSERT_TRUE(good.ok());
+  EXPECT_TRUE(sindri::schema::validate(*compiled, *good).empty());
+  Value bad = *good;
+  bad.erase("name");
+  bad.set("pak_hash", Value("secret"));
+  bad.set("status", Value(3));
+  EXPECT_EQ(sindri::schema::validate(*compiled, bad).size(), 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Conformance, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
+
+}  // namespace
+}  // namespace sindri_test
