@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   verbs.push_back(sindri::cli::add_bundle(app));
   verbs.push_back(sindri::cli::add_rbg(app));
   verbs.push_back(sindri::cli::add_serve(app));
+  verbs.push_back(sindri::cli::add_stack(app));
+  verbs.push_back(sindri::cli::add_apply(app));
+  verbs.push_back(sindri::cli::add_agent(app));
 
   try {
     app.parse(argc, argv);

@@ -22,5 +22,8 @@ Verb add_patch(CLI::App& app);     // patch.cpp
 Verb add_bundle(CLI::App& app);    // bundle.cpp
 Verb add_rbg(CLI::App& app);       // rbg.cpp
 Verb add_serve(CLI::App& app);     // serve.cpp
+Verb add_stack(CLI::App& app);     // stack.cpp
+Verb add_apply(CLI::App& app);     // apply.cpp
+Verb add_agent(CLI::App& app);     // agent.cpp
 
 }  // namespace sindri::cli

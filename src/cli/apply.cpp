@@ -1,0 +1,191 @@
+// sindri apply STACK -f PATH [-f PATH]... [-R] [-o table|yaml|json]
+//
+// Creates one deployment object in STACK (an id or a name) from manifests.
+// PATH is a file, `-` for stdin, or a directory: its *.yaml, *.yml and
+// *.json files in name order (with -R, those of its subdirectories too, as
+// kubectl walks them). Every document is read and checked here first, so
+// that a mistake names its file, document and line before anything is sent.
+// The manifests, a List's items in its place, are then re-emitted as kubectl
+// prints YAML and joined into one stream, the object's yaml_content.
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/broker_client.hpp"
+#include "cli/io.hpp"
+#include "cli/verbs.hpp"
+#include "value/yaml.hpp"
+
+namespace sindri::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ApplyArgs {
+  BrokerFlags flags;
+  std::string stack;
+  std::vector<std::string> paths;
+  bool recursive = false;
+};
+
+struct Source {
+  std::string name;  // the path as given or found, "<stdin>" for `-`
+  std::string text;
+};
+
+bool is_manifest_file(const fs::path& path) {
+  const fs::path extension = path.extension();
+  return extension == ".yaml" || extension == ".yml" || extension == ".json";
+}
+
+// Paths compare element by element, so a subdirectory's files sort where
+// the subdirectory does: the order of kubectl's (Go's filepath.Walk) walk.
+Result<std::vector<fs::path>> manifest_files_in(const fs::path& dir, bool recursive) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  auto take = [&](const fs::directory_entry& entry) {
+    std::error_code type_ec;
+    if (entry.is_regular_file(type_ec) && is_manifest_file(entry.path())) files.push_back(entry.path());
+  };
+  if (recursive) {
+    fs::recursive_directory_iterator it(dir, ec);
+    for (const fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) take(*it);
+  } else {
+    fs::directory_iterator it(dir, ec);
+    for (const fs::directory_iterator end; !ec && it != end; it.increment(ec)) take(*it);
+  }
+  if (ec) return make_error("cannot read directory " + dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Result<std::vector<Source>> read_sources(const ApplyArgs& args) {
+  std::vector<Source> sources;
+  auto add_file = [&](const fs::path& path) -> Status {
+    auto text = read_file(path, "manifest file");
+    if (!text) return std::move(text).error();
+    sources.push_back(Source{path.string(), std::move(text).value()});
+    return Ok{};
+  };
+  for (const std::string& path : args.paths) {
+    std::error_code ec;
+    if (path == "-") {
+      std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+      if (std::cin.bad()) return make_error("cannot read stdin");
+      sources.push_back(Source{"<stdin>", std::move(text)});
+    } else if (fs::is_directory(path, ec)) {
+      auto files = manifest_files_in(path, args.recursive);
+      if (!files) return std::move(files).error();
+      for (const fs::path& file : *files) {
+        if (auto added = add_file(file); !added) return std::move(added).error();
+      }
+    } else if (auto added = add_file(path); !added) {
+      return std::move(added).error();
+    }
+  }
+  return sources;
+}
+
+const Value* string_at(const Value& object, std::string_view key) {
+  const Value* found = object.find(key);
+  return found && found->is_string() && !found->get_string().empty() ? found : nullptr;
+}
+
+// What keeps a document from being a manifest an agent can apply; "" for none.
+std::string problem_with(const Value& manifest) {
+  if (!manifest.is_object()) {
+    return std::string("is ") + (manifest.is_array() ? "a list" : manifest.kind_name()) + ", not a mapping";
+  }
+  if (!string_at(manifest, "apiVersion")) return "has no `apiVersion` string";
+  if (!string_at(manifest, "kind")) return "has no `kind` string";
+  const Value* metadata = manifest.find("metadata");
+  if (!metadata || !string_at(*metadata, "name")) return "has no `metadata.name` string";
+  return {};
+}
+
+// kubectl applies the items of a List (v1 List, PodList, ...) one by one;
+// `sindri render -o json` writes several manifests as one.
+bool is_list(const Value& document) {
+  const Value* kind = document.find("kind");
+  const Value* items = document.find("items");
+  return kind && kind->is_string() && kind->get_string().ends_with("List") && items && items->is_array();
+}
+
+Status collect_manifests(const Source& source, std::vector<Value>& manifests) {
+  auto stream = parse_yaml_stream(source.text, source.name);
+  if (!stream) return make_error(stream.error().describe());
+  for (size_t i = 0; i < stream->size(); ++i) {
+    const YamlDocument& document = (*stream)[i];
+    if (document.value.is_null()) continue;
+    const std::string where = source.name + ":" + std::to_string(document.line) + ": document " + std::to_string(i + 1);
+    if (!is_list(document.value)) {
+      if (std::string problem = problem_with(document.value); !problem.empty()) return make_error(where + " " + problem);
+      manifests.push_back(document.value);
+      continue;
+    }
+    const Value& items = *document.value.find("items");
+    for (size_t j = 0; j < items.size(); ++j) {
+      if (std::string problem = problem_with(*items.at(j)); !problem.empty()) {
+        return make_error(where + ", item " + std::to_string(j + 1) + " of the list " + problem);
+      }
+      manifests.push_back(*items.at(j));
+    }
+  }
+  return Ok{};
+}
+
+Result<std::vector<Value>> read_manifests(const ApplyArgs& args) {
+  auto sources = read_sources(args);
+  if (!sources) return std::move(sources).error();
+  std::vector<Value> manifests;
+  for (const Source& source : *sources) {
+    if (auto collected = collect_manifests(source, manifests); !collected) return std::move(collected).error();
+  }
+  if (manifests.empty()) {
+    std::string paths;
+    for (const std::string& path : args.paths) paths += (paths.empty() ? "" : ", ") + path;
+    return make_error("no manifests found in " + paths);
+  }
+  return manifests;
+}
+
+int run_apply(const ApplyArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto manifests = read_manifests(args);
+  if (!manifests) return fail(manifests.error().message);
+  auto stack = client->find_stack(args.stack);
+  if (!stack) return fail(stack.error().message);
+  Value body{Object{}};
+  body.set("yaml_content", to_yaml_stream(*manifests));
+  auto object = client->post("/stacks/" + cell(*stack, "id") + "/deployment-objects", body);
+  if (!object) return fail(object.error().message);
+  const size_t count = manifests->size();
+  return print_result(*object, args.flags.output, [&](const Value& created) {
+    return "deployment object " + cell(created, "id") + " created in stack " + cell(*stack, "name") + " (sequence " +
+           cell(created, "sequence_id") + ", " + std::to_string(count) + (count == 1 ? " resource)\n" : " resources)\n");
+  });
+}
+
+}  // namespace
+
+Verb add_apply(CLI::App& app) {
+  auto args = std::make_shared<ApplyArgs>();
+  CLI::App* cmd = app.add_subcommand("apply", "Create a deployment object in a stack from manifests");
+  cmd->add_option("STACK", args->stack, "Id or name of the stack")->required();
+  cmd->add_option("-f,--filename", args->paths,
+                  "Manifest file, directory of *.yaml/*.yml/*.json files, or - for stdin (repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  cmd->add_flag("-R,--recursive", args->recursive, "Also read the files in the directories' subdirectories");
+  add_broker_flags(*cmd, args->flags);
+  return Verb{cmd, [args] { return run_apply(*args); }};
+}
+
+}  // namespace sindri::cli

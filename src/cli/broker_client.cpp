@@ -1,0 +1,169 @@
+#include "cli/broker_client.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "broker/ids.hpp"
+#include "cli/io.hpp"
+#include "value/json.hpp"
+#include "value/yaml.hpp"
+
+namespace sindri::cli {
+
+namespace {
+
+constexpr std::string_view kApiPrefix = "/api/v1";
+
+// A body that is not an ErrorResponse (a proxy's HTML page, say): its first
+// line, kept short.
+std::string excerpt(std::string_view body) {
+  body = body.substr(0, body.find('\n'));
+  constexpr size_t kLongest = 200;
+  if (body.size() > kLongest) return std::string(body.substr(0, kLongest)) + "...";
+  return std::string(body);
+}
+
+std::string describe_failure(int status, std::string_view body) {
+  const std::string http = "HTTP " + std::to_string(status);
+  if (auto parsed = parse_json(body); parsed.ok()) {
+    const Value* message = parsed->find("message");
+    const Value* code = parsed->find("code");
+    if (message && message->is_string()) {
+      std::string out = std::string(message->get_string()) + " (" + http;
+      if (code && code->is_string()) out += " " + std::string(code->get_string());
+      return out + ")";
+    }
+  }
+  if (body.empty()) return "the broker answered " + http + " with no body";
+  return "the broker answered " + http + ": " + excerpt(body);
+}
+
+// Columns a text takes in a terminal: UTF-8 continuation bytes take none.
+size_t display_width(std::string_view text) {
+  return static_cast<size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+}  // namespace
+
+void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
+  command.add_option("--broker", flags.broker, "URL of the broker")->envname("SINDRI_BROKER")->capture_default_str();
+  command.add_option("--pak", flags.pak, "PAK (prefixed API key) of an admin or a generator")->envname("SINDRI_PAK");
+  if (with_output) {
+    command.add_option("-o,--output", flags.output, "table, yaml or json")
+        ->check(CLI::IsMember({"table", "yaml", "json"}))
+        ->capture_default_str();
+  }
+}
+
+Result<BrokerClient> BrokerClient::connect(const BrokerFlags& flags) {
+  if (flags.pak.empty()) return make_error("no PAK given: pass --pak or set SINDRI_PAK");
+  auto http = std::make_unique<http::Client>(flags.broker);
+  http->set_authorization("Bearer " + flags.pak);
+  return BrokerClient(std::move(http));
+}
+
+Result<Value> BrokerClient::get(std::string_view path) { return call("GET", path, {}); }
+
+Result<Value> BrokerClient::post(std::string_view path, const Value& body) { return call("POST", path, to_json(body)); }
+
+Result<Value> BrokerClient::remove(std::string_view path) { return call("DELETE", path, {}); }
+
+Result<Value> BrokerClient::call(std::string_view method, std::string_view path, std::string_view body) {
+  std::string target(kApiPrefix);
+  target += path;
+  auto response = http_->request(method, target, body);
+  if (!response) return make_error("cannot reach the broker: " + response.error().message);
+  if (response->status < 200 || response->status > 299) return make_error(describe_failure(response->status, response->body));
+  if (response->body.empty()) return Value();
+  auto parsed = parse_json(response->body);
+  if (!parsed) {
+    return make_error("the broker's answer to " + std::string(method) + " " + target +
+                      " is not JSON: " + parsed.error().describe());
+  }
+  return std::move(parsed).value();
+}
+
+Result<Value> BrokerClient::find_stack(const std::string& id_or_name) {
+  if (broker::is_uuid(id_or_name)) return get("/stacks/" + id_or_name);
+  auto stacks = get("/stacks");
+  if (!stacks) return stacks;
+  std::vector<const Value*> named;
+  for (size_t i = 0; i < stacks->size(); ++i) {
+    const Value* name = stacks->at(i)->find("name");
+    if (name && name->is_string() && name->get_string() == id_or_name) named.push_back(stacks->at(i));
+  }
+  if (named.empty()) return make_error("stack \"" + id_or_name + "\" not found");
+  if (named.size() > 1) {
+    std::string ids;
+    for (const Value* stack : named) ids += (ids.empty() ? "" : ", ") + cell(*stack, "id");
+    return make_error("stack name \"" + id_or_name + "\" is ambiguous: stacks " + ids + " have it; give an id");
+  }
+  return *named.front();
+}
+
+std::string cell(const Value& object, std::string_view key) {
+  const Value* value = object.find(key);
+  if (!value || value->is_null()) return "<none>";
+  if (value->is_string()) return std::string(value->get_string());
+  return to_json(*value);
+}
+
+std::string format_table(const std::vector<Column>& columns, const Value& items) {
+  std::vector<std::vector<std::string>> rows(1);
+  for (const Column& column : columns) rows.front().push_back(column.header);
+  auto add_row = [&](const Value& item) {
+    std::vector<std::string>& row = rows.emplace_back();
+    for (const Column& column : columns) row.push_back(column.cell(item));
+  };
+  if (items.is_array()) {
+    for (const Value& item : items.get_array()) add_row(item);
+  } else {
+    add_row(items);
+  }
+  std::vector<size_t> widths(columns.size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], display_width(row[i]));
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      out += row[i];
+      // The last column is not padded: no line ends in spaces.
+      if (i + 1 < row.size()) out.append(widths[i] - display_width(row[i]) + 2, ' ');
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+int print_result(const Value& value, const std::string& output, const std::function<std::string(const Value&)>& human) {
+  std::string text;
+  if (output == "json") {
+    text = to_json_pretty(value) + "\n";
+  } else if (output == "yaml") {
+    text = to_yaml(value);
+  } else {
+    text = human(value);
+  }
+  return write_stdout(text) ? 0 : fail("cannot write the output");
+}
+
+int print_list(const Value& items, const std::string& output, const std::vector<Column>& columns,
+               std::string_view what) {
+  if (output == "table" && items.size() == 0) {
+    const std::string text = "No " + std::string(what) + " found.\n";
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    return 0;
+  }
+  return print_result(items, output, [&](const Value& list) { return format_table(columns, list); });
+}
+
+int fail(const std::string& message, int exit_code) {
+  const std::string text = "error: " + message + "\n";
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+  return exit_code;
+}
+
+}  // namespace sindri::cli

@@ -1,0 +1,80 @@
+#pragma once
+// What the verbs that talk to a broker (stack, apply, agent) share: the
+// connection flags, calls to the v1 API with the broker's errors turned into
+// messages, finding a stack by id or name, and kubectl-style output.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "http/client.hpp"
+#include "value/result.hpp"
+#include "value/value.hpp"
+
+namespace sindri::cli {
+
+struct BrokerFlags {
+  std::string broker = "http://127.0.0.1:8080";
+  std::string pak;
+  std::string output = "table";
+};
+
+// --broker (else SINDRI_BROKER) and --pak (else SINDRI_PAK); with_output adds
+// -o table|yaml|json.
+void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output = true);
+
+class BrokerClient {
+ public:
+  // Fails, before any request is made, when no PAK was given: a usage error.
+  static Result<BrokerClient> connect(const BrokerFlags& flags);
+
+  // Calls under /api/v1. A 2xx answer gives its JSON body (null when empty).
+  // Otherwise the error is the broker's ErrorResponse as
+  // "MESSAGE (HTTP 403 forbidden)", or, when the broker cannot be reached,
+  // the reason with the URL.
+  Result<Value> get(std::string_view path);
+  Result<Value> post(std::string_view path, const Value& body);
+  Result<Value> remove(std::string_view path);
+
+  // A stack by id (any text shaped as a UUID), or by name among the stacks
+  // the PAK may list; an unknown or ambiguous name is an error naming it.
+  Result<Value> find_stack(const std::string& id_or_name);
+
+ private:
+  explicit BrokerClient(std::unique_ptr<http::Client> http) : http_(std::move(http)) {}
+  Result<Value> call(std::string_view method, std::string_view path, std::string_view body);
+
+  std::unique_ptr<http::Client> http_;
+};
+
+// A field of an API object as a table cell: a string as it is, a missing or
+// null field as "<none>", anything else as compact JSON.
+std::string cell(const Value& object, std::string_view key);
+
+struct Column {
+  std::string header;  // upper case, as kubectl's
+  std::function<std::string(const Value&)> cell;
+};
+
+// One row per item of `items` (an array, or one object), columns aligned
+// with two spaces, headers first.
+std::string format_table(const std::vector<Column>& columns, const Value& items);
+
+// Prints `value` as -o asks: json and yaml as the API gave it, table as
+// `human(value)` makes it. Returns the exit code.
+int print_result(const Value& value, const std::string& output, const std::function<std::string(const Value&)>& human);
+
+// A list as print_result prints it in a table of `columns`; an empty table
+// is "No WHAT found." on stderr instead, as kubectl says it.
+int print_list(const Value& items, const std::string& output, const std::vector<Column>& columns,
+               std::string_view what);
+
+// Prints "error: MESSAGE" on stderr, as kubectl does, and returns
+// exit_code: 1 for a failed call, 2 for a usage error.
+int fail(const std::string& message, int exit_code = 1);
+
+}  // namespace sindri::cli

@@ -1,0 +1,423 @@
+// The client verbs (stack, apply, agent) against a real broker on SQLite:
+// each test runs `sindri serve`, drives it with the `sindri` binary and
+// checks what the broker holds over its API.
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "broker/broker_process.hpp"
+#include "sindri_process.hpp"
+#include "value/json.hpp"
+#include "value/yaml.hpp"
+
+namespace sindri_test {
+namespace {
+
+using sindri::Value;
+
+// Sets an environment variable for one scope; the `sindri` children inherit it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t end = text.find('\n'); end != std::string::npos; end = text.find('\n', start)) {
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+constexpr const char* kConfigMapAndService =
+    "apiVersion: v1\n"
+    "kind: ConfigMap\n"
+    "metadata:\n"
+    "  name: web-config\n"
+    "data:\n"
+    "  greeting: hello\n"
+    "---\n"
+    "apiVersion: v1\n"
+    "kind: Service\n"
+    "metadata:\n"
+    "  name: web\n"
+    "spec:\n"
+    "  ports:\n"
+    "  - port: 80\n";
+
+constexpr const char* kDeployment =
+    "# the web server\n"
+    "apiVersion: apps/v1\n"
+    "kind: Deployment\n"
+    "metadata:\n"
+    "  name: web\n"
+    "spec:\n"
+    "  replicas: 2\n";
+
+class BrokerCli : public SindriTest {
+ protected:
+  void SetUp() override {
+    SindriTest::SetUp();
+    // The developer's own settings must not leak into the runs.
+    unsetenv("SINDRI_PAK");
+    unsetenv("SINDRI_BROKER");
+    broker_.start();
+    admin_ = broker_.client(broker_.admin_pak());
+    Reply generator = call(*admin_, "POST", "/api/v1/generators", R"({"name":"ci"})");
+    ASSERT_EQ(generator.status, 201) << generator.body;
+    generator_id_ = text_of(*generator.json.find("generator"), "id");
+    generator_pak_ = text_of(generator.json, "pak");
+    generator_ = broker_.client(generator_pak_);
+  }
+
+  Outcome sindri_as(const std::string& pak, std::vector<std::string> args) {
+    args.insert(args.end(), {"--broker", broker_.url(), "--pak", pak});
+    return sindri(args);
+  }
+  Outcome as_admin(const std::vector<std::string>& args) { return sindri_as(broker_.admin_pak(), args); }
+  Outcome as_generator(const std::vector<std::string>& args) { return sindri_as(generator_pak_, args); }
+
+  // A stack made over the API; its id.
+  std::string make_stack(const std::string& name) {
+    Reply stack = call(*generator_, "POST", "/api/v1/stacks", R"({"name":")" + name + R"("})");
+    EXPECT_EQ(stack.status, 201) << stack.body;
+    return text_of(stack.json, "id");
+  }
+
+  Value deployment_objects(const std::string& stack_id) {
+    Reply objects = call(*admin_, "GET", "/api/v1/stacks/" + stack_id + "/deployment-objects");
+    EXPECT_EQ(objects.status, 200) << objects.body;
+    return objects.json;
+  }
+
+  BrokerProcess broker_{Backend::Sqlite};
+  std::unique_ptr<sindri::http::Client> admin_;
+  std::unique_ptr<sindri::http::Client> generator_;
+  std::string generator_id_;
+  std::string generator_pak_;
+};
+
+// --- stack create -------------------------------------------------------------
+
+TEST_F(BrokerCli, CreateAddsLabelsAndAnnotations) {
+  Outcome r = as_admin({"stack", "create", "web", "--generator-id", generator_id_, "--description", "the web tier",
+                        "--label", "env=prod", "--label", "tier", "--annotation", "region=eu", "--annotation",
+                        "owner=team=a"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  ASSERT_EQ(r.out.rfind("stack web created (id ", 0), 0u) << r.out;
+  const std::string id = r.out.substr(22, 36);
+
+  Reply stack = call(*admin_, "GET", "/api/v1/stacks/" + id);
+  ASSERT_EQ(stack.status, 200) << stack.body;
+  EXPECT_EQ(text_of(stack.json, "name"), "web");
+  EXPECT_EQ(text_of(stack.json, "description"), "the web tier");
+  EXPECT_EQ(text_of(stack.json, "generator_id"), generator_id_);
+
+  Reply labels = call(*admin_, "GET", "/api/v1/stacks/" + id + "/labels");
+  ASSERT_EQ(labels.json.size(), 2u) << labels.body;
+  EXPECT_EQ(text_of(*labels.json.at(0), "label"), "env=prod");
+  EXPECT_EQ(text_of(*labels.json.at(1), "label"), "tier");
+  Reply annotations = call(*admin_, "GET", "/api/v1/stacks/" + id + "/annotations");
+  ASSERT_EQ(annotations.json.size(), 2u) << annotations.body;
+  EXPECT_EQ(text_of(*annotations.json.at(0), "key"), "owner");
+  EXPECT_EQ(text_of(*annotations.json.at(0), "value"), "team=a");  // split at the first '='
+  EXPECT_EQ(text_of(*annotations.json.at(1), "key"), "region");
+  EXPECT_EQ(text_of(*annotations.json.at(1), "value"), "eu");
+}
+
+TEST_F(BrokerCli, GeneratorCreatesForItselfAndJsonPrintsTheStack) {
+  Outcome r = as_generator({"stack", "create", "web", "-o", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto stack = sindri::parse_json(r.out);
+  ASSERT_TRUE(stack.ok()) << r.out;
+  EXPECT_EQ(text_of(*stack, "name"), "web");
+  EXPECT_EQ(text_of(*stack, "generator_id"), generator_id_);
+  EXPECT_EQ(r.out, sindri::to_json_pretty(*stack) + "\n");
+}
+
+TEST_F(BrokerCli, AdminWithoutGeneratorIdGetsTheBrokersError) {
+  Outcome r = as_admin({"stack", "create", "web"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "error: /generator_id is required by NewStack (HTTP 400 missing_field)\n");
+}
+
+TEST_F(BrokerCli, ARejectedLabelLeavesNoStackBehind) {
+  Outcome r = as_generator({"stack", "create", "web", "--label", "ok", "--label", "not ok"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot add label \"not ok\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(HTTP 400"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stack web was not kept"), std::string::npos) << r.err;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks").json.size(), 0u);
+}
+
+TEST_F(BrokerCli, AnAnnotationWithoutEqualsIsAUsageError) {
+  Outcome r = as_generator({"stack", "create", "web", "--annotation", "region"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("expected KEY=VALUE, got \"region\""), std::string::npos) << r.err;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks").json.size(), 0u);
+}
+
+// --- stack list / get -----------------------------------------------------------
+
+TEST_F(BrokerCli, ListPrintsAnAlignedTable) {
+  const std::string web = make_stack("web");
+  const std::string database = make_stack("database");
+  Outcome r = as_admin({"stack", "list"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  // Columns two spaces apart, each as wide as its widest cell.
+  EXPECT_EQ(lines[0].rfind("NAME      ID" + std::string(36, ' ') + "GENERATOR" + std::string(29, ' ') + "CREATED", 0),
+            0u)
+      << r.out;
+  EXPECT_EQ(lines[1].rfind("web       " + web + "  " + generator_id_ + "  20", 0), 0u) << r.out;
+  EXPECT_EQ(lines[2].rfind("database  " + database + "  " + generator_id_ + "  20", 0), 0u) << r.out;
+  for (const auto& line : lines) EXPECT_NE(line.back(), ' ');
+}
+
+TEST_F(BrokerCli, ListAsJsonAndYamlIsTheApiAnswer) {
+  make_stack("web");
+  make_stack("database");
+  const Reply api = call(*admin_, "GET", "/api/v1/stacks");
+
+  Outcome json = as_admin({"stack", "list", "-o", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto parsed = sindri::parse_json(json.out);
+  ASSERT_TRUE(parsed.ok()) << json.out;
+  EXPECT_EQ(*parsed, api.json);
+  EXPECT_EQ(json.out, sindri::to_json_pretty(api.json) + "\n");
+
+  Outcome yaml = as_admin({"stack", "list", "--output", "yaml"});
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
+  EXPECT_EQ(yaml.out, sindri::to_yaml(api.json));
+  auto read_back = sindri::parse_yaml(yaml.out);
+  ASSERT_TRUE(read_back.ok()) << yaml.out;
+  ASSERT_EQ(read_back->size(), 2u);
+  EXPECT_EQ(text_of(*read_back->at(1), "name"), "database");
+}
+
+TEST_F(BrokerCli, AnEmptyListSaysSoOnStderr) {
+  Outcome table = as_admin({"stack", "list"});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out, "");
+  EXPECT_EQ(table.err, "No stacks found.\n");
+  Outcome json = as_admin({"stack", "list", "-o", "json"});
+  EXPECT_EQ(json.out, "[]\n");
+}
+
+TEST_F(BrokerCli, GetFindsAStackByNameOrById) {
+  const std::string id = make_stack("web");
+  make_stack("other");
+  Outcome by_name = as_admin({"stack", "get", "web"});
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  const auto lines = lines_of(by_name.out);
+  ASSERT_EQ(lines.size(), 2u) << by_name.out;
+  EXPECT_EQ(lines[0].rfind("NAME  ID", 0), 0u);
+  EXPECT_EQ(lines[1].rfind("web   " + id + "  " + generator_id_, 0), 0u) << by_name.out;
+
+  Outcome by_id = as_generator({"stack", "get", id, "-o", "yaml"});
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  auto stack = sindri::parse_yaml(by_id.out);
+  ASSERT_TRUE(stack.ok()) << by_id.out;
+  EXPECT_EQ(text_of(*stack, "id"), id);
+  EXPECT_EQ(text_of(*stack, "name"), "web");
+}
+
+TEST_F(BrokerCli, UnknownAndAmbiguousNamesAreNamed) {
+  Outcome unknown = as_admin({"stack", "get", "nope"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "error: stack \"nope\" not found\n");
+
+  const std::string first = make_stack("twin");
+  const std::string second = make_stack("twin");
+  Outcome ambiguous = as_admin({"stack", "delete", "twin"});
+  EXPECT_EQ(ambiguous.exit_code, 1);
+  EXPECT_NE(ambiguous.err.find("stack name \"twin\" is ambiguous"), std::string::npos) << ambiguous.err;
+  EXPECT_NE(ambiguous.err.find(first), std::string::npos) << ambiguous.err;
+  EXPECT_NE(ambiguous.err.find(second), std::string::npos) << ambiguous.err;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks").json.size(), 2u);
+
+  Outcome unknown_id = as_admin({"stack", "get", "00000000-0000-4000-8000-000000000000"});
+  EXPECT_EQ(unknown_id.exit_code, 1);
+  EXPECT_EQ(unknown_id.err,
+            "error: stack 00000000-0000-4000-8000-000000000000 not found (HTTP 404 stack_not_found)\n");
+}
+
+// --- stack delete -----------------------------------------------------------------
+
+TEST_F(BrokerCli, DeleteRemovesTheStack) {
+  const std::string id = make_stack("web");
+  Outcome r = as_generator({"stack", "delete", "web"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "stack web deleted (id " + id + ")\n");
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks/" + id).status, 404);
+  Outcome again = as_generator({"stack", "delete", "web"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.err, "error: stack \"web\" not found\n");
+}
+
+// --- apply ------------------------------------------------------------------------
+
+TEST_F(BrokerCli, ApplyJoinsADirectoryIntoOneDeploymentObject) {
+  const std::string id = make_stack("web");
+  file("manifests/a.yaml", kConfigMapAndService);
+  file("manifests/b.yml", kDeployment);
+  file("manifests/notes.txt", "not a manifest");
+  file("manifests/nested/c.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: skipped\n");
+
+  Outcome r = as_generator({"apply", "web", "-f", (dir_ / "manifests").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Value objects = deployment_objects(id);
+  ASSERT_EQ(objects.size(), 1u);
+  const Value& object = *objects.at(0);
+  EXPECT_EQ(r.out, "deployment object " + text_of(object, "id") + " created in stack web (sequence " +
+                       std::to_string(object.find("sequence_id")->get_int()) + ", 3 resources)\n");
+
+  // Files in name order, documents in file order, separated by "---".
+  const std::string yaml = text_of(object, "yaml_content");
+  auto stream = sindri::parse_yaml_stream(yaml);
+  ASSERT_TRUE(stream.ok()) << yaml;
+  ASSERT_EQ(stream->size(), 3u) << yaml;
+  EXPECT_EQ(text_of((*stream)[0].value, "kind"), "ConfigMap");
+  EXPECT_EQ(text_of((*stream)[1].value, "kind"), "Service");
+  EXPECT_EQ(text_of((*stream)[2].value, "kind"), "Deployment");
+  EXPECT_EQ((*stream)[2].value.find("spec")->find("replicas")->get_int(), 2);
+  size_t separators = 0;
+  for (size_t at = yaml.find("\n---\n"); at != std::string::npos; at = yaml.find("\n---\n", at + 1)) ++separators;
+  EXPECT_EQ(separators, 2u) << yaml;
+}
+
+TEST_F(BrokerCli, ApplyRecursiveReadsSubdirectoriesAndFlattensLists) {
+  const std::string id = make_stack("web");
+  file("m/a.yaml", kConfigMapAndService);
+  file("m/nested/c.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: nested\n");
+  // `sindri render -o json` writes several manifests as a v1 List.
+  file("m/z.json",
+       R"({"apiVersion":"v1","kind":"List","items":[)"
+       R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"one"}},)"
+       R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"two"}}]})");
+
+  Outcome r = as_generator({"apply", id, "-R", "-f", (dir_ / "m").string(), "-o", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto printed = sindri::parse_json(r.out);
+  ASSERT_TRUE(printed.ok()) << r.out;
+  const Value objects = deployment_objects(id);
+  ASSERT_EQ(objects.size(), 1u);
+  EXPECT_EQ(*printed, *objects.at(0));
+
+  auto stream = sindri::parse_yaml_stream(text_of(*printed, "yaml_content"));
+  ASSERT_TRUE(stream.ok());
+  std::vector<std::string> names;
+  for (const auto& document : *stream) names.push_back(text_of(*document.value.find("metadata"), "name"));
+  EXPECT_EQ(names, (std::vector<std::string>{"web-config", "web", "nested", "one", "two"}));
+}
+
+TEST_F(BrokerCli, ApplyWithASyntaxErrorNamesTheFileAndSendsNothing) {
+  const std::string id = make_stack("web");
+  file("m/a.yaml", kConfigMapAndService);
+  const fs::path bad = file("m/b.yaml",
+                            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n"
+                            "---\n"
+                            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n");
+  Outcome r = as_generator({"apply", "web", "-f", (dir_ / "m").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("error: " + bad.string() + ":", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(": document 2: "), std::string::npos) << r.err;
+  EXPECT_EQ(deployment_objects(id).size(), 0u);
+}
+
+TEST_F(BrokerCli, ApplyRejectsADocumentThatIsNoManifest) {
+  const std::string id = make_stack("web");
+  const fs::path bad = file("one.yaml", std::string(kConfigMapAndService) + "---\napiVersion: v1\nmetadata:\n  name: x\n");
+  Outcome r = as_generator({"apply", "web", "-f", bad.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: " + bad.string() + ":15: document 3 has no `kind` string\n");
+  EXPECT_EQ(deployment_objects(id).size(), 0u);
+
+  Outcome nothing = as_generator({"apply", "web", "-f", file("empty.yaml", "---\n").string()});
+  EXPECT_EQ(nothing.exit_code, 1);
+  EXPECT_NE(nothing.err.find("no manifests found in "), std::string::npos) << nothing.err;
+}
+
+TEST_F(BrokerCli, ApplyToAnUnknownStackFails) {
+  Outcome r = as_generator({"apply", "nope", "-f", file("a.yaml", kDeployment).string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: stack \"nope\" not found\n");
+}
+
+// --- connection and authentication ----------------------------------------------------
+
+TEST_F(BrokerCli, AMissingPakFailsBeforeAnyRequest) {
+  // A broker that is not there: had a request been made, the error would say so.
+  Outcome r = sindri({"stack", "list", "--broker", "http://127.0.0.1:1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: no PAK given: pass --pak or set SINDRI_PAK\n");
+  Outcome apply = sindri({"apply", "web", "-f", file("a.yaml", kDeployment).string(), "--broker", broker_.url()});
+  EXPECT_EQ(apply.exit_code, 2);
+  EXPECT_EQ(apply.err, "error: no PAK given: pass --pak or set SINDRI_PAK\n");
+}
+
+TEST_F(BrokerCli, TheEnvironmentGivesBrokerAndPak) {
+  make_stack("web");
+  ScopedEnv broker("SINDRI_BROKER", broker_.url());
+  ScopedEnv pak("SINDRI_PAK", generator_pak_);
+  Outcome r = sindri({"stack", "list", "-o", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto stacks = sindri::parse_json(r.out);
+  ASSERT_TRUE(stacks.ok()) << r.out;
+  ASSERT_EQ(stacks->size(), 1u);
+  EXPECT_EQ(text_of(*stacks->at(0), "name"), "web");
+}
+
+TEST_F(BrokerCli, AWrongPakShowsTheBrokers401) {
+  Outcome r = sindri_as("brokkr_BR12345678_abcdefghijklmnopqrstuvwx", {"stack", "list"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "error: the PAK is unknown or has been revoked (HTTP 401 unauthorized)\n");
+}
+
+TEST_F(BrokerCli, ABrokerThatIsNotRunningIsNamed) {
+  const std::string url = broker_.url();
+  broker_.stop();
+  Outcome r = as_admin({"stack", "list"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("error: cannot reach the broker: GET " + url + "/api/v1/stacks: ", 0), 0u) << r.err;
+}
+
+// --- agent list -----------------------------------------------------------------------
+
+TEST_F(BrokerCli, AgentListShowsTheAgents) {
+  Outcome none = as_admin({"agent", "list"});
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.err, "No agents found.\n");
+
+  Reply agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"edge-1","cluster_name":"prod-eu"})");
+  ASSERT_EQ(agent.status, 201) << agent.body;
+  const std::string id = text_of(*agent.json.find("agent"), "id");
+  Outcome table = as_admin({"agent", "list"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const auto lines = lines_of(table.out);
+  ASSERT_EQ(lines.size(), 2u) << table.out;
+  EXPECT_EQ(lines[0].rfind("NAME    ID" + std::string(36, ' ') + "CLUSTER  STATUS", 0), 0u) << table.out;
+  EXPECT_NE(lines[0].find("LAST HEARTBEAT"), std::string::npos);
+  EXPECT_EQ(lines[1].rfind("edge-1  " + id + "  prod-eu  ", 0), 0u) << table.out;
+
+  Outcome json = as_admin({"agent", "list", "-o", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(*sindri::parse_json(json.out), call(*admin_, "GET", "/api/v1/agents").json);
+}
+
+}  // namespace
+}  // namespace sindri_test
