@@ -136,6 +136,19 @@ TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
                 .status,
             201);
   EXPECT_EQ(call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state").json.size(), 0u);
+
+  // Operations: health, readiness and metrics by route (never by id).
+  auto anonymous = broker.client("");
+  EXPECT_EQ(call(*anonymous, "GET", "/healthz").status, 200);
+  EXPECT_EQ(call(*anonymous, "GET", "/readyz").status, 200);
+  Reply metrics = call(*anonymous, "GET", "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.body.find(R"(sindri_http_requests_total{route="/api/v1/agents/{id}/target-state",method="GET",status="200"} )"),
+            std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find("sindri_http_request_duration_seconds_bucket{"), std::string::npos);
+  EXPECT_NE(metrics.body.find("sindri_db_pool_in_use "), std::string::npos);
+  EXPECT_EQ(metrics.body.find(matching_id), std::string::npos);
 }
 
 TEST_P(DeploymentFlow, LabelChangesRetargetAgents) {

@@ -1,0 +1,101 @@
+// The broker's settings: defaults, file, environment and their errors.
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "broker/config.hpp"
+
+namespace sindri::broker {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path write_temp(const std::string& name, const std::string& text) {
+  const fs::path path = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(BrokerConfig, DefaultsFollowTheSeed) {
+  BrokerConfig config;
+  EXPECT_EQ(config.database_url, "sqlite://./sindri.db");
+  EXPECT_EQ(config.database_pool_size, 50);
+  EXPECT_EQ(config.admin_pak_file, "./admin.pak");
+  EXPECT_TRUE(validate_config(config).ok());
+}
+
+TEST(BrokerConfig, FileThenEnvironmentOverride) {
+  const fs::path file = write_temp("sindri-config.yaml",
+                                   "listen: 0.0.0.0:9000\n"
+                                   "database:\n  url: postgres://db/sindri\n  schema: tenant_a\n  pool_size: 20\n"
+                                   "threads: 8\nlog:\n  level: debug\n");
+  BrokerConfig config;
+  ASSERT_TRUE(apply_config_file(config, file.string()).ok());
+  EXPECT_EQ(config.listen, "0.0.0.0:9000");
+  EXPECT_EQ(config.database_url, "postgres://db/sindri");
+  EXPECT_EQ(config.database_schema, "tenant_a");
+  EXPECT_EQ(config.database_pool_size, 20);
+  EXPECT_EQ(config.threads, 8);
+  EXPECT_EQ(config.log_level, LogLevel::Debug);
+
+  const std::map<std::string, std::string> environment = {{"SINDRI_DATABASE_POOL_SIZE", "5"},
+                                                           {"SINDRI_LOG_LEVEL", "warn"}};
+  ASSERT_TRUE(apply_environment(config, [&](const char* name) -> const char* {
+                auto it = environment.find(name);
+                return it == environment.end() ? nullptr : it->second.c_str();
+              }).ok());
+  EXPECT_EQ(config.database_pool_size, 5);
+  EXPECT_EQ(config.log_level, LogLevel::Warn);
+  EXPECT_EQ(config.threads, 8);
+  fs::remove(file);
+}
+
+TEST(BrokerConfig, ErrorsNameTheFileAndSetting) {
+  const fs::path typo = write_temp("sindri-typo.yaml", "database:\n  ulr: sqlite://x\n");
+  BrokerConfig config;
+  auto status = apply_config_file(config, typo.string());
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("database.ulr: unknown setting"), std::string::npos) << status.error().message;
+  EXPECT_NE(status.error().message.find(typo.string()), std::string::npos);
+
+  const fs::path wrong_type = write_temp("sindri-type.yaml", "threads: many\n");
+  status = apply_config_file(config, wrong_type.string());
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("threads: expected an integer"), std::string::npos);
+
+  const fs::path broken = write_temp("sindri-broken.yaml", "listen: [\n");
+  status = apply_config_file(config, broken.string());
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("invalid configuration file"), std::string::npos);
+
+  EXPECT_FALSE(apply_config_file(config, "/nonexistent/sindri.yaml").ok());
+  auto environment = apply_environment(config, [](const char* name) -> const char* {
+    return std::string(name) == "SINDRI_THREADS" ? "4x" : nullptr;
+  });
+  ASSERT_FALSE(environment.ok());
+  EXPECT_NE(environment.error().message.find("SINDRI_THREADS"), std::string::npos);
+  for (const fs::path& path : {typo, wrong_type, broken}) fs::remove(path);
+}
+
+TEST(BrokerConfig, ValidationCatchesBadValues) {
+  BrokerConfig config;
+  config.listen = "nowhere";
+  EXPECT_FALSE(validate_config(config).ok());
+  config.listen = "127.0.0.1:70000";
+  EXPECT_FALSE(validate_config(config).ok());
+  config.listen = "[::1]:8080";
+  EXPECT_TRUE(validate_config(config).ok());
+  EXPECT_EQ(parse_listen_address(config.listen)->host, "::1");
+  config.threads = 0;
+  EXPECT_FALSE(validate_config(config).ok());
+  config.threads = 4;
+  config.body_limit = 10;
+  EXPECT_FALSE(validate_config(config).ok());
+}
+
+}  // namespace
+}  // namespace sindri::broker
