@@ -8,6 +8,7 @@
 #include "broker/request_body.hpp"
 #include "broker/routes.hpp"
 #include "broker/targeting.hpp"
+#include "http/gzip.hpp"
 #include "value/json.hpp"
 
 namespace sindri::broker {
@@ -149,6 +150,7 @@ ApiResult<http::Response> delete_agent(Call& call) {
     BROKER_CHECK(connection.query("UPDATE agents SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                   {Value(id), Value(now_timestamp())}));
     BROKER_CHECK(touch_target_state(connection));
+    BROKER_CHECK(touch_credentials(connection));
     return empty_response(204);
   });
 }
@@ -197,6 +199,7 @@ ApiResult<http::Response> rotate_agent_pak(Call& call) {
                                       "WHERE id = $1 AND deleted_at IS NULL RETURNING " SINDRI_AGENT_COLUMNS,
                                       {Value(id), Value(pak.hash), Value(now_timestamp())}));
     if (rows.empty()) return not_found("agent", id);
+    BROKER_CHECK(touch_credentials(connection));
     return json_response(200, agent_with_pak(agent_object(rows, 0), "pak", pak.pak));
   });
 }
@@ -213,6 +216,13 @@ ApiResult<http::Response> agent_stacks(Call& call) {
   });
 }
 
+std::shared_ptr<const std::string> compressed(Call& call, const std::string& cache_key, int64_t generation,
+                                              const std::string& body) {
+  auto gzipped = std::make_shared<const std::string>(http::gzip_compress(body));
+  call.services.target_states.store(cache_key + "/gzip", generation, gzipped);
+  return gzipped;
+}
+
 // The newest deployment object of every stack the agent targets (for a
 // deleted stack, its deletion marker), oldest first. Incremental mode leaves
 // out what the agent has already reported as applied.
@@ -227,39 +237,50 @@ ApiResult<http::Response> target_state(Call& call) {
     incremental = *mode == "incremental";
   }
   const std::string cache_key = id + (incremental ? "/incremental" : "/full");
+  const int64_t generation = call.target_state_generation;
+  // Agents poll this all the time and the answer holds every manifest:
+  // compressed, when the agent accepts it, like the Kubernetes API server
+  // does for large lists. Both forms are cached.
+  const bool gzip = http::accepts_gzip(call.request.header("Accept-Encoding"));
+  http::Response response;
+  response.headers.push_back({"Vary", "Accept-Encoding"});
+  if (gzip) {
+    response.headers.push_back({"Content-Encoding", "gzip"});
+    response.shared_body = call.services.target_states.find(cache_key + "/gzip", generation);
+    if (response.shared_body) return response;
+  }
+  auto plain = call.services.target_states.find(cache_key, generation);
+  if (plain) {
+    response.shared_body = gzip ? compressed(call, cache_key, generation, *plain) : plain;
+    return response;
+  }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(generation_rows, connection.query("SELECT generation FROM broker_state WHERE id = 1"));
-    const int64_t generation = generation_rows.rows.at(0).at(0).get_int();
-    auto body = call.services.target_states.find(cache_key, generation);
-    if (!body) {
-      BROKER_TRY(agent, load_agent(connection, id));
-      BROKER_TRY(rows, incremental
-                           ? connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
-                                              " FROM deployment_objects d WHERE sequence_id IN "
-                                              "(SELECT max(o.sequence_id) FROM agent_targets t JOIN deployment_objects o "
-                                              "ON o.stack_id = t.stack_id AND o.deleted_at IS NULL "
-                                              "WHERE t.agent_id = $1 GROUP BY t.stack_id) "
-                                              "AND NOT EXISTS (SELECT 1 FROM agent_events e WHERE e.agent_id = $1 "
-                                              "AND e.deployment_object_id = d.id AND e.status = 'SUCCESS' "
-                                              "AND e.deleted_at IS NULL) ORDER BY sequence_id",
-                                              {Value(id)})
-                           : connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
-                                              " FROM deployment_objects WHERE sequence_id IN "
-                                              "(SELECT max(o.sequence_id) FROM agent_targets t JOIN deployment_objects o "
-                                              "ON o.stack_id = t.stack_id AND o.deleted_at IS NULL "
-                                              "WHERE t.agent_id = $1 GROUP BY t.stack_id) ORDER BY sequence_id",
-                                              {Value(id)}));
-      std::string json = "[";
-      for (size_t i = 0; i < rows.size(); ++i) {
-        if (i != 0) json += ',';
-        append_json(json, deployment_object_object(rows, i));
-      }
-      json += ']';
-      body = std::make_shared<const std::string>(std::move(json));
-      call.services.target_states.store(cache_key, generation, body);
+    BROKER_TRY(agent, load_agent(connection, id));
+    BROKER_TRY(rows, incremental
+                         ? connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+                                            " FROM deployment_objects d WHERE sequence_id IN "
+                                            "(SELECT max(o.sequence_id) FROM agent_targets t JOIN deployment_objects o "
+                                            "ON o.stack_id = t.stack_id AND o.deleted_at IS NULL "
+                                            "WHERE t.agent_id = $1 GROUP BY t.stack_id) "
+                                            "AND NOT EXISTS (SELECT 1 FROM agent_events e WHERE e.agent_id = $1 "
+                                            "AND e.deployment_object_id = d.id AND e.status = 'SUCCESS' "
+                                            "AND e.deleted_at IS NULL) ORDER BY sequence_id",
+                                            {Value(id)})
+                         : connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+                                            " FROM deployment_objects WHERE sequence_id IN "
+                                            "(SELECT max(o.sequence_id) FROM agent_targets t JOIN deployment_objects o "
+                                            "ON o.stack_id = t.stack_id AND o.deleted_at IS NULL "
+                                            "WHERE t.agent_id = $1 GROUP BY t.stack_id) ORDER BY sequence_id",
+                                            {Value(id)}));
+    std::string json = "[";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (i != 0) json += ',';
+      append_json(json, deployment_object_object(rows, i));
     }
-    http::Response response;
-    response.body = *body;
+    json += ']';
+    auto body = std::make_shared<const std::string>(std::move(json));
+    call.services.target_states.store(cache_key, generation, body);
+    response.shared_body = gzip ? compressed(call, cache_key, generation, *body) : body;
     return response;
   });
 }

@@ -42,13 +42,37 @@ ApiResult<http::Response> who_am_i(Call& call) {
 
 }  // namespace
 
-ApiResult<Identity> authenticate(store::Database& db, const http::Request& request) {
+ApiResult<BrokerCounters> read_counters(store::Database& db) {
+  return in_read<BrokerCounters>(db, [](store::Connection& connection) -> ApiResult<BrokerCounters> {
+    BROKER_TRY(rows, connection.query("SELECT generation, credentials_generation FROM broker_state WHERE id = 1"));
+    if (rows.empty()) return database_error(store::DbError{store::DbError::Kind::Invalid, "broker_state is empty"});
+    return BrokerCounters{rows.rows[0][0].get_int(), rows.rows[0][1].get_int()};
+  });
+}
+
+std::optional<Identity> CredentialCache::find(const std::string& hash, int64_t generation) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(hash);
+  if (it == entries_.end() || it->second.generation != generation) return std::nullopt;
+  return it->second.identity;
+}
+
+void CredentialCache::store(const std::string& hash, int64_t generation, const Identity& identity) {
+  constexpr size_t kMaxEntries = 100'000;
+  std::lock_guard lock(mutex_);
+  if (entries_.size() >= kMaxEntries) entries_.clear();
+  entries_.insert_or_assign(hash, Entry{generation, identity});
+}
+
+ApiResult<Identity> authenticate(store::Database& db, const http::Request& request, CredentialCache& cache,
+                                 int64_t credentials_generation) {
   const std::string_view header = request.header("Authorization");
   if (header.empty()) return unauthorized("the Authorization header is missing; send a PAK");
   const auto pak = pak_from_header(header);
   if (!pak) return unauthorized("the Authorization header does not hold a PAK (brokkr_BR<8>_<24>)");
   const std::string hash = hash_pak(*pak);
-  return in_read<Identity>(db, [&](store::Connection& connection) -> ApiResult<Identity> {
+  if (auto known = cache.find(hash, credentials_generation)) return *known;
+  auto found = in_read<Identity>(db, [&](store::Connection& connection) -> ApiResult<Identity> {
     BROKER_TRY(rows, connection.query(
                          "SELECT 0, id FROM admin_role WHERE pak_hash = $1 "
                          "UNION ALL SELECT 1, id FROM agents WHERE pak_hash = $1 AND deleted_at IS NULL "
@@ -61,6 +85,8 @@ ApiResult<Identity> authenticate(store::Database& db, const http::Request& reque
     identity.id = std::string(rows.rows[0][1].get_string());
     return identity;
   });
+  if (found.ok()) cache.store(hash, credentials_generation, found.value());
+  return found;
 }
 
 ApiResult<Bootstrap> bootstrap_admin(store::Database& db, const std::string& admin_pak_file) {

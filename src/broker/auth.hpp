@@ -4,13 +4,40 @@
 // 002 has it). And the first start: the admin role, the system generator and
 // the first admin PAK, written to a file.
 
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "broker/context.hpp"
 
 namespace sindri::broker {
 
-ApiResult<Identity> authenticate(store::Database& db, const http::Request& request);
+// The two counters cached answers are checked against, read once per request.
+struct BrokerCounters {
+  int64_t target_state_generation = 0;
+  int64_t credentials_generation = 0;
+};
+ApiResult<BrokerCounters> read_counters(store::Database& db);
+
+// PAK hashes already looked up, valid while the credentials generation they
+// were found at is current: a rotation or deletion anywhere (on any broker
+// sharing the database) bumps it, so a revoked PAK stops working at once.
+class CredentialCache {
+ public:
+  std::optional<Identity> find(const std::string& hash, int64_t generation) const;
+  void store(const std::string& hash, int64_t generation, const Identity& identity);
+
+ private:
+  struct Entry {
+    int64_t generation;
+    Identity identity;
+  };
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Entry> entries_;
+};
+
+ApiResult<Identity> authenticate(store::Database& db, const http::Request& request, CredentialCache& cache,
+                                 int64_t credentials_generation);
 
 struct Bootstrap {
   bool first_start = false;

@@ -45,13 +45,15 @@ Broker::Broker(store::Database& db, Logger& log)
     const std::string method = route.method;
     router_.add(method, pattern, [this, route = std::move(route)](http::Request& request,
                                                                          const http::PathParams& params) {
-      auto caller = authenticate(db_, request);
+      auto counters = read_counters(db_);
+      if (!counters.ok()) return error_response(counters.error());
+      auto caller = authenticate(db_, request, credentials_, counters->credentials_generation);
       if (!caller.ok()) return error_response(caller.error());
       if (!permitted(route, caller.value())) {
         return error_response(forbidden(std::string(caller->kind_name()) + " PAKs may not call " + route.method + " " +
                                         std::string(kApiPrefix) + route.pattern));
       }
-      Call call{request, params, caller.value(), services_};
+      Call call{request, params, caller.value(), services_, counters->target_state_generation};
       auto response = route.handler(call);
       if (response.ok()) return std::move(response).value();
       const ApiError& error = response.error();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/auth.hpp"
 #include "broker/context.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
@@ -37,6 +38,7 @@ class Broker {
   store::Database& db_;
   Logger& log_;
   TargetStateCache target_states_;
+  CredentialCache credentials_;
   Services services_;
   http::Router router_;
   http::Metrics metrics_;

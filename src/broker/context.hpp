@@ -42,6 +42,7 @@ struct Call {
   const http::PathParams& params;
   const Identity& caller;
   Services& services;
+  int64_t target_state_generation;  // read when the request arrived
 
   store::Database& db() const { return services.db; }
   // The path parameter, checked to be a UUID (400 naming it otherwise).
@@ -100,5 +101,8 @@ Value rows_array(const store::Rows& rows, std::initializer_list<std::string_view
 // Bumps the counter that cached target states are checked against; call it
 // in every write that can change what an agent's target state holds.
 ApiResult<Ok> touch_target_state(store::Connection& connection);
+// Bumps the counter that cached PAK lookups are checked against; call it in
+// every write that revokes a PAK or the identity behind it.
+ApiResult<Ok> touch_credentials(store::Connection& connection);
 
 }  // namespace sindri::broker

@@ -87,6 +87,7 @@ ApiResult<http::Response> update_generator(Call& call) {
       return conflict("generator_exists", "a generator named \"" + *name + "\" already exists");
     }
     BROKER_CHECK(rows);
+    if (is_active) BROKER_CHECK(touch_credentials(connection));
     return json_response(200, generator_object(rows.value(), 0));
   });
 }
@@ -99,6 +100,7 @@ ApiResult<http::Response> delete_generator(Call& call) {
     if (generator.find("is_system")->get_bool()) return forbidden("the system generator cannot be deleted");
     BROKER_CHECK(connection.query("UPDATE generators SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                   {Value(id), Value(now_timestamp())}));
+    BROKER_CHECK(touch_credentials(connection));
     return empty_response(204);
   });
 }
@@ -112,6 +114,7 @@ ApiResult<http::Response> rotate_generator_pak(Call& call) {
                                       "WHERE id = $1 AND deleted_at IS NULL RETURNING " SINDRI_GENERATOR_COLUMNS,
                                       {Value(id), Value(pak.hash), Value(now_timestamp())}));
     if (rows.empty()) return not_found("generator", id);
+    BROKER_CHECK(touch_credentials(connection));
     return json_response(201, generator_with_pak(generator_object(rows, 0), pak.pak));
   });
 }

@@ -127,9 +127,10 @@ CREATE INDEX agent_events_agent ON agent_events (agent_id, created_at);
 CREATE INDEX agent_events_object ON agent_events (deployment_object_id, agent_id);
 CREATE TABLE broker_state (
   id INTEGER PRIMARY KEY CHECK (id = 1),
-  generation INTEGER NOT NULL
+  generation INTEGER NOT NULL,
+  credentials_generation INTEGER NOT NULL
 );
-INSERT INTO broker_state (id, generation) VALUES (1, 0);
+INSERT INTO broker_state (id, generation, credentials_generation) VALUES (1, 0, 0);
 )sql";
 
 // The same tables; PostgreSQL has real booleans and identity columns.
@@ -253,9 +254,10 @@ CREATE INDEX agent_events_agent ON agent_events (agent_id, created_at);
 CREATE INDEX agent_events_object ON agent_events (deployment_object_id, agent_id);
 CREATE TABLE broker_state (
   id INTEGER PRIMARY KEY CHECK (id = 1),
-  generation BIGINT NOT NULL
+  generation BIGINT NOT NULL,
+  credentials_generation BIGINT NOT NULL
 );
-INSERT INTO broker_state (id, generation) VALUES (1, 0);
+INSERT INTO broker_state (id, generation, credentials_generation) VALUES (1, 0, 0);
 )sql";
 
 constexpr store::Migration kMigrations[] = {

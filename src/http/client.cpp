@@ -59,6 +59,7 @@ struct Client::Impl {
   long timeout_ms = 30'000;
   CURL* handle = nullptr;
   char error_text[CURL_ERROR_SIZE] = {};
+  bool accept_gzip = false;
 };
 
 Client::Client(std::string base_url) : impl_(std::make_unique<Impl>()) {
@@ -75,6 +76,8 @@ Client::~Client() {
 void Client::set_authorization(std::string value) { impl_->authorization = std::move(value); }
 
 void Client::set_timeout_ms(long ms) { impl_->timeout_ms = ms; }
+
+void Client::set_accept_gzip(bool accept) { impl_->accept_gzip = accept; }
 
 Result<ClientResponse> Client::request(std::string_view method, std::string_view path_and_query, std::string_view body,
                                        std::string_view content_type) {
@@ -96,6 +99,7 @@ Result<ClientResponse> Client::request(std::string_view method, std::string_view
   curl_easy_setopt(handle, CURLOPT_WRITEDATA, &response.body);
   curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, collect_header);
   curl_easy_setopt(handle, CURLOPT_HEADERDATA, &response.headers);
+  if (impl_->accept_gzip) curl_easy_setopt(handle, CURLOPT_ACCEPT_ENCODING, "gzip");
 
   const bool with_body = method != "HEAD" && sends_body(method, body);
   if (method == "HEAD") {

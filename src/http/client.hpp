@@ -31,6 +31,9 @@ class Client {
   // Sets the Authorization header sent with every request ("" for none).
   void set_authorization(std::string value);
   void set_timeout_ms(long ms);
+  // Asks for gzip (Accept-Encoding) and hands back the decoded body; the
+  // response's Content-Encoding header still tells what was sent.
+  void set_accept_gzip(bool accept);
 
   // path_and_query is appended to the base URL. A non-empty body is sent with
   // Content-Type application/json unless content_type says otherwise. Errors

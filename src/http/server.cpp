@@ -281,7 +281,7 @@ class Session : public std::enable_shared_from_this<Session> {
         head_ += "\r\n";
       }
       head_ += "Content-Length: ";
-      append_decimal(head_, response_.body.size());
+      append_decimal(head_, response_.payload().size());
       head_ += "\r\n";
     }
     for (const Header& header : response_.headers) {
@@ -305,7 +305,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool send_body = has_body && !head_only_;
     const std::array<asio::const_buffer, 2> buffers = {
         asio::const_buffer(head_.data(), head_.size()),
-        asio::const_buffer(response_.body.data(), send_body ? response_.body.size() : 0)};
+        asio::const_buffer(response_.payload().data(), send_body ? response_.payload().size() : 0)};
     enter(Phase::writing);
     asio::async_write(socket_, buffers,
                       [self = shared_from_this(), keep_alive, drain_after](beast::error_code ec, size_t) {

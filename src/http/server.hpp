@@ -42,7 +42,12 @@ struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // When set, sent instead of `body`: a cached answer shared between
+  // requests, never copied.
+  std::shared_ptr<const std::string> shared_body;
   std::vector<Header> headers;  // extra headers
+
+  std::string_view payload() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
 };
 
 using Handler = std::function<Response(Request&)>;

@@ -84,6 +84,16 @@ TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
   ASSERT_EQ(state.json.size(), 1u) << state.body;
   EXPECT_EQ(text_of(*state.json.at(0), "id"), object_id);
   EXPECT_EQ(text_of(*state.json.at(0), "yaml_content"), kManifest);
+  // Compressed when the agent accepts gzip (libcurl decodes it here).
+  auto gzip_agent = broker.client(text_of(matching.json, "initial_pak"));
+  gzip_agent->set_accept_gzip(true);
+  for (int round = 0; round < 2; ++round) {  // computed, then cached
+    auto compressed = gzip_agent->request("GET", "/api/v1/agents/" + matching_id + "/target-state");
+    ASSERT_TRUE(compressed.ok());
+    EXPECT_EQ(compressed->header("Content-Encoding"), "gzip");
+    EXPECT_EQ(compressed->body, state.body);
+  }
+  EXPECT_EQ(call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state").body, state.body);
   Reply nothing = call(*other_agent, "GET", "/api/v1/agents/" + other_id + "/target-state");
   ASSERT_EQ(nothing.status, 200);
   EXPECT_EQ(nothing.json.size(), 0u);
