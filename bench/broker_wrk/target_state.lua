@@ -1,0 +1,7 @@
+-- GET /api/v1/agents/{id}/target-state as the agent itself polls it: the
+-- URL on wrk's command line carries the path, SINDRI_BENCH_PAK the agent's PAK.
+-- Nothing varies between requests, so wrk builds the request once.
+local dir = os.getenv("SINDRI_WRK_DIR")
+dofile(dir .. "/report.lua")
+
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("SINDRI_BENCH_PAK")
