@@ -32,8 +32,13 @@ local function json_escape(text)
   end))
 end
 local escaped = '{"yaml_content":"' .. json_escape(dofile(os.getenv("SINDRI_BENCH_MANIFEST") or (dir .. "/manifest.lua"))) .. '"}'
-local pieces = {}
-for piece in (escaped .. "@NAME@"):gmatch("(.-)@NAME@") do pieces[#pieces + 1] = piece end
+-- The name goes where @NAME@ is; @HASH@ gets hex digits that change with
+-- every request.
+local pieces, holes = {}, {}
+for piece, hole in (escaped .. "@END@"):gmatch("(.-)@(%u+)@") do
+  pieces[#pieces + 1] = piece
+  holes[#holes + 1] = hole
+end
 
 -- setup() runs in wrk's main Lua state, once per thread: number the threads.
 local threads = 0
@@ -43,10 +48,21 @@ function setup(thread)
 end
 
 local counter = 0
+local parts = {}
 function request()
   counter = counter + 1
-  local name = "bench-" .. run .. "-" .. thread_number .. "-" .. counter
-  return wrk.format("POST", path, headers, table.concat(pieces, name))
+  local fill = {
+    NAME = "bench-" .. run .. "-" .. thread_number .. "-" .. counter,
+    HASH = string.format("%08x%08x%08x%08x%08x%08x%08x%08x", math.random(0, 0x7fffffff),
+      math.random(0, 0x7fffffff), math.random(0, 0x7fffffff), math.random(0, 0x7fffffff), counter,
+      math.random(0, 0x7fffffff), math.random(0, 0x7fffffff), math.random(0, 0x7fffffff)),
+    END = "",
+  }
+  for i = 1, #pieces do
+    parts[2 * i - 1] = pieces[i]
+    parts[2 * i] = fill[holes[i]]
+  end
+  return wrk.format("POST", path, headers, table.concat(parts))
 end
 
 -- Only when loading a fixed number of objects: a response callback makes wrk
