@@ -59,11 +59,7 @@ ApiResult<http::Response> list_agent_events(Call& call) {
 }
 
 ApiResult<http::Response> list_all_events(Call& call) {
-  std::string generator_filter;
-  if (const std::string* pak_id = call.request.query_param("pak_id")) {
-    if (!is_uuid(*pak_id)) return bad_request("invalid_query_parameter", "pak_id must be a UUID, got \"" + *pak_id + "\"");
-    generator_filter = *pak_id;
-  }
+  BROKER_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_TRY(rows, generator_filter.empty()
                          ? connection.query("SELECT " SINDRI_AGENT_EVENT_COLUMNS

@@ -25,7 +25,6 @@ ApiError not_found(std::string_view entity, std::string_view id) {
   message += " ";
   message += id;
   message += " not found";
-  for (char& c : code) if (c == ' ') c = '_';
   return ApiError{404, std::move(code), std::move(message), Value(), std::nullopt};
 }
 

@@ -124,8 +124,9 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
   }
   if (read && request.path == "/api/v1/openapi.json") {
     route = "/api/v1/openapi.json";
+    static const auto document = std::make_shared<const std::string>(openapi_document());
     http::Response response;
-    response.body = std::string(openapi_document());
+    response.shared_body = document;
     return response;
   }
   auto match = router_.match(request.method, request.path);

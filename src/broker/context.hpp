@@ -60,13 +60,14 @@ struct ApiRoute {
   ApiHandler handler;
 };
 
-// Runs `work` in a write transaction. Work returns ApiResult<T>; an error
-// rolls the transaction back (a database error inside keeps its cause so
-// that the store can retry a serialization conflict).
-template <class T, class Work>
-ApiResult<T> in_write(store::Database& db, Work&& work) {
+// Runs `work` (Connection& -> ApiResult<T>) inside `transaction`, the
+// database's read() or write(). An error rolls the transaction back; a
+// database error inside keeps its cause, so that the store can retry a
+// serialization conflict.
+template <class T, class Transaction, class Work>
+ApiResult<T> run_transaction(Transaction&& transaction, Work&& work) {
   std::optional<ApiResult<T>> outcome;
-  auto status = db.write([&](store::Connection& connection) -> store::DbStatus {
+  auto status = transaction([&](store::Connection& connection) -> store::DbStatus {
     outcome.emplace(work(connection));
     if (outcome->ok()) return Ok{};
     const ApiError& error = outcome->error();
@@ -79,18 +80,13 @@ ApiResult<T> in_write(store::Database& db, Work&& work) {
 }
 
 template <class T, class Work>
+ApiResult<T> in_write(store::Database& db, Work&& work) {
+  return run_transaction<T>([&db](const auto& body) { return db.write(body); }, std::forward<Work>(work));
+}
+
+template <class T, class Work>
 ApiResult<T> in_read(store::Database& db, Work&& work) {
-  std::optional<ApiResult<T>> outcome;
-  auto status = db.read([&](store::Connection& connection) -> store::DbStatus {
-    outcome.emplace(work(connection));
-    if (outcome->ok()) return Ok{};
-    const ApiError& error = outcome->error();
-    if (error.cause) return *error.cause;
-    return store::DbError{store::DbError::Kind::Invalid, "aborted: " + error.message};
-  });
-  if (outcome && !outcome->ok()) return std::move(*outcome).error();
-  if (!status.ok()) return database_error(std::move(status).error());
-  return std::move(*outcome);
+  return run_transaction<T>([&db](const auto& body) { return db.read(body); }, std::forward<Work>(work));
 }
 
 // Row `index` as a JSON object keyed by column name. SQLite has no boolean

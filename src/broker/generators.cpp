@@ -34,7 +34,7 @@ ApiResult<http::Response> list_generators(Call& call) {
 ApiResult<http::Response> create_generator(Call& call) {
   BROKER_TRY(body, BodyObject::parse(call.request, "NewGenerator"));
   BROKER_TRY(name, body.required_string("name", kNameRule));
-  BROKER_TRY(description, body.optional_string("description", TextRule{4096, true, true, false}));
+  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
   BROKER_CHECK(body.finish());
   const IssuedPak pak = issue_pak();
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
@@ -66,7 +66,7 @@ ApiResult<http::Response> update_generator(Call& call) {
   BROKER_TRY(body, BodyObject::parse(call.request, "Generator"));
   BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
   BROKER_TRY(name, body.optional_string("name", kNameRule, false));
-  BROKER_TRY(description, body.optional_string("description", TextRule{4096, true, true, false}));
+  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
   BROKER_TRY(is_active, body.optional_bool("is_active"));
   for (const char* read_only : {"created_at", "updated_at", "deleted_at", "last_active_at", "is_system"}) {
     body.ignore(read_only);

@@ -46,6 +46,15 @@ ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::strin
   return Ok{};
 }
 
+ApiResult<std::string> optional_uuid_query(const http::Request& request, std::string_view name) {
+  const std::string* value = request.query_param(name);
+  if (value == nullptr) return std::string();
+  if (!is_uuid(*value)) {
+    return bad_request("invalid_query_parameter", std::string(name) + " must be a UUID, got \"" + *value + "\"");
+  }
+  return *value;
+}
+
 ApiResult<BodyObject> BodyObject::parse(const http::Request& request, std::string_view schema) {
   BROKER_TRY(value, parse_json_body(request));
   if (!value.is_object()) {

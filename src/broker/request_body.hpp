@@ -31,6 +31,11 @@ struct TextRule {
 inline constexpr TextRule kTagRule{64, false, false, false};
 inline constexpr TextRule kNameRule{255, false, true, false};
 inline constexpr TextRule kUuidRule{0, false, false, true};
+inline constexpr TextRule kDescriptionRule{4096, true, true, false};
+
+// An optional query parameter that must be a UUID when present ("" when
+// absent); 400 naming it otherwise.
+ApiResult<std::string> optional_uuid_query(const http::Request& request, std::string_view name);
 
 // Checks one string against a rule; the error names `pointer`.
 ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::string_view pointer);

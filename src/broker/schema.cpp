@@ -1,140 +1,18 @@
 #include "broker/schema.hpp"
 
+#include <string>
+
 namespace sindri::broker {
 namespace {
 
 // Ids are UUID text and timestamps RFC 3339 text (see ids.hpp) in both
-// dialects, so that every statement is written once. Soft delete everywhere:
-// deleted_at is set, rows stay; partial indexes cover the live rows.
+// dialects, so that every statement is written once. SQLite takes BOOLEAN and
+// BIGINT as type names (storing 0/1 and integers), so the tables are written
+// once too; only the sequence column differs (@SEQUENCE_ID@). Soft delete
+// everywhere: deleted_at is set, rows stay; partial indexes cover the live
+// rows.
 
-constexpr std::string_view kCoreSqlite = R"sql(
-CREATE TABLE app_initialization (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  initialized_at TEXT NOT NULL
-);
-CREATE TABLE admin_role (
-  id TEXT PRIMARY KEY,
-  pak_hash TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX admin_role_pak ON admin_role (pak_hash);
-CREATE TABLE generators (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  description TEXT,
-  pak_hash TEXT,
-  is_active INTEGER NOT NULL DEFAULT 1,
-  is_system INTEGER NOT NULL DEFAULT 0,
-  last_active_at TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  deleted_at TEXT
-);
-CREATE UNIQUE INDEX generators_live_name ON generators (name) WHERE deleted_at IS NULL;
-CREATE INDEX generators_pak ON generators (pak_hash) WHERE deleted_at IS NULL;
-CREATE TABLE stacks (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  description TEXT,
-  generator_id TEXT NOT NULL REFERENCES generators (id),
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  deleted_at TEXT
-);
-CREATE INDEX stacks_generator ON stacks (generator_id) WHERE deleted_at IS NULL;
-CREATE TABLE stack_labels (
-  id TEXT PRIMARY KEY,
-  stack_id TEXT NOT NULL REFERENCES stacks (id),
-  label TEXT NOT NULL,
-  UNIQUE (stack_id, label)
-);
-CREATE TABLE stack_annotations (
-  id TEXT PRIMARY KEY,
-  stack_id TEXT NOT NULL REFERENCES stacks (id),
-  key TEXT NOT NULL,
-  value TEXT NOT NULL,
-  UNIQUE (stack_id, key)
-);
-CREATE TABLE deployment_objects (
-  sequence_id INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  stack_id TEXT NOT NULL REFERENCES stacks (id),
-  yaml_content TEXT NOT NULL,
-  yaml_checksum TEXT NOT NULL,
-  is_deletion_marker INTEGER NOT NULL DEFAULT 0,
-  submitted_at TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  deleted_at TEXT
-);
-CREATE INDEX deployment_objects_stack ON deployment_objects (stack_id, sequence_id);
-CREATE TABLE agents (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  cluster_name TEXT NOT NULL,
-  status TEXT NOT NULL DEFAULT 'ACTIVE',
-  pak_hash TEXT,
-  last_heartbeat TEXT,
-  k8s_reachable INTEGER,
-  k8s_api_latency_ms INTEGER,
-  k8s_reported_at TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  deleted_at TEXT
-);
-CREATE UNIQUE INDEX agents_live_name ON agents (name, cluster_name) WHERE deleted_at IS NULL;
-CREATE INDEX agents_pak ON agents (pak_hash) WHERE deleted_at IS NULL;
-CREATE TABLE agent_labels (
-  id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL REFERENCES agents (id),
-  label TEXT NOT NULL,
-  UNIQUE (agent_id, label)
-);
-CREATE TABLE agent_annotations (
-  id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL REFERENCES agents (id),
-  key TEXT NOT NULL,
-  value TEXT NOT NULL,
-  UNIQUE (agent_id, key)
-);
-CREATE TABLE agent_targets (
-  id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL REFERENCES agents (id),
-  stack_id TEXT NOT NULL REFERENCES stacks (id),
-  matched_by_labels INTEGER NOT NULL DEFAULT 0,
-  UNIQUE (agent_id, stack_id)
-);
-CREATE INDEX agent_targets_stack ON agent_targets (stack_id);
-CREATE TABLE agent_generators (
-  agent_id TEXT NOT NULL REFERENCES agents (id),
-  generator_id TEXT NOT NULL REFERENCES generators (id),
-  created_at TEXT NOT NULL,
-  PRIMARY KEY (agent_id, generator_id)
-);
-CREATE TABLE agent_events (
-  id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL REFERENCES agents (id),
-  deployment_object_id TEXT NOT NULL REFERENCES deployment_objects (id),
-  event_type TEXT NOT NULL,
-  status TEXT NOT NULL,
-  message TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  deleted_at TEXT
-);
-CREATE INDEX agent_events_agent ON agent_events (agent_id, created_at);
-CREATE INDEX agent_events_object ON agent_events (deployment_object_id, agent_id);
-CREATE TABLE broker_state (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  generation INTEGER NOT NULL,
-  credentials_generation INTEGER NOT NULL
-);
-INSERT INTO broker_state (id, generation, credentials_generation) VALUES (1, 0, 0);
-)sql";
-
-// The same tables; PostgreSQL has real booleans and identity columns.
-constexpr std::string_view kCorePostgres = R"sql(
+constexpr std::string_view kCoreTables = R"sql(
 CREATE TABLE app_initialization (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   initialized_at TEXT NOT NULL
@@ -184,7 +62,7 @@ CREATE TABLE stack_annotations (
   UNIQUE (stack_id, key)
 );
 CREATE TABLE deployment_objects (
-  sequence_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  @SEQUENCE_ID@,
   id TEXT NOT NULL UNIQUE,
   stack_id TEXT NOT NULL REFERENCES stacks (id),
   yaml_content TEXT NOT NULL,
@@ -260,12 +138,27 @@ CREATE TABLE broker_state (
 INSERT INTO broker_state (id, generation, credentials_generation) VALUES (1, 0, 0);
 )sql";
 
-constexpr store::Migration kMigrations[] = {
-    {1, "core: identities, stacks, deployment objects, agents, events", kCoreSqlite, kCorePostgres},
-};
+// The same tables; PostgreSQL has real booleans and identity columns.
+
+std::string with_sequence_column(std::string_view tables, std::string_view column) {
+  std::string sql(tables);
+  constexpr std::string_view kPlaceholder = "@SEQUENCE_ID@";
+  sql.replace(sql.find(kPlaceholder), kPlaceholder.size(), column);
+  return sql;
+}
 
 }  // namespace
 
-std::span<const store::Migration> broker_migrations() { return kMigrations; }
+std::span<const store::Migration> broker_migrations() {
+  // SQLite's AUTOINCREMENT never reuses a sequence id, even after a delete.
+  static const std::string core_sqlite =
+      with_sequence_column(kCoreTables, "sequence_id INTEGER PRIMARY KEY AUTOINCREMENT");
+  static const std::string core_postgres =
+      with_sequence_column(kCoreTables, "sequence_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
+  static const store::Migration migrations[] = {
+      {1, "core: identities, stacks, deployment objects, agents, events", core_sqlite, core_postgres},
+  };
+  return migrations;
+}
 
 }  // namespace sindri::broker

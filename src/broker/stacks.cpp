@@ -8,14 +8,8 @@
 namespace sindri::broker {
 namespace {
 
-constexpr TextRule kDescriptionRule{4096, true, true, false};
-
 ApiResult<http::Response> list_stacks(Call& call) {
-  std::string generator_filter;
-  if (const std::string* pak_id = call.request.query_param("pak_id")) {
-    if (!is_uuid(*pak_id)) return bad_request("invalid_query_parameter", "pak_id must be a UUID, got \"" + *pak_id + "\"");
-    generator_filter = *pak_id;
-  }
+  BROKER_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
   if (call.caller.kind == Identity::Kind::Generator) {
     if (!generator_filter.empty() && generator_filter != call.caller.id) {
       return forbidden("a generator may only list its own stacks");

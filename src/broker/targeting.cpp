@@ -14,45 +14,41 @@ namespace {
   "AND NOT EXISTS (SELECT 1 FROM stack_annotations sa WHERE sa.stack_id = s.id AND NOT EXISTS "        \
   "  (SELECT 1 FROM agent_annotations aa WHERE aa.agent_id = a.id AND aa.key = sa.key AND aa.value = sa.value))"
 
-ApiResult<Ok> add_targets(store::Connection& connection, const store::Rows& pairs) {
+// Drops the engine's targets that no longer match, adds the missing ones, and
+// tells cached target states that something changed. `stale` deletes,
+// `missing` selects (agent id, stack id) pairs; both take the id as $1.
+ApiResult<Ok> sync_targets(store::Connection& connection, std::string_view id, const char* stale, const char* missing) {
+  const Value key(id);
+  BROKER_CHECK(connection.query(stale, {key}));
+  BROKER_TRY(pairs, connection.query(missing, {key}));
   for (const auto& row : pairs.rows) {
     BROKER_CHECK(connection.query(
         "INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) VALUES ($1, $2, $3, TRUE)",
         {Value(new_uuid()), row[0], row[1]}));
   }
-  return Ok{};
+  return touch_target_state(connection);
 }
 
 }  // namespace
 
 ApiResult<Ok> sync_targets_for_stack(store::Connection& connection, std::string_view stack_id) {
-  const Value stack(stack_id);
-  BROKER_CHECK(connection.query(
+  return sync_targets(
+      connection, stack_id,
       "DELETE FROM agent_targets WHERE stack_id = $1 AND matched_by_labels AND agent_id NOT IN "
       "(SELECT a.id FROM agents a, stacks s WHERE s.id = $1 AND a.deleted_at IS NULL AND " SINDRI_AGENT_MATCHES_STACK ")",
-      {stack}));
-  BROKER_TRY(missing, connection.query(
-                          "SELECT a.id, s.id FROM agents a, stacks s WHERE s.id = $1 AND s.deleted_at IS NULL "
-                          "AND a.deleted_at IS NULL AND " SINDRI_AGENT_MATCHES_STACK
-                          " AND NOT EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = a.id AND t.stack_id = s.id)",
-                          {stack}));
-  BROKER_CHECK(add_targets(connection, missing));
-  return touch_target_state(connection);
+      "SELECT a.id, s.id FROM agents a, stacks s WHERE s.id = $1 AND s.deleted_at IS NULL "
+      "AND a.deleted_at IS NULL AND " SINDRI_AGENT_MATCHES_STACK
+      " AND NOT EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = a.id AND t.stack_id = s.id)");
 }
 
 ApiResult<Ok> sync_targets_for_agent(store::Connection& connection, std::string_view agent_id) {
-  const Value agent(agent_id);
-  BROKER_CHECK(connection.query(
+  return sync_targets(
+      connection, agent_id,
       "DELETE FROM agent_targets WHERE agent_id = $1 AND matched_by_labels AND stack_id NOT IN "
       "(SELECT s.id FROM agents a, stacks s WHERE a.id = $1 AND " SINDRI_AGENT_MATCHES_STACK ")",
-      {agent}));
-  BROKER_TRY(missing, connection.query(
-                          "SELECT a.id, s.id FROM agents a, stacks s WHERE a.id = $1 AND a.deleted_at IS NULL "
-                          "AND s.deleted_at IS NULL AND " SINDRI_AGENT_MATCHES_STACK
-                          " AND NOT EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = a.id AND t.stack_id = s.id)",
-                          {agent}));
-  BROKER_CHECK(add_targets(connection, missing));
-  return touch_target_state(connection);
+      "SELECT a.id, s.id FROM agents a, stacks s WHERE a.id = $1 AND a.deleted_at IS NULL "
+      "AND s.deleted_at IS NULL AND " SINDRI_AGENT_MATCHES_STACK
+      " AND NOT EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = a.id AND t.stack_id = s.id)");
 }
 
 }  // namespace sindri::broker
