@@ -32,10 +32,9 @@
 # not when a figure misses its target: that is for the reader.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(dirname "$here")
-wrk_dir=$here/broker_wrk
-export SINDRI_WRK_DIR=$wrk_dir  # the Lua scripts load their neighbours from here
+bench_name=broker_bench.sh
+# shellcheck source=bench/broker_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/broker_common.sh"
 
 duration=20
 connections=32
@@ -65,86 +64,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 case $backend in sqlite|postgres|both) ;; *) echo "broker_bench.sh: --backend sqlite, postgres or both" >&2; exit 2 ;; esac
-for number in "$duration" "$connections" "$objects" ${broker_threads:+"$broker_threads"}; do
-  [[ $number =~ ^[0-9]+$ && $number -gt 0 ]] || { echo "broker_bench.sh: $number is not a positive integer" >&2; exit 2; }
-done
+positive_integers "$duration" "$connections" "$objects" ${broker_threads:+"$broker_threads"}
 
-sindri=${SINDRI_BIN:-$root/build/bin/sindri}
-if [[ ! -x $sindri ]]; then
-  echo "broker_bench.sh: $sindri is not built; build the sindri target or set SINDRI_BIN" >&2
-  exit 1
-fi
-for tool in wrk python3 curl; do
-  command -v "$tool" >/dev/null || { echo "broker_bench.sh: $tool is not installed" >&2; exit 1; }
-done
-
-load_average() { cut -d' ' -f1-3 /proc/loadavg; }
-# CPU time a process has used, in clock ticks (user + system).
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# Resident memory of a process in kB (VmRSS; VmHWM is the peak).
-memory_kb() { awk -v field="$2:" '$1 == field { print $2 }' "/proc/$1/status"; }
-
-broker_pid=
-wrk_pid=
-perf_pid=
-work=
-cleanup() {
-  local status=$?
-  if [[ -n $wrk_pid ]]; then kill "$wrk_pid" 2>/dev/null || true; fi
-  if [[ -n $perf_pid ]]; then kill -INT "$perf_pid" 2>/dev/null || true; fi
-  if [[ -n $broker_pid ]]; then
-    kill "$broker_pid" 2>/dev/null || true
-    wait "$broker_pid" 2>/dev/null || true
-  fi
-  if [[ -n $work && $keep -eq 0 ]]; then
-    # A failed run keeps its logs.
-    if [[ $status -eq 0 ]]; then rm -rf "$work"; else echo "broker_bench.sh: logs kept in $work" >&2; fi
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-work=$(mktemp -d "${TMPDIR:-/tmp}/sindri-broker-bench.XXXXXX")
-
-# Runs wrk with one of the broker_wrk scripts and prints a result row:
-#   scenario backend req/s p50_ms p95_ms p99_ms errors load requests MiB/s cpu_us
-# where cpu_us is the broker's CPU time per request (a database server's
-# own CPU time is not in it).
-run_wrk() {
-  local scenario=$1 backend=$2 script=$3 url=$4 log=$5
-  local load ticks_before ticks_after
-  load=$(load_average)
-  ticks_before=$(cpu_ticks "$broker_pid")
-  if [[ $profile -eq 1 ]]; then
-    perf record -e cpu-clock -F 499 --call-graph dwarf,8192 -p "$broker_pid" -o "${log%.log}.perf.data" >"${log%.log}.perf.log" 2>&1 &
-    perf_pid=$!
-  fi
-  wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$wrk_dir/$script" "$url" >"$log" 2>&1 || {
-    echo "broker_bench.sh: wrk failed, see $log:" >&2
-    cat "$log" >&2
-    return 1
-  }
-  ticks_after=$(cpu_ticks "$broker_pid")
-  if [[ -n $perf_pid ]]; then
-    kill -INT "$perf_pid"
-    wait "$perf_pid" || true
-    perf_pid=
-  fi
-  local summary
-  summary=$(grep '^SINDRI_WRK ' "$log") || { echo "broker_bench.sh: no summary in $log" >&2; return 1; }
-  # key=value pairs into one row of figures.
-  awk -v scenario="$scenario" -v backend="$backend" -v load="$load" \
-      -v cpu_seconds="$(((ticks_after - ticks_before)))/$(getconf CLK_TCK)" '{
-      for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-      errors = f["status_errors"] + f["connect_errors"] + f["read_errors"] + f["write_errors"] + f["timeouts"]
-      seconds = f["duration_us"] / 1e6
-      split(cpu_seconds, cpu, "/")
-      printf "%s\t%s\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%s\t%d\t%.0f\t%.0f\n", scenario, backend,
-             f["requests"] / seconds, f["p50_us"] / 1000, f["p95_us"] / 1000,
-             f["p99_us"] / 1000, errors, load, f["requests"], f["bytes"] / seconds / 1048576,
-             cpu[1] / cpu[2] * 1e6 / f["requests"]
-    }' <<<"$summary"
-}
+bench_init broker-bench
 
 # The data the scenarios need, created through the API. Prints KEY=VALUE
 # lines. Python because it is everywhere; requests go out in parallel.
@@ -244,18 +166,8 @@ bench_backend() {
   [[ -z $broker_threads ]] || threads=(--threads "$broker_threads")
 
   echo "[$backend] starting the broker" >&2
-  "$sindri" serve --listen 127.0.0.1:0 "${database[@]}" "${threads[@]}" --log-level warn \
-    --admin-pak-file "$dir/admin.pak" --address-file "$dir/address" >"$dir/broker.log" 2>&1 &
-  broker_pid=$!
-  local waited=0
-  until [[ -s $dir/address ]]; do
-    kill -0 "$broker_pid" 2>/dev/null || { echo "broker_bench.sh: the broker exited:" >&2; cat "$dir/broker.log" >&2; return 1; }
-    ((waited++ < 300)) || { echo "broker_bench.sh: the broker did not listen within 30 s" >&2; return 1; }
-    sleep 0.1
-  done
-  local url="http://$(head -n1 "$dir/address")"
-  local admin_pak
-  admin_pak=$(head -n1 "$dir/admin.pak")
+  start_broker "$dir" "${database[@]}" "${threads[@]}"
+  local url=$broker_url
   sleep 1  # let start-up allocations settle before the idle figure
   local rss_idle
   rss_idle=$(memory_kb "$broker_pid" VmRSS)
@@ -307,16 +219,13 @@ bench_backend() {
   printf 'memory\t%s\t%s\t%s\t%s\t%s\t%s\n' "$backend" "$rss_idle" "$rss_after_reads" \
     "$(memory_kb "$broker_pid" VmRSS)" "$(memory_kb "$broker_pid" VmHWM)" "$stored" >>"$rows"
 
-  kill -TERM "$broker_pid"
-  wait "$broker_pid" || { echo "broker_bench.sh: the broker did not stop cleanly" >&2; return 1; }
-  broker_pid=
+  stop_broker
   # Keep the logs, not the database.
   rm -f "$dir"/sindri.db*
 }
 
 # The PostgreSQL half under with-postgres.sh: rows only, no table.
 # Failed requests keep the logs whatever --keep says.
-has_errors() { awk -F'\t' '$1 != "memory" && $7 > 0 { found = 1 } END { exit !found }' "$1"; }
 if [[ -n $rows_to ]]; then
   bench_backend "$backend" "$rows_to"
   if has_errors "$rows_to"; then keep=1; fi
@@ -345,7 +254,7 @@ load_end=$(load_average)
 # The table. Targets come from the issue; "Brokkr" is its published 1,000
 # req/s with p95 under 50 ms.
 echo
-echo "sindri broker benchmark: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "sindri broker benchmark: $(machine_line)"
 echo "broker: $sindri${broker_threads:+ --threads $broker_threads}; load: wrk -t2 -c$connections -d${duration}s on the same machine"
 echo "load average at start: $load_start; at end: $load_end"
 echo

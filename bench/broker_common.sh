@@ -1,0 +1,147 @@
+# Shell functions shared by the broker benchmarks (bench/broker_bench.sh,
+# bench/template_bench.sh): sourced, never run. The sourcing script sets
+#   bench_name    its own name, for messages
+#   duration      wrk's -d in seconds
+#   connections   wrk's -c
+#   profile       1 to record the broker with perf during each timed run
+#   keep          1 to keep the work directory whatever happens
+# and then calls bench_init, which checks the tools, sets sindri, wrk_dir
+# and work (a fresh temporary directory) and installs the exit trap that
+# stops wrk, perf and the broker and removes the work directory (kept when
+# the run failed or keep=1).
+
+# shellcheck shell=bash disable=SC2034,SC2154
+
+bench_init() {
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  root=$(dirname "$here")
+  wrk_dir=$here/broker_wrk
+  export SINDRI_WRK_DIR=$wrk_dir  # the Lua scripts load their neighbours from here
+
+  sindri=${SINDRI_BIN:-$root/build/bin/sindri}
+  if [[ ! -x $sindri ]]; then
+    echo "$bench_name: $sindri is not built; build the sindri target or set SINDRI_BIN" >&2
+    exit 1
+  fi
+  local tool
+  for tool in wrk python3 curl; do
+    command -v "$tool" >/dev/null || { echo "$bench_name: $tool is not installed" >&2; exit 1; }
+  done
+
+  broker_pid=
+  wrk_pid=
+  perf_pid=
+  work=
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  work=$(mktemp -d "${TMPDIR:-/tmp}/sindri-$1.XXXXXX")
+}
+
+bench_cleanup() {
+  local status=$?
+  if [[ -n $wrk_pid ]]; then kill "$wrk_pid" 2>/dev/null || true; fi
+  if [[ -n $perf_pid ]]; then kill -INT "$perf_pid" 2>/dev/null || true; fi
+  if [[ -n $broker_pid ]]; then
+    kill "$broker_pid" 2>/dev/null || true
+    wait "$broker_pid" 2>/dev/null || true
+  fi
+  if [[ -n $work && $keep -eq 0 ]]; then
+    # A failed run keeps its logs.
+    if [[ $status -eq 0 ]]; then rm -rf "$work"; else echo "$bench_name: logs kept in $work" >&2; fi
+  fi
+}
+
+# Checks that every argument is a positive integer (exit 2 otherwise).
+positive_integers() {
+  local number
+  for number in "$@"; do
+    [[ $number =~ ^[0-9]+$ && $number -gt 0 ]] || { echo "$bench_name: $number is not a positive integer" >&2; exit 2; }
+  done
+}
+
+load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+# CPU time a process has used, in clock ticks (user + system).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# Resident memory of a process in kB (VmRSS; VmHWM is the peak).
+memory_kb() { awk -v field="$2:" '$1 == field { print $2 }' "/proc/$1/status"; }
+
+# Starts `sindri serve` on a free port with its files in DIR:
+#   start_broker DIR [--threads N] DATABASE_ARGS...
+# and waits until it listens. Sets broker_pid, broker_url and admin_pak.
+start_broker() {
+  local dir=$1
+  shift
+  "$sindri" serve --listen 127.0.0.1:0 "$@" --log-level warn \
+    --admin-pak-file "$dir/admin.pak" --address-file "$dir/address" >"$dir/broker.log" 2>&1 &
+  broker_pid=$!
+  local waited=0
+  until [[ -s $dir/address ]]; do
+    kill -0 "$broker_pid" 2>/dev/null || { echo "$bench_name: the broker exited:" >&2; cat "$dir/broker.log" >&2; return 1; }
+    ((waited++ < 300)) || { echo "$bench_name: the broker did not listen within 30 s" >&2; return 1; }
+    sleep 0.1
+  done
+  broker_url="http://$(head -n1 "$dir/address")"
+  admin_pak=$(head -n1 "$dir/admin.pak")
+}
+
+# Stops the broker started by start_broker; fails unless it stops cleanly.
+stop_broker() {
+  kill -TERM "$broker_pid"
+  wait "$broker_pid" || { echo "$bench_name: the broker did not stop cleanly" >&2; broker_pid=; return 1; }
+  broker_pid=
+}
+
+# Runs wrk with one of the broker_wrk scripts and prints a result row:
+#   scenario backend req/s p50_ms p95_ms p99_ms errors load requests MiB/s cpu_us
+# where cpu_us is the broker's CPU time per request (a database server's
+# own CPU time is not in it). errors counts every failed request: socket
+# errors and timeouts, plus the answers >= 400 wrk counts itself, or, for a
+# script that calls report.lua's count_non_2xx(), every answer outside 2xx.
+# With profile=1 perf records the broker meanwhile, into LOG's name with
+# .perf.data for .log.
+run_wrk() {
+  local scenario=$1 backend=$2 script=$3 url=$4 log=$5
+  local load ticks_before ticks_after
+  load=$(load_average)
+  ticks_before=$(cpu_ticks "$broker_pid")
+  if [[ $profile -eq 1 ]]; then
+    perf record -e cpu-clock -F 499 --call-graph dwarf,8192 -p "$broker_pid" -o "${log%.log}.perf.data" >"${log%.log}.perf.log" 2>&1 &
+    perf_pid=$!
+  fi
+  wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$wrk_dir/$script" "$url" >"$log" 2>&1 || {
+    echo "$bench_name: wrk failed, see $log:" >&2
+    cat "$log" >&2
+    return 1
+  }
+  ticks_after=$(cpu_ticks "$broker_pid")
+  if [[ -n $perf_pid ]]; then
+    kill -INT "$perf_pid"
+    wait "$perf_pid" || true
+    perf_pid=
+  fi
+  local summary
+  summary=$(grep '^SINDRI_WRK ' "$log") || { echo "$bench_name: no summary in $log" >&2; return 1; }
+  # key=value pairs into one row of figures.
+  awk -v scenario="$scenario" -v backend="$backend" -v load="$load" \
+      -v cpu_seconds="$((ticks_after - ticks_before))/$(getconf CLK_TCK)" '{
+      for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+      answers = ("non_2xx" in f) ? f["non_2xx"] : f["status_errors"]
+      errors = answers + f["connect_errors"] + f["read_errors"] + f["write_errors"] + f["timeouts"]
+      seconds = f["duration_us"] / 1e6
+      split(cpu_seconds, cpu, "/")
+      printf "%s\t%s\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%s\t%d\t%.0f\t%.0f\n", scenario, backend,
+             f["requests"] / seconds, f["p50_us"] / 1000, f["p95_us"] / 1000,
+             f["p99_us"] / 1000, errors, load, f["requests"], f["bytes"] / seconds / 1048576,
+             cpu[1] / cpu[2] * 1e6 / f["requests"]
+    }' <<<"$summary"
+}
+
+# Whether a file of run_wrk rows holds a row with failed requests (rows
+# whose first field is "memory" are not wrk rows).
+has_errors() { awk -F'\t' '$1 != "memory" && $7 > 0 { found = 1 } END { exit !found }' "$1"; }
+
+# A line naming the machine, for the head of a report.
+machine_line() {
+  echo "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+}
