@@ -33,6 +33,10 @@ std::vector<ApiRoute> all_routes() {
   add_agent_tag_routes(routes);
   add_agent_target_routes(routes);
   add_agent_event_routes(routes);
+  add_template_routes(routes);
+  add_template_tag_routes(routes);
+  add_template_target_routes(routes);
+  add_instantiation_routes(routes);
   return routes;
 }
 
@@ -81,6 +85,10 @@ Status Broker::initialize(const std::string& admin_pak_file) {
     log_.info("first start: admin PAK written", {{"admin_pak_file", Value(bootstrap->admin_pak_file)}});
   }
   return Ok{};
+}
+
+void Broker::start_background_jobs(std::chrono::seconds template_targets_interval) {
+  template_targets_job_ = std::make_unique<TemplateTargetsJob>(db_, log_, template_targets_interval);
 }
 
 void Broker::add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source) {

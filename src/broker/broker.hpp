@@ -4,6 +4,7 @@
 // and per-route authorisation. It knows nothing of sockets; `sindri serve`
 // puts it behind an http::Server.
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "broker/auth.hpp"
 #include "broker/context.hpp"
+#include "broker/template_targets.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 
@@ -22,6 +24,8 @@ class Broker {
 
   // Migrations, then the first-start bootstrap. Errors name what failed.
   Status initialize(const std::string& admin_pak_file);
+  // The periodic jobs (template targets); they stop with the broker.
+  void start_background_jobs(std::chrono::seconds template_targets_interval);
 
   http::Response handle(http::Request& request);
   // Server errors (body too large, malformed request) in the API's shape.
@@ -43,6 +47,7 @@ class Broker {
   http::Router router_;
   http::Metrics metrics_;
   std::vector<std::function<void(std::vector<http::Metrics::Gauge>&)>> gauge_sources_;
+  std::unique_ptr<TemplateTargetsJob> template_targets_job_;
 };
 
 }  // namespace sindri::broker

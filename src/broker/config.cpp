@@ -46,6 +46,7 @@ Status read_setting(BrokerConfig& config, const std::string& name, const Value& 
   if (name == "admin_pak_file") return string_value(config.admin_pak_file);
   if (name == "threads") return integer_value(config.threads);
   if (name == "body_limit") return integer_value(config.body_limit);
+  if (name == "template_targets_interval") return integer_value(config.template_targets_interval);
   if (name == "log.level") {
     std::string level;
     if (auto status = string_value(level); !status.ok()) return status;
@@ -99,7 +100,9 @@ Status apply_environment(BrokerConfig& config, const std::function<const char*(c
   };
   for (const IntegerVariable& variable : {IntegerVariable{"SINDRI_DATABASE_POOL_SIZE", &config.database_pool_size},
                                           IntegerVariable{"SINDRI_THREADS", &config.threads},
-                                          IntegerVariable{"SINDRI_BODY_LIMIT", &config.body_limit}}) {
+                                          IntegerVariable{"SINDRI_BODY_LIMIT", &config.body_limit},
+                                          IntegerVariable{"SINDRI_TEMPLATE_TARGETS_INTERVAL",
+                                                          &config.template_targets_interval}}) {
     if (const char* value = lookup(variable.name)) {
       auto parsed = parse_integer(value, variable.name);
       if (!parsed.ok()) return parsed.error();
@@ -117,6 +120,10 @@ Status validate_config(const BrokerConfig& config) {
   }
   if (config.threads < 1 || config.threads > 256) {
     return make_error("threads must be between 1 and 256, got " + std::to_string(config.threads));
+  }
+  if (config.template_targets_interval < 1) {
+    return make_error("template targets interval must be at least 1 second, got " +
+                      std::to_string(config.template_targets_interval));
   }
   if (config.body_limit < 1024) {
     return make_error("body limit must be at least 1024 bytes, got " + std::to_string(config.body_limit));

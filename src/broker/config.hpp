@@ -12,6 +12,8 @@
 //   admin_pak_file: ./admin.pak   SINDRI_ADMIN_PAK_FILE
 //   threads: 4                    SINDRI_THREADS (HTTP worker pool)
 //   body_limit: 10485760          SINDRI_BODY_LIMIT (bytes)
+//   template_targets_interval: 60 SINDRI_TEMPLATE_TARGETS_INTERVAL (seconds between
+//                                 full recomputations of template targets)
 //   log:
 //     level: info                 SINDRI_LOG_LEVEL (debug, info, warn, error)
 //
@@ -34,6 +36,7 @@ struct BrokerConfig {
   std::string admin_pak_file = "./admin.pak";
   int64_t threads = 4;
   int64_t body_limit = 10 * 1024 * 1024;
+  int64_t template_targets_interval = 60;
   LogLevel log_level = LogLevel::Info;
 };
 

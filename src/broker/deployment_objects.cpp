@@ -7,6 +7,7 @@
 #include "broker/request_body.hpp"
 #include "broker/routes.hpp"
 #include "value/digest.hpp"
+#include "value/json.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -54,15 +55,9 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_TRY(stack, load_stack(connection, stack_id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    const std::string now = now_timestamp();
-    BROKER_TRY(rows, connection.query(
-                         "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, "
-                         "is_deletion_marker, submitted_at, created_at, updated_at) "
-                         "VALUES ($1, $2, $3, $4, $5, $6, $6, $6) RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS,
-                         {Value(new_uuid()), Value(stack_id), Value(submission.yaml), Value(checksum),
-                          Value(submission.deletion_marker), Value(now)}));
-    BROKER_CHECK(touch_target_state(connection));
-    return json_response(201, deployment_object_object(rows, 0));
+    BROKER_TRY(object, insert_deployment_object(connection, stack_id, submission.yaml, checksum,
+                                                submission.deletion_marker));
+    return json_response(201, object);
   });
 }
 
@@ -82,21 +77,61 @@ ApiResult<http::Response> list_deployment_objects(Call& call) {
   });
 }
 
+// A live object the caller may read. The stack may be deleted by now; its
+// owner and its agents may still read the objects (the deletion marker among
+// them).
+ApiResult<Value> load_readable_object(store::Connection& connection, const Identity& caller, std::string_view id) {
+  BROKER_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+                                    " FROM deployment_objects WHERE id = $1 AND deleted_at IS NULL",
+                                    {Value(id)}));
+  if (rows.empty()) return not_found("deployment_object", id);
+  Value object = deployment_object_object(rows, 0);
+  BROKER_TRY(stacks, connection.query("SELECT " SINDRI_STACK_COLUMNS " FROM stacks WHERE id = $1",
+                                      {Value(field(object, "stack_id"))}));
+  if (stacks.empty()) return not_found("deployment_object", id);
+  BROKER_CHECK(check_stack_access(connection, caller, row_object(stacks, 0), StackAccess::Read));
+  return object;
+}
+
 ApiResult<http::Response> get_deployment_object(Call& call) {
   BROKER_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
-                                      " FROM deployment_objects WHERE id = $1 AND deleted_at IS NULL",
-                                      {Value(id)}));
-    if (rows.empty()) return not_found("deployment_object", id);
-    Value object = deployment_object_object(rows, 0);
-    // The stack may be deleted by now; its owner and its agents may still read
-    // the objects (the deletion marker among them).
-    BROKER_TRY(stacks, connection.query("SELECT " SINDRI_STACK_COLUMNS " FROM stacks WHERE id = $1",
-                                        {Value(field(object, "stack_id"))}));
-    if (stacks.empty()) return not_found("deployment_object", id);
-    BROKER_CHECK(check_stack_access(connection, call.caller, row_object(stacks, 0), StackAccess::Read));
+    BROKER_TRY(object, load_readable_object(connection, call.caller, id));
     return json_response(200, object);
+  });
+}
+
+// Beyond Brokkr: the template version and parameters an object was rendered
+// from, with that version's record (superseded or not), so that anyone may
+// render it again and compare.
+ApiResult<http::Response> get_provenance(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(object, load_readable_object(connection, call.caller, id));
+    BROKER_TRY(rows, connection.query("SELECT template_id, template_version, template_parameters, created_at "
+                                      "FROM rendered_deployment_objects WHERE deployment_object_id = $1",
+                                      {Value(id)}));
+    if (rows.empty()) {
+      return ApiError{404, "provenance_not_found",
+                      "deployment object " + id + " was not rendered from a template", Value(), std::nullopt};
+    }
+    const auto& row = rows.rows[0];
+    auto parameters = parse_json(row[2].get_string());
+    if (!parameters.ok()) {
+      return ApiError{500, "corrupt_provenance", "the recorded parameters of " + id + " are not JSON", Value(),
+                      std::nullopt};
+    }
+    BROKER_TRY(templates, connection.query("SELECT " SINDRI_TEMPLATE_COLUMNS " FROM stack_templates WHERE id = $1",
+                                           {row[0]}));
+    if (templates.empty()) return not_found("template", row[0].get_string());
+    Object provenance;
+    provenance.push_back({Value("deployment_object_id"), Value(id)});
+    provenance.push_back({Value("template_id"), row[0]});
+    provenance.push_back({Value("template_version"), row[1]});
+    provenance.push_back({Value("parameters"), std::move(parameters).value()});
+    provenance.push_back({Value("created_at"), row[3]});
+    provenance.push_back({Value("template"), row_object(templates, 0)});
+    return json_response(200, Value(std::move(provenance)));
   });
 }
 
@@ -106,6 +141,7 @@ void add_deployment_object_routes(std::vector<ApiRoute>& routes) {
   routes.push_back({"POST", "/stacks/{id}/deployment-objects", true, true, false, create_deployment_object});
   routes.push_back({"GET", "/stacks/{id}/deployment-objects", true, true, false, list_deployment_objects});
   routes.push_back({"GET", "/deployment-objects/{id}", true, true, true, get_deployment_object});
+  routes.push_back({"GET", "/deployment-objects/{id}/provenance", true, true, false, get_provenance});
 }
 
 }  // namespace sindri::broker

@@ -1,5 +1,7 @@
 #include "broker/records.hpp"
 
+#include "broker/ids.hpp"
+
 namespace sindri::broker {
 
 Value generator_object(const store::Rows& rows, size_t index) {
@@ -34,6 +36,27 @@ ApiResult<Value> load_agent(store::Connection& connection, std::string_view id) 
   return agent_object(rows, 0);
 }
 
+ApiResult<Value> load_template(store::Connection& connection, std::string_view id) {
+  BROKER_TRY(rows, connection.query("SELECT " SINDRI_TEMPLATE_COLUMNS
+                                    " FROM stack_templates WHERE id = $1 AND deleted_at IS NULL",
+                                    {Value(id)}));
+  if (rows.empty()) return not_found("template", id);
+  return row_object(rows, 0);
+}
+
+ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
+                                          const std::string& yaml, const std::string& checksum, bool deletion_marker) {
+  const std::string now = now_timestamp();
+  BROKER_TRY(rows, connection.query(
+                       "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, "
+                       "is_deletion_marker, submitted_at, created_at, updated_at) "
+                       "VALUES ($1, $2, $3, $4, $5, $6, $6, $6) RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS,
+                       {Value(new_uuid()), Value(stack_id), Value(yaml), Value(checksum), Value(deletion_marker),
+                        Value(now)}));
+  BROKER_CHECK(touch_target_state(connection));
+  return deployment_object_object(rows, 0);
+}
+
 ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id) {
   BROKER_TRY(rows, connection.query("SELECT 1 FROM agent_targets WHERE agent_id = $1 AND stack_id = $2",
@@ -55,6 +78,25 @@ ApiResult<Ok> check_stack_access(store::Connection& connection, const Identity& 
     return forbidden("agent " + caller.id + " does not target stack " + std::string(stack_id));
   }
   return forbidden("agents cannot change stacks");
+}
+
+ApiResult<Ok> check_template_change(const Identity& caller, const Value& tpl) {
+  if (caller.is_admin()) return Ok{};
+  const Value* owner = tpl.find("generator_id");
+  const std::string id(field(tpl, "id"));
+  if (owner == nullptr || !owner->is_string()) {
+    return forbidden("template " + id + " is a system template: only an admin may change it");
+  }
+  if (caller.is_generator(owner->get_string())) return Ok{};
+  return forbidden("template " + id + " belongs to another generator");
+}
+
+ApiResult<Ok> check_template_access(store::Connection& connection, const Identity& caller, std::string_view id,
+                                    bool change) {
+  BROKER_TRY(tpl, load_template(connection, id));
+  if (change) return check_template_change(caller, tpl);
+  if (caller.kind == Identity::Kind::Agent) return forbidden("agents cannot read templates");
+  return Ok{};
 }
 
 std::string_view field(const Value& record, std::string_view name) {

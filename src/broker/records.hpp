@@ -16,6 +16,9 @@
 #define SINDRI_AGENT_COLUMNS                                                                            \
   "id, name, cluster_name, status, last_heartbeat, k8s_reachable, k8s_api_latency_ms, k8s_reported_at, " \
   "created_at, updated_at, deleted_at"
+#define SINDRI_TEMPLATE_COLUMNS                                                                           \
+  "id, generator_id, name, description, version, template_content, parameters_schema, checksum, created_at, " \
+  "updated_at, deleted_at"
 #define SINDRI_AGENT_EVENT_COLUMNS \
   "id, agent_id, deployment_object_id, event_type, status, message, created_at, updated_at, deleted_at"
 
@@ -29,6 +32,11 @@ Value agent_object(const store::Rows& rows, size_t index);
 ApiResult<Value> load_generator(store::Connection& connection, std::string_view id);
 ApiResult<Value> load_stack(store::Connection& connection, std::string_view id);
 ApiResult<Value> load_agent(store::Connection& connection, std::string_view id);
+ApiResult<Value> load_template(store::Connection& connection, std::string_view id);
+
+// A new deployment object in a stack, answered as the API shows it.
+ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
+                                          const std::string& yaml, const std::string& checksum, bool deletion_marker);
 
 ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id);
@@ -38,6 +46,14 @@ enum class StackAccess { Manage, Read };
 // for Read an agent that targets it may read it. Anyone else gets 403.
 ApiResult<Ok> check_stack_access(store::Connection& connection, const Identity& caller, const Value& stack,
                                  StackAccess access);
+
+// A system template (no owner) only an admin may change; a generator's, that
+// generator or an admin. Admins and generators may read any template.
+ApiResult<Ok> check_template_change(const Identity& caller, const Value& tpl);
+// Loads the live template `id` (404) and checks the caller may read it or,
+// with `change`, change it.
+ApiResult<Ok> check_template_access(store::Connection& connection, const Identity& caller, std::string_view id,
+                                    bool change);
 
 // A string member of a record object.
 std::string_view field(const Value& record, std::string_view name);

@@ -87,6 +87,15 @@ ApiResult<std::string> BodyObject::required_string(std::string_view key, const T
   return std::string(value->get_string());
 }
 
+ApiResult<Value> BodyObject::required_value(std::string_view key) {
+  const Value* value = take(key);
+  if (value == nullptr) {
+    const std::string pointer = field_pointer(key);
+    return field_error("missing_field", pointer + " is required by " + schema_, pointer);
+  }
+  return *value;
+}
+
 ApiResult<std::optional<std::string>> BodyObject::optional_string(std::string_view key, const TextRule& rule,
                                                                   bool nullable) {
   const Value* value = take(key);

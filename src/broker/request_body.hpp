@@ -47,6 +47,8 @@ class BodyObject {
   BodyObject(Value object, std::string_view schema) : object_(std::move(object)), schema_(schema) {}
 
   ApiResult<std::string> required_string(std::string_view key, const TextRule& rule = {});
+  // Any JSON value, null included; only absence is an error.
+  ApiResult<Value> required_value(std::string_view key);
   // Absent gives nullopt, and so does null unless the field is not nullable.
   ApiResult<std::optional<std::string>> optional_string(std::string_view key, const TextRule& rule = {},
                                                         bool nullable = true);

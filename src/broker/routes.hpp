@@ -17,5 +17,9 @@ void add_agent_routes(std::vector<ApiRoute>& routes);               // agents.cp
 void add_agent_tag_routes(std::vector<ApiRoute>& routes);           // tags.cpp
 void add_agent_target_routes(std::vector<ApiRoute>& routes);        // agent_targets.cpp
 void add_agent_event_routes(std::vector<ApiRoute>& routes);         // agent_events.cpp
+void add_template_routes(std::vector<ApiRoute>& routes);            // templates.cpp
+void add_template_tag_routes(std::vector<ApiRoute>& routes);        // tags.cpp
+void add_template_target_routes(std::vector<ApiRoute>& routes);     // template_targets.cpp
+void add_instantiation_routes(std::vector<ApiRoute>& routes);       // instantiation.cpp
 
 }  // namespace sindri::broker

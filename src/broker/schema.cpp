@@ -138,6 +138,61 @@ CREATE TABLE broker_state (
 INSERT INTO broker_state (id, generation, credentials_generation) VALUES (1, 0, 0);
 )sql";
 
+// Seed 000: versioned templates, their labels and annotations, the stacks
+// each may go to, and the provenance of every object rendered from one.
+// (generator_id, name, version) is unique with a NULL generator_id (a system
+// template) counted as one owner, hence the COALESCE.
+constexpr std::string_view kTemplateTables = R"sql(
+CREATE TABLE stack_templates (
+  id TEXT PRIMARY KEY,
+  generator_id TEXT REFERENCES generators (id),
+  name TEXT NOT NULL,
+  description TEXT,
+  version INTEGER NOT NULL,
+  template_content TEXT NOT NULL,
+  parameters_schema TEXT NOT NULL,
+  checksum TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  deleted_at TEXT
+);
+CREATE UNIQUE INDEX stack_templates_version ON stack_templates (COALESCE(generator_id, ''), name, version);
+CREATE INDEX stack_templates_live_name ON stack_templates (name) WHERE deleted_at IS NULL;
+CREATE INDEX stack_templates_live_generator ON stack_templates (generator_id) WHERE deleted_at IS NULL;
+CREATE TABLE template_labels (
+  id TEXT PRIMARY KEY,
+  template_id TEXT NOT NULL REFERENCES stack_templates (id),
+  label TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (template_id, label)
+);
+CREATE TABLE template_annotations (
+  id TEXT PRIMARY KEY,
+  template_id TEXT NOT NULL REFERENCES stack_templates (id),
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (template_id, key)
+);
+CREATE TABLE template_targets (
+  id TEXT PRIMARY KEY,
+  template_id TEXT NOT NULL REFERENCES stack_templates (id),
+  stack_id TEXT NOT NULL REFERENCES stacks (id),
+  created_at TEXT NOT NULL,
+  UNIQUE (template_id, stack_id)
+);
+CREATE INDEX template_targets_stack ON template_targets (stack_id);
+CREATE TABLE rendered_deployment_objects (
+  id TEXT PRIMARY KEY,
+  deployment_object_id TEXT NOT NULL UNIQUE REFERENCES deployment_objects (id),
+  template_id TEXT NOT NULL REFERENCES stack_templates (id),
+  template_version INTEGER NOT NULL,
+  template_parameters TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX rendered_deployment_objects_template ON rendered_deployment_objects (template_id, template_version);
+)sql";
+
 // The same tables; PostgreSQL has real booleans and identity columns.
 
 std::string with_sequence_column(std::string_view tables, std::string_view column) {
@@ -157,6 +212,7 @@ std::span<const store::Migration> broker_migrations() {
       with_sequence_column(kCoreTables, "sequence_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
   static const store::Migration migrations[] = {
       {1, "core: identities, stacks, deployment objects, agents, events", core_sqlite, core_postgres},
+      {2, "templates: versions, labels, annotations, targets, provenance", kTemplateTables, kTemplateTables},
   };
   return migrations;
 }

@@ -4,6 +4,7 @@
 #include "broker/records.hpp"
 #include "broker/request_body.hpp"
 #include "broker/routes.hpp"
+#include "broker/template_targets.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -55,7 +56,9 @@ ApiResult<http::Response> create_stack(Call& call) {
                                       "VALUES ($1, $2, $3, $4, $5, $5) RETURNING " SINDRI_STACK_COLUMNS,
                                       {Value(new_uuid()), Value(name), description ? Value(*description) : Value(),
                                        Value(*generator_id), Value(now)}));
-    return json_response(201, row_object(rows, 0));
+    Value stack = row_object(rows, 0);
+    BROKER_CHECK(sync_template_targets_for_stack(connection, field(stack, "id")));
+    return json_response(201, stack);
   });
 }
 
@@ -120,6 +123,7 @@ ApiResult<http::Response> delete_stack(Call& call) {
     }
     BROKER_CHECK(connection.query("UPDATE stacks SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                   {Value(id), Value(now)}));
+    BROKER_CHECK(sync_template_targets_for_stack(connection, id));
     BROKER_CHECK(touch_target_state(connection));
     return empty_response(204);
   });

@@ -1,18 +1,21 @@
-// Labels and annotations of stacks and agents. Both sides work the same way
-// and feed the matching engine, so one implementation serves both.
+// Labels and annotations of stacks, agents and templates. All work the same
+// way and feed a matching engine (agents to stacks, templates to stacks), so
+// one implementation serves all three.
 
 #include "broker/ids.hpp"
 #include "broker/records.hpp"
 #include "broker/request_body.hpp"
 #include "broker/routes.hpp"
 #include "broker/targeting.hpp"
+#include "broker/template_targets.hpp"
 
 namespace sindri::broker {
 namespace {
 
 struct TagOwner {
-  const char* entity;     // "stack" or "agent"
-  const char* id_field;   // "stack_id" or "agent_id"
+  const char* entity;     // "stack", "agent" or "template"
+  const char* id_field;   // "stack_id", ...
+  bool timestamped;       // the insert statements take created_at as their last parameter
   const char* label_schema;
   const char* annotation_schema;
   const char* list_labels;
@@ -39,8 +42,19 @@ ApiResult<Ok> agent_access(store::Connection& connection, const Identity& caller
   return Ok{};
 }
 
+// A stack's labels decide both which agents deploy it and which templates
+// may be instantiated into it.
+ApiResult<Ok> sync_stack(store::Connection& connection, std::string_view id) {
+  BROKER_CHECK(sync_targets_for_stack(connection, id));
+  return sync_template_targets_for_stack(connection, id);
+}
+
+ApiResult<Ok> template_access(store::Connection& connection, const Identity& caller, std::string_view id, bool change) {
+  return check_template_access(connection, caller, id, change);
+}
+
 const TagOwner kStack{
-    "stack", "stack_id", "NewStackLabel", "NewStackAnnotation",
+    "stack", "stack_id", false, "NewStackLabel", "NewStackAnnotation",
     "SELECT id, stack_id, label FROM stack_labels WHERE stack_id = $1 ORDER BY label",
     "INSERT INTO stack_labels (id, stack_id, label) VALUES ($1, $2, $3) RETURNING id, stack_id, label",
     "DELETE FROM stack_labels WHERE stack_id = $1 AND label = $2 RETURNING id",
@@ -48,10 +62,10 @@ const TagOwner kStack{
     "INSERT INTO stack_annotations (id, stack_id, key, value) VALUES ($1, $2, $3, $4) "
     "RETURNING id, stack_id, key, value",
     "DELETE FROM stack_annotations WHERE stack_id = $1 AND key = $2 RETURNING id",
-    stack_access, sync_targets_for_stack};
+    stack_access, sync_stack};
 
 const TagOwner kAgent{
-    "agent", "agent_id", "NewAgentLabel", "NewAgentAnnotation",
+    "agent", "agent_id", false, "NewAgentLabel", "NewAgentAnnotation",
     "SELECT id, agent_id, label FROM agent_labels WHERE agent_id = $1 ORDER BY label",
     "INSERT INTO agent_labels (id, agent_id, label) VALUES ($1, $2, $3) RETURNING id, agent_id, label",
     "DELETE FROM agent_labels WHERE agent_id = $1 AND label = $2 RETURNING id",
@@ -60,6 +74,24 @@ const TagOwner kAgent{
     "RETURNING id, agent_id, key, value",
     "DELETE FROM agent_annotations WHERE agent_id = $1 AND key = $2 RETURNING id",
     agent_access, sync_targets_for_agent};
+
+const TagOwner kTemplate{
+    "template", "template_id", true, "NewTemplateLabel", "NewTemplateAnnotation",
+    "SELECT id, template_id, label, created_at FROM template_labels WHERE template_id = $1 ORDER BY label",
+    "INSERT INTO template_labels (id, template_id, label, created_at) VALUES ($1, $2, $3, $4) "
+    "RETURNING id, template_id, label, created_at",
+    "DELETE FROM template_labels WHERE template_id = $1 AND label = $2 RETURNING id",
+    "SELECT id, template_id, key, value, created_at FROM template_annotations WHERE template_id = $1 ORDER BY key",
+    "INSERT INTO template_annotations (id, template_id, key, value, created_at) VALUES ($1, $2, $3, $4, $5) "
+    "RETURNING id, template_id, key, value, created_at",
+    "DELETE FROM template_annotations WHERE template_id = $1 AND key = $2 RETURNING id",
+    template_access, sync_template_targets_for_template};
+
+// The insert's parameters, created_at last for owners that record it.
+std::vector<Value> insert_params(const TagOwner& owner, std::vector<Value> params) {
+  if (owner.timestamped) params.push_back(Value(now_timestamp()));
+  return params;
+}
 
 // The owner's id may be repeated in the body (Brokkr's New*Label shapes
 // carry it); when it is, it must be the path's.
@@ -107,7 +139,7 @@ ApiResult<http::Response> add_label(Call& call, const TagOwner& owner) {
   BROKER_TRY(label, read_label(call.request, owner, id));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_CHECK(owner.check_access(connection, call.caller, id, true));
-    auto rows = connection.query(owner.insert_label, {Value(new_uuid()), Value(id), Value(label)});
+    auto rows = connection.query(owner.insert_label, insert_params(owner, {Value(new_uuid()), Value(id), Value(label)}));
     if (!rows.ok() && rows.error().kind == store::DbError::Kind::Unique) {
       return conflict("label_exists", std::string(owner.entity) + " " + id + " already has label \"" + label + "\"");
     }
@@ -126,7 +158,8 @@ ApiResult<http::Response> add_annotation(Call& call, const TagOwner& owner) {
   BROKER_CHECK(body.finish());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_CHECK(owner.check_access(connection, call.caller, id, true));
-    auto rows = connection.query(owner.insert_annotation, {Value(new_uuid()), Value(id), Value(key), Value(value)});
+    auto rows = connection.query(owner.insert_annotation,
+                                 insert_params(owner, {Value(new_uuid()), Value(id), Value(key), Value(value)}));
     if (!rows.ok() && rows.error().kind == store::DbError::Kind::Unique) {
       return conflict("annotation_exists",
                       std::string(owner.entity) + " " + id + " already has an annotation \"" + key + "\"");
@@ -176,5 +209,9 @@ void add_routes(std::vector<ApiRoute>& routes, const TagOwner& owner, const std:
 void add_stack_tag_routes(std::vector<ApiRoute>& routes) { add_routes(routes, kStack, "/stacks/{id}", true, true); }
 
 void add_agent_tag_routes(std::vector<ApiRoute>& routes) { add_routes(routes, kAgent, "/agents/{id}", true, false); }
+
+void add_template_tag_routes(std::vector<ApiRoute>& routes) {
+  add_routes(routes, kTemplate, "/templates/{id}", false, true);
+}
 
 }  // namespace sindri::broker

@@ -82,6 +82,7 @@ int serve(const ServeFlags& flags) {
     log.error("cannot start", {{"error", Value(status.error().message)}});
     return 1;
   }
+  broker.start_background_jobs(std::chrono::seconds(config->template_targets_interval));
 
   http::ServerOptions server_options;
   server_options.host = address.host;

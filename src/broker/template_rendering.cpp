@@ -1,0 +1,147 @@
+#include "broker/template_rendering.hpp"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "broker/manifests.hpp"
+#include "schema/schema.hpp"
+#include "tera/tera.hpp"
+#include "value/digest.hpp"
+#include "value/json.hpp"
+
+namespace sindri::broker {
+namespace {
+
+ApiError template_error(const char* code, const tera::TemplateError& error, std::string_view pointer) {
+  Object details;
+  if (!pointer.empty()) details.push_back({Value("pointer"), Value(pointer)});
+  details.push_back({Value("template"), Value(error.template_name)});
+  details.push_back({Value("line"), Value(static_cast<int64_t>(error.location.line))});
+  details.push_back({Value("column"), Value(static_cast<int64_t>(error.location.column))});
+  if (!error.expression.empty()) details.push_back({Value("expression"), Value(error.expression)});
+  return ApiError{400, code, error.describe(), Value(std::move(details)), std::nullopt};
+}
+
+ApiError schema_text_error(std::string message, Value details) {
+  return ApiError{400, "invalid_parameters_schema", "/parameters_schema: " + std::move(message), std::move(details),
+                  std::nullopt};
+}
+
+ApiResult<Value> parse_schema_text(std::string_view text) {
+  auto parsed = parse_json(text);
+  if (!parsed.ok()) {
+    Object details;
+    details.push_back({Value("pointer"), Value("/parameters_schema")});
+    details.push_back({Value("line"), Value(static_cast<int64_t>(parsed.error().line))});
+    details.push_back({Value("column"), Value(static_cast<int64_t>(parsed.error().column))});
+    return schema_text_error("not JSON: " + parsed.error().describe(), Value(std::move(details)));
+  }
+  return std::move(parsed).value();
+}
+
+// Compiled parameter schemas by the SHA-256 of their text; the versions of a
+// template and the templates of a broker share few distinct schemas.
+class SchemaCache {
+ public:
+  ApiResult<std::shared_ptr<const schema::CompiledSchema>> get(std::string_view text) {
+    const std::string key = sha256_hex(text);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+    }
+    BROKER_TRY(document, parse_schema_text(text));
+    auto compiled = schema::compile_schema(document);
+    if (!compiled.ok()) return schema_text_error(compiled.error().describe(), Value());
+    auto shared = std::make_shared<const schema::CompiledSchema>(std::move(compiled).value());
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.size() >= kCapacity) entries_.clear();
+    entries_.emplace(key, shared);
+    return shared;
+  }
+
+ private:
+  static constexpr size_t kCapacity = 1024;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const schema::CompiledSchema>> entries_;
+};
+
+SchemaCache& schema_cache() {
+  static SchemaCache cache;
+  return cache;
+}
+
+tera::TemplateCache& template_cache() {
+  static tera::TemplateCache cache(1024);
+  return cache;
+}
+
+std::string display_name(const TemplateVersion& version) {
+  return std::string(version.name) + " v" + std::to_string(version.version);
+}
+
+ApiError parameter_violations(const std::vector<schema::Violation>& violations) {
+  Array items;
+  std::string message = "the parameters do not satisfy the template's schema:";
+  for (const schema::Violation& violation : violations) {
+    const std::string pointer = "/parameters" + violation.instance_location;
+    Object item;
+    item.push_back({Value("pointer"), Value(pointer)});
+    item.push_back({Value("schema_pointer"), Value(violation.schema_location)});
+    item.push_back({Value("message"), Value(violation.message)});
+    items.push_back(Value(std::move(item)));
+    message += "\n  " + pointer + ": " + violation.message;
+  }
+  Object details;
+  details.push_back({Value("violations"), Value(std::move(items))});
+  return ApiError{400, "invalid_parameters", std::move(message), Value(std::move(details)), std::nullopt};
+}
+
+}  // namespace
+
+ApiResult<Ok> check_template_content(std::string_view name, std::string_view content) {
+  const auto problems = tera::check(name, content);
+  if (problems.empty()) return Ok{};
+  return template_error("template_syntax_error", problems.front(), "/template_content");
+}
+
+ApiResult<Ok> check_parameters_schema(std::string_view schema_text) {
+  BROKER_TRY(document, parse_schema_text(schema_text));
+  const auto problems = schema::check_schema(document);
+  if (problems.empty()) return Ok{};
+  Array items;
+  std::string message = "not a valid JSON Schema:";
+  for (const schema::Violation& problem : problems) {
+    Object item;
+    item.push_back({Value("schema_pointer"), Value(problem.instance_location)});
+    item.push_back({Value("message"), Value(problem.message)});
+    items.push_back(Value(std::move(item)));
+    message += "\n  " + (problem.instance_location.empty() ? std::string("(root)") : problem.instance_location) +
+               ": " + problem.message;
+  }
+  Object details;
+  details.push_back({Value("pointer"), Value("/parameters_schema")});
+  details.push_back({Value("violations"), Value(std::move(items))});
+  return schema_text_error(std::move(message), Value(std::move(details)));
+}
+
+ApiResult<std::string> render_template_version(const TemplateVersion& version, const Value& parameters) {
+  BROKER_TRY(compiled_schema, schema_cache().get(version.parameters_schema));
+  const Value context = schema::apply_defaults(*compiled_schema, parameters);
+  const auto violations = schema::validate(*compiled_schema, context);
+  if (!violations.empty()) return parameter_violations(violations);
+  auto tpl = template_cache().get_or_compile(display_name(version), version.content);
+  if (!tpl.ok()) return template_error("template_syntax_error", tpl.error(), "");
+  auto rendered = tera::render(**tpl, context);
+  if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "");
+  auto manifests = check_manifests(*rendered, "");
+  if (!manifests.ok()) {
+    ApiError error = std::move(manifests).error();
+    error.code = "rendered_yaml_invalid";
+    error.message = "the rendered template is not Kubernetes YAML: " + error.message;
+    return error;
+  }
+  return std::move(rendered).value();
+}
+
+}  // namespace sindri::broker

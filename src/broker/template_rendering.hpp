@@ -1,0 +1,37 @@
+#pragma once
+// A template version and its parameters turned into YAML, the same way for
+// instantiation, the dry run and reconstruction: the parameter schema's
+// defaults filled in, the result validated, the template rendered by the
+// engine from its compiled-template cache (parsed once per source), and the
+// output checked to be Kubernetes objects. Each step's failure is a 400
+// naming what is wrong and where.
+
+#include <string>
+#include <string_view>
+
+#include "broker/api_error.hpp"
+#include "value/value.hpp"
+
+namespace sindri::broker {
+
+struct TemplateVersion {
+  std::string_view name;               // the template's name
+  int64_t version = 0;
+  std::string_view content;            // Tera source
+  std::string_view parameters_schema;  // JSON Schema as JSON text
+};
+
+// At creation: the Tera syntax, unknown filters, tests and functions
+// included (400 template_syntax_error with line and column).
+ApiResult<Ok> check_template_content(std::string_view name, std::string_view content);
+// At creation: JSON text holding a valid JSON Schema (400
+// invalid_parameters_schema naming the problem).
+ApiResult<Ok> check_parameters_schema(std::string_view schema_text);
+
+// Defaults, validation (400 invalid_parameters listing every violation with
+// its pointer under /parameters), rendering (400 template_render_error with
+// line, column and expression) and the manifest check (400
+// rendered_yaml_invalid).
+ApiResult<std::string> render_template_version(const TemplateVersion& version, const Value& parameters);
+
+}  // namespace sindri::broker
