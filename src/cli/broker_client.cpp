@@ -1,6 +1,7 @@
 #include "cli/broker_client.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "broker/ids.hpp"
@@ -29,9 +30,14 @@ std::string describe_failure(int status, std::string_view body) {
     const Value* message = parsed->find("message");
     const Value* code = parsed->find("code");
     if (message && message->is_string()) {
-      std::string out = std::string(message->get_string()) + " (" + http;
-      if (code && code->is_string()) out += " " + std::string(code->get_string());
-      return out + ")";
+      std::string suffix = " (" + http;
+      if (code && code->is_string()) suffix += " " + std::string(code->get_string());
+      suffix += ")";
+      // "LIST HEAD:\n  item..." reads "LIST HEAD (HTTP 400 code):\n  item...".
+      std::string out(message->get_string());
+      size_t first_line_end = std::min(out.find('\n'), out.size());
+      if (first_line_end < out.size() && first_line_end > 0 && out[first_line_end - 1] == ':') --first_line_end;
+      return out.insert(first_line_end, suffix);
     }
   }
   if (body.empty()) return "the broker answered " + http + " with no body";
@@ -67,6 +73,8 @@ Result<Value> BrokerClient::get(std::string_view path) { return call("GET", path
 
 Result<Value> BrokerClient::post(std::string_view path, const Value& body) { return call("POST", path, to_json(body)); }
 
+Result<Value> BrokerClient::put(std::string_view path, const Value& body) { return call("PUT", path, to_json(body)); }
+
 Result<Value> BrokerClient::remove(std::string_view path) { return call("DELETE", path, {}); }
 
 Result<Value> BrokerClient::call(std::string_view method, std::string_view path, std::string_view body) {
@@ -100,6 +108,40 @@ Result<Value> BrokerClient::find_stack(const std::string& id_or_name) {
     return make_error("stack name \"" + id_or_name + "\" is ambiguous: stacks " + ids + " have it; give an id");
   }
   return *named.front();
+}
+
+Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
+  if (broker::is_uuid(id_or_name)) return get("/templates/" + id_or_name);
+  auto templates = get("/templates?name=" + percent_encode(id_or_name));
+  if (!templates) return templates;
+  if (templates->size() == 0) return make_error("template \"" + id_or_name + "\" not found");
+  if (templates->size() > 1) {
+    std::string candidates;
+    for (const Value& found : templates->get_array()) {
+      const std::string owner = cell(found, "generator_id");
+      candidates += (candidates.empty() ? "" : ", ") + cell(found, "id") +
+                    (owner == "<none>" ? " (system)" : " (generator " + owner + ")");
+    }
+    return make_error("template name \"" + id_or_name + "\" is ambiguous: templates " + candidates +
+                      " have it; give an id");
+  }
+  return *templates->at(0);
+}
+
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    }
+  }
+  return out;
 }
 
 std::string cell(const Value& object, std::string_view key) {

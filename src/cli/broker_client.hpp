@@ -1,7 +1,8 @@
 #pragma once
-// What the verbs that talk to a broker (stack, apply, agent) share: the
-// connection flags, calls to the v1 API with the broker's errors turned into
-// messages, finding a stack by id or name, and kubectl-style output.
+// What the verbs that talk to a broker (stack, apply, agent, template,
+// instantiate, reconstruct) share: the connection flags, calls to the v1 API
+// with the broker's errors turned into messages, finding a stack or a
+// template by id or name, and kubectl-style output.
 
 #include <functional>
 #include <memory>
@@ -34,15 +35,21 @@ class BrokerClient {
 
   // Calls under /api/v1. A 2xx answer gives its JSON body (null when empty).
   // Otherwise the error is the broker's ErrorResponse as
-  // "MESSAGE (HTTP 403 forbidden)", or, when the broker cannot be reached,
+  // "MESSAGE (HTTP 403 forbidden)" (a message of several lines gets the
+  // status at the end of its first), or, when the broker cannot be reached,
   // the reason with the URL.
   Result<Value> get(std::string_view path);
   Result<Value> post(std::string_view path, const Value& body);
+  Result<Value> put(std::string_view path, const Value& body);
   Result<Value> remove(std::string_view path);
 
   // A stack by id (any text shaped as a UUID), or by name among the stacks
   // the PAK may list; an unknown or ambiguous name is an error naming it.
   Result<Value> find_stack(const std::string& id_or_name);
+
+  // A live template by id, or by name (GET /templates?name=): a name that
+  // two owners use is ambiguous, an error listing the candidates' ids.
+  Result<Value> find_template(const std::string& id_or_name);
 
  private:
   explicit BrokerClient(std::unique_ptr<http::Client> http) : http_(std::move(http)) {}
@@ -50,6 +57,10 @@ class BrokerClient {
 
   std::unique_ptr<http::Client> http_;
 };
+
+// Text as one URL path segment or query value: every byte but A-Z, a-z,
+// 0-9 and -._~ as %XX.
+std::string percent_encode(std::string_view text);
 
 // A field of an API object as a table cell: a string as it is, a missing or
 // null field as "<none>", anything else as compact JSON.

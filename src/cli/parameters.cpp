@@ -1,7 +1,10 @@
 #include "cli/parameters.hpp"
 
+#include <utility>
+
 #include "cli/io.hpp"
 #include "params/values.hpp"
+#include "value/json.hpp"
 #include "value/pointer.hpp"
 
 namespace sindri::cli {
@@ -20,15 +23,32 @@ Result<Value> read_schema_file(const std::string& path) {
   return std::move(doc->value);
 }
 
+namespace {
+
+Status check_schema_document(const Value& document, const std::string& path) {
+  const auto problems = schema::check_schema(document);
+  if (problems.empty()) return Ok{};
+  std::string message = path + " is not a valid JSON Schema:";
+  for (const auto& p : problems) message += "\n  " + path + ": " + p.describe();
+  return make_error(message);
+}
+
+}  // namespace
+
+Result<std::string> read_schema_as_json(const std::string& path) {
+  auto text = read_file(path, "schema file");
+  if (!text) return std::move(text).error();
+  auto document = params::parse_document(*text, path);
+  if (!document) return std::move(document).error();
+  if (auto valid = check_schema_document(document->value, path); !valid) return std::move(valid).error();
+  if (params::looks_like_json(*text)) return std::move(text).value();
+  return to_json(document->value);
+}
+
 Result<schema::CompiledSchema> load_schema(const std::string& path) {
   auto document = read_schema_file(path);
   if (!document) return std::move(document).error();
-  const auto problems = schema::check_schema(*document);
-  if (!problems.empty()) {
-    std::string message = path + " is not a valid JSON Schema:";
-    for (const auto& p : problems) message += "\n  " + path + ": " + p.describe();
-    return make_error(message);
-  }
+  if (auto valid = check_schema_document(*document, path); !valid) return std::move(valid).error();
   auto compiled = schema::compile_schema(*document);
   if (!compiled) return make_error(path + ": " + compiled.error().describe());
   return std::move(compiled).value();
@@ -48,6 +68,44 @@ std::string describe_violation(const schema::Violation& violation, const std::st
   }
   if (prefix.empty() && !file.empty()) prefix = file + ": ";
   return prefix + violation.describe();
+}
+
+void add_values_options(CLI::App& command, ValuesSources& sources) {
+  command
+      .add_option("-f,--values", sources.files,
+                  "Values file (YAML or JSON); repeatable, later files deep-merged over earlier ones")
+      ->allow_extra_args(false);  // one file per -f, so that positional arguments may follow
+  command.add_option("--set", sources.sets, "Set values as Helm does: a.b=1,list={x,y},m[0].k=v (typed)")
+      ->allow_extra_args(false);
+  command.add_option("--set-string", sources.set_strings, "Like --set, but every value is a string")
+      ->allow_extra_args(false);
+}
+
+Result<Value> gather_values(const ValuesSources& sources, std::vector<ValuesFile>& files) {
+  Value values{Object{}};
+  if (!sources.context.empty()) {
+    auto loaded = read_context(sources.context);
+    if (!loaded) return loaded;
+    values = std::move(loaded).value();
+  }
+  for (const std::string& path : sources.files) {
+    auto doc = read_values_file(path);
+    if (!doc) return std::move(doc).error();
+    values = params::merge_values(values, doc->value);
+    files.push_back(ValuesFile{path, std::move(doc).value()});
+  }
+  const std::pair<const std::vector<std::string>*, params::SetMode> layers[] = {
+      {&sources.sets, params::SetMode::Typed}, {&sources.set_strings, params::SetMode::String}};
+  for (const auto& [arguments, mode] : layers) {
+    for (const std::string& argument : *arguments) {
+      auto applied = params::apply_set(values, argument, mode);
+      if (!applied) {
+        return make_error(std::string("invalid ") + (mode == params::SetMode::Typed ? "--set " : "--set-string ") +
+                          applied.error().describe());
+      }
+    }
+  }
+  return values;
 }
 
 }  // namespace sindri::cli

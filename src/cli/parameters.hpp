@@ -1,10 +1,14 @@
 #pragma once
 // Values files and schemas for the `sindri` verbs: read, parsed and checked
-// by src/params and src/schema, with errors that name the file.
+// by src/params and src/schema, with errors that name the file; and the
+// values a verb gathers from -f, --set and --set-string (render, template
+// render, instantiate).
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "schema/schema.hpp"
 #include "value/result.hpp"
@@ -20,6 +24,10 @@ Result<YamlDocument> read_values_file(const std::string& path);
 // A schema file (JSON or YAML, by content), not yet checked.
 Result<Value> read_schema_file(const std::string& path);
 
+// A schema file that is a valid schema, as JSON text: a JSON file as it is
+// written, a YAML file serialised. Errors as load_schema's.
+Result<std::string> read_schema_as_json(const std::string& path);
+
 // A schema file that is a valid schema and compiles. Problems with the
 // schema itself come back one per line: "PATH: /ptr: MESSAGE (schema ...)".
 Result<schema::CompiledSchema> load_schema(const std::string& path);
@@ -30,5 +38,27 @@ Result<schema::CompiledSchema> load_schema(const std::string& path);
 // instance location or, failing that, for its nearest ancestor.
 std::string describe_violation(const schema::Violation& violation, const std::string& file,
                                const YamlDocument* source);
+
+// Where values come from, in Helm's order: the context object (render's
+// --context; empty for none), each values file deep-merged over the ones
+// before, every --set, then every --set-string.
+struct ValuesSources {
+  std::string context;
+  std::vector<std::string> files;
+  std::vector<std::string> sets;
+  std::vector<std::string> set_strings;
+};
+
+// -f/--values, --set and --set-string, each taking one argument per use.
+void add_values_options(CLI::App& command, ValuesSources& sources);
+
+struct ValuesFile {
+  std::string path;
+  YamlDocument document;  // for positions in error messages
+};
+
+// The merged values (an empty mapping when no source is given); `files`
+// receives each values file read, in order.
+Result<Value> gather_values(const ValuesSources& sources, std::vector<ValuesFile>& files);
 
 }  // namespace sindri::cli

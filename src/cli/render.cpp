@@ -20,14 +20,12 @@
 #include <fstream>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "cli/io.hpp"
 #include "cli/parameters.hpp"
 #include "cli/templates.hpp"
 #include "cli/verbs.hpp"
-#include "params/values.hpp"
 #include "tera/tera.hpp"
 #include "value/json.hpp"
 #include "value/yaml.hpp"
@@ -41,47 +39,12 @@ namespace fs = std::filesystem;
 
 struct RenderArgs {
   std::string tpl;
-  std::string context;
   std::string templates;
-  std::vector<std::string> values_files;
-  std::vector<std::string> sets;
-  std::vector<std::string> set_strings;
+  ValuesSources values;
   std::string schema;
   std::string output = "raw";
   std::string output_dir;
 };
-
-struct ValuesFile {
-  std::string path;
-  YamlDocument document;
-};
-
-Result<Value> gather_values(const RenderArgs& args, std::vector<ValuesFile>& files) {
-  Value values{Object{}};
-  if (!args.context.empty()) {
-    auto loaded = read_context(args.context);
-    if (!loaded) return loaded;
-    values = std::move(loaded).value();
-  }
-  for (const std::string& path : args.values_files) {
-    auto doc = read_values_file(path);
-    if (!doc) return std::move(doc).error();
-    values = params::merge_values(values, doc->value);
-    files.push_back(ValuesFile{path, std::move(doc).value()});
-  }
-  const std::pair<const std::vector<std::string>*, params::SetMode> layers[] = {
-      {&args.sets, params::SetMode::Typed}, {&args.set_strings, params::SetMode::String}};
-  for (const auto& [arguments, mode] : layers) {
-    for (const std::string& argument : *arguments) {
-      auto applied = params::apply_set(values, argument, mode);
-      if (!applied) {
-        return make_error(std::string("invalid ") + (mode == params::SetMode::Typed ? "--set " : "--set-string ") +
-                          applied.error().describe());
-      }
-    }
-  }
-  return values;
-}
 
 // The violation's position in the last values file that holds the failing
 // value as it is in the end (the file a user would edit), else the pointer
@@ -187,7 +150,7 @@ int run_render(const RenderArgs& args) {
     return 1;
   }
   std::vector<ValuesFile> files;
-  auto values = gather_values(args, files);
+  auto values = gather_values(args.values, files);
   if (!values) {
     print_error(values.error().message);
     return 1;
@@ -255,14 +218,8 @@ Verb add_render(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("render", "Render a Tera template with values");
   cmd->add_option("TEMPLATE", args->tpl, "Template file (or, with --templates, a template name)")
       ->required();
-  cmd->add_option("-f,--values", args->values_files,
-                  "Values file (YAML or JSON); repeatable, later files deep-merged over earlier ones")
-      ->allow_extra_args(false);  // one file per -f, so that TEMPLATE may follow
-  cmd->add_option("-c,--context", args->context, "JSON file holding the base context object");
-  cmd->add_option("--set", args->sets, "Set values as Helm does: a.b=1,list={x,y},m[0].k=v (typed)")
-      ->allow_extra_args(false);
-  cmd->add_option("--set-string", args->set_strings, "Like --set, but every value is a string")
-      ->allow_extra_args(false);
+  add_values_options(*cmd, args->values);
+  cmd->add_option("-c,--context", args->values.context, "JSON file holding the base context object");
   cmd->add_option("--schema", args->schema, "JSON Schema the values must match (its defaults are applied)");
   cmd->add_option("-o,--output", args->output, "raw: the text as rendered; yaml, json: checked manifests")
       ->check(CLI::IsMember({"raw", "yaml", "json"}));

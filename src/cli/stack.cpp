@@ -15,6 +15,7 @@
 
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
+#include "cli/tags.hpp"
 #include "cli/verbs.hpp"
 
 namespace sindri::cli {
@@ -26,8 +27,7 @@ struct StackArgs {
   std::string stack;  // NAME for create, STACK (id or name) otherwise
   std::optional<std::string> description;
   std::optional<std::string> generator_id;
-  std::vector<std::string> labels;
-  std::vector<std::string> annotations;  // KEY=VALUE
+  Tags tags;
 };
 
 const std::vector<Column>& stack_columns() {
@@ -40,38 +40,6 @@ const std::vector<Column>& stack_columns() {
   return columns;
 }
 
-// Labels and annotations are calls of their own once the stack exists.
-// Should one fail, the stack is deleted again, so that running the command
-// once more does not leave two stacks of the same name.
-Status add_tags(BrokerClient& client, const Value& stack, const StackArgs& args) {
-  const std::string path = "/stacks/" + cell(stack, "id");
-  auto undo = [&](const std::string& what, const Error& error) -> Status {
-    std::string message = what + ": " + error.message;
-    if (auto removed = client.remove(path); removed) {
-      message += "; stack " + cell(stack, "name") + " was not kept";
-    } else {
-      message += "; stack " + cell(stack, "id") + " was created and could not be deleted again: " +
-                 removed.error().message;
-    }
-    return make_error(message);
-  };
-  for (const std::string& label : args.labels) {
-    if (auto added = client.post(path + "/labels", Value(label)); !added) {
-      return undo("cannot add label \"" + label + "\"", added.error());
-    }
-  }
-  for (const std::string& annotation : args.annotations) {
-    const size_t equals = annotation.find('=');
-    Value body{Object{}};
-    body.set("key", annotation.substr(0, equals));
-    body.set("value", annotation.substr(equals + 1));
-    if (auto added = client.post(path + "/annotations", body); !added) {
-      return undo("cannot add annotation \"" + annotation + "\"", added.error());
-    }
-  }
-  return Ok{};
-}
-
 int run_create(const StackArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
@@ -81,7 +49,10 @@ int run_create(const StackArgs& args) {
   if (args.generator_id) body.set("generator_id", *args.generator_id);
   auto stack = client->post("/stacks", body);
   if (!stack) return fail(stack.error().message);
-  if (auto tagged = add_tags(*client, *stack, args); !tagged) return fail(tagged.error().message);
+  const std::string path = "/stacks/" + cell(*stack, "id");
+  if (auto tagged = add_tags_to_new(*client, path, "stack", *stack, args.tags); !tagged) {
+    return fail(tagged.error().message);
+  }
   return print_result(*stack, args.flags.output, [](const Value& created) {
     return "stack " + cell(created, "name") + " created (id " + cell(created, "id") + ")\n";
   });
@@ -113,13 +84,6 @@ int run_delete(const StackArgs& args) {
   return write_stdout(done) ? 0 : fail("cannot write the output");
 }
 
-// KEY=VALUE with a non-empty key; the broker checks the rest.
-std::string check_annotation(std::string& text) {
-  const size_t equals = text.find('=');
-  if (equals == std::string::npos || equals == 0) return "expected KEY=VALUE, got \"" + text + "\"";
-  return {};
-}
-
 }  // namespace
 
 Verb add_stack(CLI::App& app) {
@@ -134,10 +98,10 @@ Verb add_stack(CLI::App& app) {
   create->add_option_function<std::string>(
       "--generator-id", [args](const std::string& id) { args->generator_id = id; },
       "Generator that owns the stack (an admin must give it; a generator's PAK implies itself)");
-  create->add_option("--label", args->labels, "Label of the stack (repeatable)")->allow_extra_args(false);
-  create->add_option("--annotation", args->annotations, "Annotation KEY=VALUE of the stack (repeatable)")
+  create->add_option("--label", args->tags.labels, "Label of the stack (repeatable)")->allow_extra_args(false);
+  create->add_option("--annotation", args->tags.annotations, "Annotation KEY=VALUE of the stack (repeatable)")
       ->allow_extra_args(false)
-      ->check(CLI::Validator(check_annotation, "KEY=VALUE"));
+      ->check(key_value_validator());
   add_broker_flags(*create, args->flags);
 
   CLI::App* list = cmd->add_subcommand("list", "List the stacks the PAK may see");

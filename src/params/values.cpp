@@ -8,16 +8,16 @@ namespace sindri::params {
 
 namespace {
 
-bool looks_like_json(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
-}
-
 std::string located(std::string_view file, size_t line, size_t column, std::string_view message) {
   return std::string(file) + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + std::string(message);
 }
 
 }  // namespace
+
+bool looks_like_json(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
+}
 
 Result<YamlDocument> parse_document(std::string_view text, std::string_view file_name) {
   if (looks_like_json(text)) {

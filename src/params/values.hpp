@@ -25,6 +25,10 @@ namespace sindri::params {
 // Errors read "FILE:LINE:COLUMN: MESSAGE".
 Result<YamlDocument> parse_document(std::string_view text, std::string_view file_name);
 
+// The rule parse_document reads JSON by: the first non-blank character is
+// `{` or `[`.
+bool looks_like_json(std::string_view text);
+
 // A values file: a document holding a mapping. An empty file (or `~`) is an
 // empty mapping, as in Helm.
 Result<YamlDocument> parse_values(std::string_view text, std::string_view file_name);
