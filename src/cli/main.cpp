@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   verbs.push_back(sindri::cli::add_stack(app));
   verbs.push_back(sindri::cli::add_apply(app));
   verbs.push_back(sindri::cli::add_agent(app));
+  verbs.push_back(sindri::cli::add_template(app));
+  verbs.push_back(sindri::cli::add_instantiate(app));
+  verbs.push_back(sindri::cli::add_reconstruct(app));
 
   try {
     app.parse(argc, argv);

@@ -25,5 +25,8 @@ Verb add_serve(CLI::App& app);     // serve.cpp
 Verb add_stack(CLI::App& app);     // stack.cpp
 Verb add_apply(CLI::App& app);     // apply.cpp
 Verb add_agent(CLI::App& app);     // agent.cpp
+Verb add_template(CLI::App& app);     // template.cpp
+Verb add_instantiate(CLI::App& app);  // instantiate.cpp
+Verb add_reconstruct(CLI::App& app);  // reconstruct.cpp
 
 }  // namespace sindri::cli

@@ -1,0 +1,314 @@
+// sindri template create NAME -f TEMPLATE_FILE --schema SCHEMA_FILE [--description D] [--generator-id ID]
+//                        [--label L]... [--annotation K=V]...
+// sindri template list [--name N] [--generator-id ID] [--all-versions]
+// sindri template get TEMPLATE
+// sindri template update TEMPLATE -f TEMPLATE_FILE --schema SCHEMA_FILE [--description D]
+// sindri template delete TEMPLATE
+// sindri template label TEMPLATE LABEL... [--remove]
+// sindri template annotate TEMPLATE KEY=VALUE... | --remove KEY...
+// sindri template render TEMPLATE [-f VALUES]... [--set P=V]... [--set-string P=V]... [--stack STACK]
+//
+// Templates on a broker (--broker, --pak: see broker_client.hpp). TEMPLATE
+// is an id or the name of a live template; a name two owners use is
+// ambiguous and needs the id. The schema file may be JSON (sent as written)
+// or YAML (sent as JSON); it is checked against its meta-schema here, the
+// template's syntax is checked by the broker. update makes a new version
+// (a new id); the broker keeps the description unless --description is
+// given.
+// Labels and annotations are two verbs, as kubectl's label and annotate;
+// --remove takes labels, or annotation keys, away. render is the broker's
+// dry run: the values are gathered as `sindri render` gathers them, and the
+// rendered YAML is printed exactly; with --stack the template must also
+// match that stack's labels and annotations. create, list, get and update
+// print a table, or with -o yaml|json the API's objects.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/broker_client.hpp"
+#include "cli/io.hpp"
+#include "cli/parameters.hpp"
+#include "cli/tags.hpp"
+#include "cli/verbs.hpp"
+
+namespace sindri::cli {
+
+namespace {
+
+struct TemplateArgs {
+  BrokerFlags flags;
+  std::string tpl;  // NAME for create, TEMPLATE (id or name) otherwise
+  std::string template_file;
+  std::string schema_file;
+  std::optional<std::string> description;
+  std::optional<std::string> generator_id;
+  std::optional<std::string> name_filter;
+  bool all_versions = false;
+  Tags tags;                       // create's --label and --annotation
+  std::vector<std::string> items;  // label's LABELs, annotate's KEY=VALUEs (KEYs with --remove)
+  bool remove = false;
+  ValuesSources values;
+  std::optional<std::string> stack;
+};
+
+std::string owner_cell(const Value& tpl) {
+  const std::string owner = cell(tpl, "generator_id");
+  return owner == "<none>" ? "<system>" : owner;
+}
+
+// "web v2", as messages name a template version.
+std::string version_name(const Value& tpl) { return cell(tpl, "name") + " v" + cell(tpl, "version"); }
+
+std::vector<Column> template_columns(bool with_deleted) {
+  std::vector<Column> columns = {
+      {"NAME", [](const Value& tpl) { return cell(tpl, "name"); }},
+      {"VERSION", [](const Value& tpl) { return cell(tpl, "version"); }},
+      {"ID", [](const Value& tpl) { return cell(tpl, "id"); }},
+      {"GENERATOR", owner_cell},
+      {"CREATED", [](const Value& tpl) { return cell(tpl, "created_at"); }},
+  };
+  if (with_deleted) columns.push_back({"DELETED", [](const Value& tpl) { return cell(tpl, "deleted_at"); }});
+  return columns;
+}
+
+// The body fields create and update share: the template text and its schema.
+Status add_content(Value& body, const TemplateArgs& args) {
+  auto content = read_file(args.template_file, "template file");
+  if (!content) return std::move(content).error();
+  auto schema = read_schema_as_json(args.schema_file);
+  if (!schema) return std::move(schema).error();
+  body.set("template_content", std::move(content).value());
+  body.set("parameters_schema", std::move(schema).value());
+  return Ok{};
+}
+
+int run_create(const TemplateArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  Value body{Object{}};
+  body.set("name", args.tpl);
+  if (args.description) body.set("description", *args.description);
+  if (args.generator_id) body.set("generator_id", *args.generator_id);
+  if (auto read = add_content(body, args); !read) return fail(read.error().message);
+  auto created = client->post("/templates", body);
+  if (!created) return fail(created.error().message);
+  const std::string path = "/templates/" + cell(*created, "id");
+  if (auto tagged = add_tags_to_new(*client, path, "template", *created, args.tags); !tagged) {
+    return fail(tagged.error().message);
+  }
+  return print_result(*created, args.flags.output, [](const Value& tpl) {
+    return "template " + version_name(tpl) + " created (id " + cell(tpl, "id") + ")\n";
+  });
+}
+
+int run_list(const TemplateArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  std::string query;
+  auto add_query = [&](const std::string& key, const std::string& value) {
+    query += (query.empty() ? "?" : "&") + key + "=" + percent_encode(value);
+  };
+  if (args.name_filter) add_query("name", *args.name_filter);
+  if (args.generator_id) add_query("generator_id", *args.generator_id);
+  if (args.all_versions) add_query("all_versions", "true");
+  auto templates = client->get("/templates" + query);
+  if (!templates) return fail(templates.error().message);
+  return print_list(*templates, args.flags.output, template_columns(args.all_versions), "templates");
+}
+
+// "env=prod, tier", or "<none>".
+std::string joined(const Value& items, const std::function<std::string(const Value&)>& text) {
+  std::string out;
+  for (const Value& item : items.get_array()) out += (out.empty() ? "" : ", ") + text(item);
+  return out.empty() ? "<none>" : out;
+}
+
+int run_get(const TemplateArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto tpl = client->find_template(args.tpl);
+  if (!tpl) return fail(tpl.error().message);
+  if (args.flags.output != "table") return print_result(*tpl, args.flags.output, {});
+  // The table adds what the template object does not hold: its targeting.
+  const std::string path = "/templates/" + cell(*tpl, "id");
+  auto labels = client->get(path + "/labels");
+  if (!labels) return fail(labels.error().message);
+  auto annotations = client->get(path + "/annotations");
+  if (!annotations) return fail(annotations.error().message);
+  std::vector<Column> columns = template_columns(false);
+  columns.push_back({"LABELS", [&](const Value&) {
+                       return joined(*labels, [](const Value& label) { return cell(label, "label"); });
+                     }});
+  columns.push_back({"ANNOTATIONS", [&](const Value&) {
+                       return joined(*annotations, [](const Value& annotation) {
+                         return cell(annotation, "key") + "=" + cell(annotation, "value");
+                       });
+                     }});
+  return print_result(*tpl, "table", [&](const Value& found) { return format_table(columns, found); });
+}
+
+int run_update(const TemplateArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  Value body{Object{}};
+  if (auto read = add_content(body, args); !read) return fail(read.error().message);
+  auto current = client->find_template(args.tpl);
+  if (!current) return fail(current.error().message);
+  if (args.description) body.set("description", *args.description);
+  auto updated = client->put("/templates/" + cell(*current, "id"), body);
+  if (!updated) return fail(updated.error().message);
+  return print_result(*updated, args.flags.output, [&](const Value& tpl) {
+    return "template " + cell(tpl, "name") + " updated to v" + cell(tpl, "version") + " (id " + cell(tpl, "id") +
+           "; v" + cell(*current, "version") + " is superseded)\n";
+  });
+}
+
+int run_delete(const TemplateArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto tpl = client->find_template(args.tpl);
+  if (!tpl) return fail(tpl.error().message);
+  if (auto removed = client->remove("/templates/" + cell(*tpl, "id")); !removed) return fail(removed.error().message);
+  return write_stdout("template " + version_name(*tpl) + " deleted (id " + cell(*tpl, "id") + ")\n")
+             ? 0
+             : fail("cannot write the output");
+}
+
+// label and annotate: one call per item, each reported as it is done, so
+// that a failure in the middle leaves a record of what was changed.
+int run_tagging(const TemplateArgs& args, bool annotations) {
+  if (annotations && !args.remove) {
+    for (const std::string& item : args.items) {
+      if (std::string problem = key_value_problem(item); !problem.empty()) {
+        return fail(problem + " (to remove an annotation: --remove KEY)", 2);
+      }
+    }
+  }
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto tpl = client->find_template(args.tpl);
+  if (!tpl) return fail(tpl.error().message);
+  const std::string path = "/templates/" + cell(*tpl, "id") + (annotations ? "/annotations" : "/labels");
+  const std::string what = annotations ? "annotation" : "label";
+  for (const std::string& item : args.items) {
+    Result<Value> done = args.remove   ? client->remove(path + "/" + percent_encode(item))
+                         : annotations ? client->post(path, annotation_body(item))
+                                       : client->post(path, Value(item));
+    const std::string verb = args.remove ? "remove" : "add";
+    if (!done) return fail("cannot " + verb + " " + what + " \"" + item + "\": " + done.error().message);
+    const std::string report =
+        "template " + version_name(*tpl) + ": " + what + " " + item + (args.remove ? " removed\n" : " added\n");
+    if (!write_stdout(report)) return fail("cannot write the output");
+  }
+  return 0;
+}
+
+int run_render(const TemplateArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  std::vector<ValuesFile> files;
+  auto values = gather_values(args.values, files);
+  if (!values) return fail(values.error().message);
+  auto tpl = client->find_template(args.tpl);
+  if (!tpl) return fail(tpl.error().message);
+  Value body{Object{}};
+  body.set("parameters", std::move(values).value());
+  if (args.stack) {
+    auto stack = client->find_stack(*args.stack);
+    if (!stack) return fail(stack.error().message);
+    body.set("stack_id", cell(*stack, "id"));
+  }
+  auto rendered = client->post("/templates/" + cell(*tpl, "id") + "/render", body);
+  if (!rendered) return fail(rendered.error().message);
+  const Value* yaml = rendered->find("yaml_content");
+  if (!yaml || !yaml->is_string()) return fail("the broker's dry run answer has no yaml_content string");
+  return write_stdout(yaml->get_string()) ? 0 : fail("cannot write the output");
+}
+
+void add_template_option(CLI::App& command, TemplateArgs& args) {
+  command.add_option("TEMPLATE", args.tpl, "Id or name of the template")->required();
+}
+
+void add_content_options(CLI::App& command, TemplateArgs& args) {
+  command.add_option("-f,--filename", args.template_file, "Tera template file")->required();
+  command.add_option("--schema", args.schema_file, "JSON Schema of the parameters (JSON or YAML)")->required();
+  command.add_option_function<std::string>(
+      "--description", [&args](const std::string& text) { args.description = text; }, "Description of the template");
+}
+
+}  // namespace
+
+Verb add_template(CLI::App& app) {
+  auto args = std::make_shared<TemplateArgs>();
+  CLI::App* cmd = app.add_subcommand("template", "Create, list, show, change, label and render templates on a broker");
+  cmd->require_subcommand(1);
+  auto set_generator = [args](const std::string& id) { args->generator_id = id; };
+
+  CLI::App* create = cmd->add_subcommand("create", "Create a template (version 1, or the next after deleted ones)");
+  create->add_option("NAME", args->tpl, "Name of the template")->required();
+  add_content_options(*create, *args);
+  create->add_option_function<std::string>(
+      "--generator-id", set_generator,
+      "Generator that owns the template (an admin may give it; none makes a system template)");
+  create->add_option("--label", args->tags.labels, "Label a stack must carry (repeatable)")->allow_extra_args(false);
+  create->add_option("--annotation", args->tags.annotations, "Annotation KEY=VALUE a stack must carry (repeatable)")
+      ->allow_extra_args(false)
+      ->check(key_value_validator());
+  add_broker_flags(*create, args->flags);
+
+  CLI::App* list = cmd->add_subcommand("list", "List templates (the live version of each, unless --all-versions)");
+  list->add_option_function<std::string>(
+      "--name", [args](const std::string& name) { args->name_filter = name; }, "Only templates of this name");
+  list->add_option_function<std::string>("--generator-id", set_generator, "Only templates of this generator");
+  list->add_flag("--all-versions", args->all_versions, "Also superseded and deleted versions");
+  add_broker_flags(*list, args->flags);
+
+  CLI::App* get = cmd->add_subcommand("get", "Show a template, its labels and annotations");
+  add_template_option(*get, *args);
+  add_broker_flags(*get, args->flags);
+
+  CLI::App* update = cmd->add_subcommand("update", "Make a new version of a template");
+  add_template_option(*update, *args);
+  add_content_options(*update, *args);
+  add_broker_flags(*update, args->flags);
+
+  CLI::App* remove = cmd->add_subcommand("delete", "Delete a template (its objects stay)");
+  add_template_option(*remove, *args);
+  add_broker_flags(*remove, args->flags, false);
+
+  CLI::App* label = cmd->add_subcommand("label", "Add labels to a template, or --remove them");
+  add_template_option(*label, *args);
+  label->add_option("LABEL", args->items, "Label, e.g. env=prod")->required();
+  label->add_flag("--remove", args->remove, "Remove the labels instead");
+  add_broker_flags(*label, args->flags, false);
+
+  CLI::App* annotate = cmd->add_subcommand("annotate", "Add annotations to a template, or --remove them by key");
+  add_template_option(*annotate, *args);
+  annotate->add_option("ANNOTATION", args->items, "KEY=VALUE (KEY with --remove)")->required();
+  annotate->add_flag("--remove", args->remove, "Remove the annotations with these keys instead");
+  add_broker_flags(*annotate, args->flags, false);
+
+  CLI::App* render = cmd->add_subcommand("render", "Render a template on the broker without storing anything");
+  add_template_option(*render, *args);
+  add_values_options(*render, args->values);
+  render->add_option_function<std::string>(
+      "--stack", [args](const std::string& stack) { args->stack = stack; },
+      "Stack (id or name) the template must match, as instantiation checks it");
+  add_broker_flags(*render, args->flags, false);
+
+  return Verb{cmd, [args, create, list, get, update, remove, label, annotate] {
+                if (create->parsed()) return run_create(*args);
+                if (list->parsed()) return run_list(*args);
+                if (get->parsed()) return run_get(*args);
+                if (update->parsed()) return run_update(*args);
+                if (remove->parsed()) return run_delete(*args);
+                if (label->parsed()) return run_tagging(*args, false);
+                if (annotate->parsed()) return run_tagging(*args, true);
+                return run_render(*args);
+              }};
+}
+
+}  // namespace sindri::cli
