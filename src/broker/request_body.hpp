@@ -55,6 +55,8 @@ class BodyObject {
   ApiResult<std::optional<bool>> optional_bool(std::string_view key);
   ApiResult<std::optional<int64_t>> optional_int(std::string_view key);
   ApiResult<std::vector<std::string>> optional_string_array(std::string_view key, const TextRule& rule = {});
+  // Whether the body holds `key`, null or not.
+  bool has(std::string_view key) const { return object_.find(key) != nullptr; }
   // Fields the schema has but a request may not change (id, created_at, ...):
   // accepted and not used.
   void ignore(std::string_view key);

@@ -82,6 +82,9 @@ ApiResult<http::Response> create_template(Call& call) {
   BROKER_TRY(text, read_template_text(body));
   BROKER_CHECK(check_template_text(name, text));
   if (call.caller.kind == Identity::Kind::Generator) {
+    if (!generator_id && body.has("generator_id")) {
+      return forbidden("only an admin may create system templates (generator_id null)");
+    }
     if (generator_id && *generator_id != call.caller.id) {
       return forbidden("a generator may only create templates of its own");
     }
