@@ -41,9 +41,31 @@ ApiResult<Ok> check_template_text(std::string_view name, const TemplateText& tex
   return check_parameters_schema(text.parameters_schema);
 }
 
-// Inserts the next version of (owner, name). Two brokers may pick the same
-// number at once on PostgreSQL; the unique index refuses one, which tries
-// again with the next number.
+// Versions of one (owner, name) are numbered and retired one writer at a
+// time. SQLite has a single writer anyway; on PostgreSQL (READ COMMITTED) a
+// transaction-scoped advisory lock makes concurrent brokers wait for each
+// other, and the statements after it see what the winner committed.
+ApiResult<Ok> lock_template_name(store::Connection& connection, const Value& owner, std::string_view name) {
+  if (connection.dialect() != store::Dialect::Postgres) return Ok{};
+  std::string key = "stack_templates\n";
+  key += owner.is_string() ? owner.get_string() : std::string_view();
+  key += '\n';
+  key += name;
+  BROKER_CHECK(connection.query("SELECT 1 FROM pg_advisory_xact_lock(hashtextextended($1, 0))", {Value(key)}));
+  return Ok{};
+}
+
+// The live template `id`, which the caller may change, read again under its
+// name's lock: of two concurrent changes of one version the second finds it
+// retired (404).
+ApiResult<Value> load_template_for_change(store::Connection& connection, const Identity& caller, std::string_view id) {
+  BROKER_TRY(tpl, load_template(connection, id));
+  BROKER_CHECK(check_template_change(caller, tpl));
+  BROKER_CHECK(lock_template_name(connection, *tpl.find("generator_id"), field(tpl, "name")));
+  return load_template(connection, id);
+}
+
+// Inserts the next version of (owner, name); the caller holds the name's lock.
 ApiResult<Value> insert_next_version(store::Connection& connection, const Value& owner, std::string_view name,
                                      const TemplateText& text) {
   const Value owner_key = owner.is_null() ? Value("") : owner;
@@ -60,17 +82,6 @@ ApiResult<Value> insert_next_version(store::Connection& connection, const Value&
                         text.description ? Value(*text.description) : Value(), Value(version), Value(text.content),
                         Value(text.parameters_schema), Value(sha256_hex(text.content)), Value(now)}));
   return row_object(rows, 0);
-}
-
-template <class Work>
-ApiResult<Value> with_version_retry(store::Database& db, Work&& work) {
-  constexpr int kAttempts = 5;
-  for (int attempt = 1;; ++attempt) {
-    auto outcome = in_write<Value>(db, work);
-    const bool lost_race = !outcome.ok() && outcome.error().cause &&
-                           outcome.error().cause->kind == store::DbError::Kind::Unique;
-    if (!lost_race || attempt == kAttempts) return outcome;
-  }
 }
 
 ApiResult<http::Response> create_template(Call& call) {
@@ -90,7 +101,7 @@ ApiResult<http::Response> create_template(Call& call) {
     }
     generator_id = call.caller.id;
   }
-  BROKER_TRY(created, with_version_retry(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
+  BROKER_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     if (generator_id && call.caller.is_admin()) {
       auto generator = load_generator(connection, *generator_id);
       if (!generator.ok()) {
@@ -99,7 +110,9 @@ ApiResult<http::Response> create_template(Call& call) {
                            "/generator_id");
       }
     }
-    BROKER_TRY(tpl, insert_next_version(connection, generator_id ? Value(*generator_id) : Value(), name, text));
+    const Value owner = generator_id ? Value(*generator_id) : Value();
+    BROKER_CHECK(lock_template_name(connection, owner, name));
+    BROKER_TRY(tpl, insert_next_version(connection, owner, name, text));
     BROKER_CHECK(sync_template_targets_for_template(connection, field(tpl, "id")));
     return tpl;
   }));
@@ -177,9 +190,8 @@ ApiResult<http::Response> update_template(Call& call) {
     return tpl;
   }));
   BROKER_CHECK(check_template_text(field(current, "name"), text));
-  BROKER_TRY(created, with_version_retry(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
-    BROKER_TRY(old, load_template(connection, id));
-    BROKER_CHECK(check_template_change(call.caller, old));
+  BROKER_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
+    BROKER_TRY(old, load_template_for_change(connection, call.caller, id));
     TemplateText next = text;
     if (!next.description) {
       const Value* description = old.find("description");
@@ -197,8 +209,7 @@ ApiResult<http::Response> update_template(Call& call) {
 ApiResult<http::Response> delete_template(Call& call) {
   BROKER_TRY(id, call.id_param());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(tpl, load_template(connection, id));
-    BROKER_CHECK(check_template_change(call.caller, tpl));
+    BROKER_CHECK(load_template_for_change(connection, call.caller, id));
     BROKER_CHECK(retire(connection, id));
     return empty_response(204);
   });

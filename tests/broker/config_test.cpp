@@ -32,7 +32,7 @@ TEST(BrokerConfig, FileThenEnvironmentOverride) {
   const fs::path file = write_temp("sindri-config.yaml",
                                    "listen: 0.0.0.0:9000\n"
                                    "database:\n  url: postgres://db/sindri\n  schema: tenant_a\n  pool_size: 20\n"
-                                   "threads: 8\nlog:\n  level: debug\n");
+                                   "threads: 8\ntemplate_targets_interval: 30\nlog:\n  level: debug\n");
   BrokerConfig config;
   ASSERT_TRUE(apply_config_file(config, file.string()).ok());
   EXPECT_EQ(config.listen, "0.0.0.0:9000");
@@ -40,16 +40,19 @@ TEST(BrokerConfig, FileThenEnvironmentOverride) {
   EXPECT_EQ(config.database_schema, "tenant_a");
   EXPECT_EQ(config.database_pool_size, 20);
   EXPECT_EQ(config.threads, 8);
+  EXPECT_EQ(config.template_targets_interval, 30);
   EXPECT_EQ(config.log_level, LogLevel::Debug);
 
   const std::map<std::string, std::string> environment = {{"SINDRI_DATABASE_POOL_SIZE", "5"},
-                                                           {"SINDRI_LOG_LEVEL", "warn"}};
+                                                           {"SINDRI_LOG_LEVEL", "warn"},
+                                                           {"SINDRI_TEMPLATE_TARGETS_INTERVAL", "5"}};
   ASSERT_TRUE(apply_environment(config, [&](const char* name) -> const char* {
                 auto it = environment.find(name);
                 return it == environment.end() ? nullptr : it->second.c_str();
               }).ok());
   EXPECT_EQ(config.database_pool_size, 5);
   EXPECT_EQ(config.log_level, LogLevel::Warn);
+  EXPECT_EQ(config.template_targets_interval, 5);
   EXPECT_EQ(config.threads, 8);
   fs::remove(file);
 }
@@ -94,6 +97,9 @@ TEST(BrokerConfig, ValidationCatchesBadValues) {
   EXPECT_FALSE(validate_config(config).ok());
   config.threads = 4;
   config.body_limit = 10;
+  EXPECT_FALSE(validate_config(config).ok());
+  config.body_limit = 1 << 20;
+  config.template_targets_interval = 0;
   EXPECT_FALSE(validate_config(config).ok());
 }
 

@@ -27,7 +27,9 @@ const char* const kCoveredPaths[] = {
     "/agents/{id}/targets", "/agents/{id}/targets/{stack_id}", "/auth/pak", "/deployment-objects/{id}",
     "/generators", "/generators/{id}", "/generators/{id}/rotate-pak", "/stacks", "/stacks/{id}",
     "/stacks/{id}/annotations", "/stacks/{id}/annotations/{key}", "/stacks/{id}/deployment-objects",
-    "/stacks/{id}/labels", "/stacks/{id}/labels/{label}",
+    "/stacks/{id}/labels", "/stacks/{id}/labels/{label}", "/stacks/{stack_id}/deployment-objects/from-template",
+    "/templates", "/templates/{id}", "/templates/{id}/labels", "/templates/{id}/labels/{label}",
+    "/templates/{id}/annotations", "/templates/{id}/annotations/{key}",
 };
 
 Value load_api() {
@@ -231,6 +233,47 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
       R"({"yaml_content":"kind: [unclosed"})");  // 400
   hit(*ci, "GET", "/stacks/{id}/deployment-objects", "/stacks/" + stack_id + "/deployment-objects");
   hit(*ci, "GET", "/deployment-objects/{id}", "/deployment-objects/" + object_id);
+
+  const std::string template_body =
+      R"({"name":"ns","description":null,"template_content":"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ name }}\n",)"
+      R"("parameters_schema":"{\"type\":\"object\",\"required\":[\"name\"]}"})";
+  Reply tpl = hit(*ci, "POST", "/templates", "/templates", template_body);
+  ASSERT_EQ(tpl.status, 201) << tpl.body;
+  hit(*ci, "POST", "/templates", "/templates",
+      R"({"name":"bad","template_content":"{% if %}","parameters_schema":"{}"})");  // 400
+  hit(*admin, "GET", "/templates", "/templates");
+  hit(*ci, "GET", "/templates/{id}", "/templates/" + text_of(tpl.json, "id"));
+  hit(*ci, "GET", "/templates/{id}", "/templates/" + stack_id);  // 404
+  Reply next = hit(*ci, "PUT", "/templates/{id}", "/templates/" + text_of(tpl.json, "id"),
+                   R"({"template_content":"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ name }}-v2\n",)"
+                   R"("parameters_schema":"{\"type\":\"object\"}"})");
+  ASSERT_EQ(next.status, 200) << next.body;
+  const std::string template_id = text_of(next.json, "id");
+  hit(*ci, "PUT", "/templates/{id}", "/templates/" + template_id, R"({"template_content":"x"})");  // 400
+  hit(*ci, "POST", "/templates/{id}/labels", "/templates/" + template_id + "/labels", R"("env=prod")");
+  hit(*ci, "POST", "/templates/{id}/labels", "/templates/" + template_id + "/labels", R"("tmp")");
+  hit(*ci, "GET", "/templates/{id}/labels", "/templates/" + template_id + "/labels");
+  hit(*ci, "DELETE", "/templates/{id}/labels/{label}", "/templates/" + template_id + "/labels/tmp");
+  hit(*ci, "POST", "/templates/{id}/annotations", "/templates/" + template_id + "/annotations",
+      R"({"key":"region","value":"eu"})");
+  hit(*ci, "POST", "/templates/{id}/annotations", "/templates/" + template_id + "/annotations",
+      R"({"key":"tmp","value":"1"})");
+  hit(*ci, "GET", "/templates/{id}/annotations", "/templates/" + template_id + "/annotations");
+  hit(*ci, "DELETE", "/templates/{id}/annotations/{key}", "/templates/" + template_id + "/annotations/tmp");
+  const std::string from_template = "/stacks/" + stack_id + "/deployment-objects/from-template";
+  const std::string instantiate_path = "/stacks/{stack_id}/deployment-objects/from-template";
+  Reply rendered = hit(*ci, "POST", instantiate_path, from_template,
+                       R"({"template_id":")" + template_id + R"(","parameters":{"name":"web"}})");
+  ASSERT_EQ(rendered.status, 201) << rendered.body;
+  hit(*ci, "POST", instantiate_path, from_template,
+      R"({"template_id":")" + template_id + R"(","parameters":[1]})");  // 400: the schema wants an object
+  hit(*ci, "POST", instantiate_path, from_template,
+      R"({"template_id":")" + stack_id + R"(","parameters":{}})");  // 404
+  hit(*ci, "POST", "/templates/{id}/labels", "/templates/" + template_id + "/labels", R"("tier=db")");
+  hit(*ci, "POST", instantiate_path, from_template,
+      R"({"template_id":")" + template_id + R"(","parameters":{"name":"web"}})");  // 422
+  hit(*ci, "DELETE", "/templates/{id}", "/templates/" + template_id);
+  hit(*ci, "DELETE", "/templates/{id}", "/templates/" + template_id);  // 404
 
   Reply agent = hit(*admin, "POST", "/agents", "/agents",
                     R"({"name":"a1","cluster_name":"prod","generator_ids":[")" + generator_id + R"("]})");

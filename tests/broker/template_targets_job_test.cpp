@@ -1,0 +1,108 @@
+// The background pass over template targets, on a real SQLite database: it
+// restores targets that went missing, drops those that no longer hold, and
+// leaves the table alone when all is well.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "broker/schema.hpp"
+#include "broker/template_targets.hpp"
+#include "store/migrations.hpp"
+
+namespace sindri::broker {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TemplateTargetsJobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = fs::temp_directory_path() / ("sindri-template-targets-" + std::to_string(getpid()) + ".db");
+    fs::remove(path_);
+    auto db = store::Database::open("sqlite://" + path_.string());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    db_ = std::move(db).value();
+    ASSERT_TRUE(store::migrate(*db_, broker_migrations()).ok());
+    const char* const rows[] = {
+        "INSERT INTO generators (id, name, created_at, updated_at) VALUES ('g', 'g', 't', 't')",
+        "INSERT INTO stacks (id, name, generator_id, created_at, updated_at) VALUES ('prod', 'prod', 'g', 't', 't')",
+        "INSERT INTO stacks (id, name, generator_id, created_at, updated_at) VALUES ('dev', 'dev', 'g', 't', 't')",
+        "INSERT INTO stack_labels (id, stack_id, label) VALUES ('l1', 'prod', 'env=prod')",
+        "INSERT INTO stack_templates (id, name, version, template_content, parameters_schema, checksum, created_at, "
+        "updated_at) VALUES ('anywhere', 'a', 1, 'x', '{}', 'c', 't', 't')",
+        "INSERT INTO stack_templates (id, name, version, template_content, parameters_schema, checksum, created_at, "
+        "updated_at) VALUES ('prod-only', 'p', 1, 'x', '{}', 'c', 't', 't')",
+        "INSERT INTO template_labels (id, template_id, label, created_at) VALUES ('t1', 'prod-only', 'env=prod', 't')",
+    };
+    for (const char* sql : rows) execute(sql);
+  }
+
+  void TearDown() override {
+    db_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path_.string() + suffix);
+  }
+
+  void execute(const std::string& sql) {
+    auto status = db_->write([&](store::Connection& connection) -> store::DbStatus {
+      auto rows = connection.query(sql);
+      if (!rows.ok()) return std::move(rows).error();
+      return Ok{};
+    });
+    ASSERT_TRUE(status.ok()) << sql << ": " << status.error().message;
+  }
+
+  // "template>stack" pairs, sorted.
+  std::string targets() {
+    std::string out;
+    auto status = db_->read([&](store::Connection& connection) -> store::DbStatus {
+      auto rows = connection.query("SELECT template_id, stack_id FROM template_targets ORDER BY template_id, stack_id");
+      if (!rows.ok()) return std::move(rows).error();
+      for (const auto& row : rows->rows) {
+        out += std::string(row[0].get_string()) + ">" + std::string(row[1].get_string()) + " ";
+      }
+      return Ok{};
+    });
+    EXPECT_TRUE(status.ok());
+    return out;
+  }
+
+  fs::path path_;
+  std::unique_ptr<store::Database> db_;
+  Logger log_{LogLevel::Error};
+};
+
+TEST_F(TemplateTargetsJobTest, APassRepairsWhateverDrifted) {
+  TemplateTargetsJob job(*db_, log_, std::chrono::hours(1));
+  auto synced = job.run_once();
+  ASSERT_TRUE(synced.ok()) << synced.error().message;
+  EXPECT_EQ(*synced, 2u);
+  EXPECT_EQ(targets(), "anywhere>dev anywhere>prod prod-only>prod ");
+
+  execute("DELETE FROM template_targets WHERE template_id = 'anywhere'");
+  execute("INSERT INTO template_targets (id, template_id, stack_id, created_at) VALUES ('x', 'prod-only', 'dev', 't')");
+  ASSERT_TRUE(job.run_once().ok());
+  EXPECT_EQ(targets(), "anywhere>dev anywhere>prod prod-only>prod ");
+
+  execute("UPDATE stacks SET deleted_at = 't' WHERE id = 'prod'");
+  execute("UPDATE stack_templates SET deleted_at = 't' WHERE id = 'anywhere'");
+  ASSERT_TRUE(job.run_once().ok());
+  EXPECT_EQ(targets(), "");
+}
+
+// The job's own thread runs a pass on its interval and stops with it.
+TEST_F(TemplateTargetsJobTest, TheThreadRunsOnItsInterval) {
+  {
+    TemplateTargetsJob job(*db_, log_, std::chrono::seconds(1));
+    for (int waited = 0; waited < 50 && targets().empty(); ++waited) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_EQ(targets(), "anywhere>dev anywhere>prod prod-only>prod ");
+}
+
+}  // namespace
+}  // namespace sindri::broker
