@@ -50,9 +50,12 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
   BROKER_TRY(rows, connection.query(
                        "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, "
                        "is_deletion_marker, submitted_at, created_at, updated_at) "
-                       "VALUES ($1, $2, $3, $4, $5, $6, $6, $6) RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS,
+                       "SELECT $1, $2, $3, $4, CAST($5 AS BOOLEAN), $6, $6, $6 "
+                       "WHERE EXISTS (SELECT 1 FROM stacks WHERE id = $2 AND deleted_at IS NULL) "
+                       "RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS,
                        {Value(new_uuid()), Value(stack_id), Value(yaml), Value(checksum), Value(deletion_marker),
                         Value(now)}));
+  if (rows.empty()) return not_found("stack", stack_id);
   BROKER_CHECK(touch_target_state(connection));
   return deployment_object_object(rows, 0);
 }

@@ -34,7 +34,8 @@ ApiResult<Value> load_stack(store::Connection& connection, std::string_view id);
 ApiResult<Value> load_agent(store::Connection& connection, std::string_view id);
 ApiResult<Value> load_template(store::Connection& connection, std::string_view id);
 
-// A new deployment object in a stack, answered as the API shows it.
+// A new deployment object in a live stack (404 when the stack is gone),
+// answered as the API shows it.
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
                                           const std::string& yaml, const std::string& checksum, bool deletion_marker);
 
