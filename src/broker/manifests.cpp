@@ -1,6 +1,6 @@
 #include "broker/manifests.hpp"
 
-#include "value/yaml.hpp"
+#include "value/yaml_outline.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -20,25 +20,25 @@ ApiError manifest_error(std::string message, std::string_view pointer, size_t do
 }  // namespace
 
 ApiResult<Ok> check_manifests(std::string_view yaml, std::string_view pointer) {
-  YamlOptions options;
-  options.record_positions = false;
-  auto documents = parse_yaml_stream(yaml, {}, options);
+  static constexpr std::string_view kRequired[] = {"apiVersion", "kind"};
+  // Only the top of each document matters here; nested content is not built.
+  auto documents = outline_yaml_stream(yaml, kRequired);
   if (!documents.ok()) {
     const YamlError& error = documents.error();
     return manifest_error(error.message, pointer, error.document, error.line, error.column);
   }
   size_t objects = 0;
   for (size_t index = 0; index < documents->size(); ++index) {
-    const YamlDocument& document = (*documents)[index];
-    if (document.value.is_null()) continue;
-    if (!document.value.is_object()) {
-      return manifest_error(std::string("a Kubernetes object must be a mapping, got ") + document.value.kind_name(),
+    const YamlDocumentOutline& document = (*documents)[index];
+    if (document.top.is_null()) continue;
+    if (!document.top.is_object()) {
+      return manifest_error(std::string("a Kubernetes object must be a mapping, got ") + document.top.kind_name(),
                             pointer, index, document.line, 1);
     }
-    for (const char* required : {"apiVersion", "kind"}) {
-      const Value* member = document.value.find(required);
+    for (std::string_view required : kRequired) {
+      const Value* member = document.top.find(required);
       if (member == nullptr || !member->is_string() || member->get_string().empty()) {
-        return manifest_error(std::string("a Kubernetes object needs a string `") + required + "`", pointer, index,
+        return manifest_error("a Kubernetes object needs a string `" + std::string(required) + "`", pointer, index,
                               document.line, 1);
       }
     }

@@ -6,18 +6,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "value/number_format.hpp"
 #include "value/yaml.hpp"
 
 #include "value/pointer.hpp"
+#include "value/yaml_events.hpp"
 #include "value/yaml_scalar.hpp"
 
 namespace sindri {
 
+using yaml_detail::Position;
 using yaml_detail::ResolvedScalar;
+using yaml_detail::position_of;
+using yaml_detail::token_text;
 
 std::string YamlError::describe() const {
   std::string out = file.empty() ? std::string("<input>") : file;
@@ -36,12 +40,6 @@ namespace {
 
 constexpr std::string_view kCoreTagPrefix = "tag:yaml.org,2002:";
 
-std::string_view token_text(fy_token* token) {
-  size_t length = 0;
-  const char* text = fy_token_get_text(token, &length);
-  return text ? std::string_view(text, length) : std::string_view();
-}
-
 // How a scalar's text must be read: as go-yaml v2 reads it, a quoted or
 // `!!str` scalar is a string, a plain one is resolved, `!!int` and friends
 // resolve and must agree, a local tag (`!foo`) keeps the text.
@@ -51,16 +49,6 @@ struct ScalarSource {
   std::string_view text;
   ScalarReading reading = ScalarReading::Resolve;
 };
-
-struct Position {
-  uint32_t line = 0;
-  uint32_t column = 0;
-};
-
-Position position_of(const fy_mark* mark) {
-  return mark ? Position{static_cast<uint32_t>(mark->line + 1), static_cast<uint32_t>(mark->column + 1)}
-              : Position{};
-}
 
 struct Failure {
   Position where;
@@ -105,55 +93,21 @@ std::string describe_scalar(std::string_view text) {
   return out;
 }
 
-// The Value kubectl ends up with: go-yaml's result through encoding/json and
-// back, so an integral float that fits in int64 is an integer.
-Value number_value(double d) {
-  if (std::nearbyint(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-    return Value(static_cast<int64_t>(d));
-  }
-  return Value(d);
-}
-
 class Reader {
  public:
   Reader(std::string_view file, const YamlOptions& options) : file_(file), options_(options) {}
 
   Result<std::vector<YamlDocument>, YamlError> read(std::string_view text) {
-    fy_diag_cfg diag_cfg;
-    fy_diag_cfg_default(&diag_cfg);
-    diag_cfg.fp = nullptr;
-    diag_cfg.colorize = false;
-    std::unique_ptr<fy_diag, decltype(&fy_diag_destroy)> diag(fy_diag_create(&diag_cfg), fy_diag_destroy);
-    if (!diag) return error_at({}, "cannot create the YAML diagnostics object");
-    fy_diag_set_collect_errors(diag.get(), true);
-
-    fy_parse_cfg cfg{};
-    cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_1 | FYPCF_JSON_NONE |
-                                                FYPCF_DISABLE_DEPTH_LIMIT);
-    cfg.diag = diag.get();
-    std::unique_ptr<fy_parser, decltype(&fy_parser_destroy)> parser(fy_parser_create(&cfg), fy_parser_destroy);
-    if (!parser) return error_at({}, "cannot create the YAML parser");
-    if (fy_parser_set_string(parser.get(), text.data(), text.size()) != 0) {
-      return error_at({}, "cannot read the YAML text");
-    }
-    parser_ = parser.get();
+    auto parser = yaml_detail::YamlEventParser::open(text);
+    if (!parser) return error_at(parser.error().where, parser.error().message);
     text_ = text;
-    while (fy_event* event = fy_parser_parse(parser_)) {
+    while (fy_event* event = parser->next()) {
       bool ok = handle(event);
-      fy_parser_event_free(parser_, event);
+      parser->release(event);
       if (!ok) return error_at(failure_.where, std::move(failure_.message));
     }
-    if (fy_parser_get_stream_error(parser_)) {
-      void* iterator = nullptr;
-      while (fy_diag_error* err = fy_diag_errors_iterate(diag.get(), &iterator)) {
-        if (err->type >= FYET_ERROR) {
-          // Unlike marks, collected diagnostics count from 1.
-          return error_at(Position{static_cast<uint32_t>(err->line), static_cast<uint32_t>(err->column)},
-                          err->msg ? err->msg : "invalid YAML");
-        }
-      }
-      return error_at({}, "invalid YAML");
-    }
+    auto outcome = parser->outcome();
+    if (!outcome) return error_at(outcome.error().where, outcome.error().message);
     return std::move(documents_);
   }
 
@@ -390,32 +344,12 @@ class Reader {
   bool scalar_value(const ScalarSource& source, Position where, Value& out) {
     ResolvedScalar r;
     if (!resolve(source, where, r)) return false;
-    switch (r.type) {
-      case ResolvedScalar::Type::Null:
-        out = Value();
-        return true;
-      case ResolvedScalar::Type::Bool:
-        out = Value(r.boolean);
-        return true;
-      case ResolvedScalar::Type::Int:
-        out = Value(r.integer);
-        return true;
-      case ResolvedScalar::Type::Uint:
-        out = Value(static_cast<double>(r.unsigned_integer));
-        return true;
-      case ResolvedScalar::Type::Float:
-        if (!std::isfinite(r.floating)) {
-          return fail(where, describe_scalar(source.text) +
-                                 " is not a JSON number (kubectl: json: unsupported value: " +
-                                 (std::isnan(r.floating) ? "NaN" : r.floating > 0 ? "+Inf" : "-Inf") + ")");
-        }
-        out = number_value(r.floating);
-        return true;
-      case ResolvedScalar::Type::Timestamp:
-      case ResolvedScalar::Type::String:
-        out = Value(source.text);
-        return true;
+    std::optional<Value> value = yaml_detail::json_value_of(r, source.text);
+    if (!value) {
+      return fail(where, describe_scalar(source.text) + " is not a JSON number (kubectl: json: unsupported value: " +
+                             (std::isnan(r.floating) ? "NaN" : r.floating > 0 ? "+Inf" : "-Inf") + ")");
     }
+    out = std::move(*value);
     return true;
   }
 
@@ -510,7 +444,6 @@ class Reader {
   std::string_view file_;
   std::string_view text_;
   const YamlOptions& options_;
-  fy_parser* parser_ = nullptr;
   std::vector<YamlDocument> documents_;
   std::vector<Frame> stack_;
   std::unordered_map<std::string, Anchor> anchors_;

@@ -318,6 +318,31 @@ ResolvedScalar resolve_plain(std::string_view text) {
   return result;
 }
 
+std::optional<Value> json_value_of(const ResolvedScalar& resolved, std::string_view text) {
+  switch (resolved.type) {
+    case ResolvedScalar::Type::Null:
+      return Value();
+    case ResolvedScalar::Type::Bool:
+      return Value(resolved.boolean);
+    case ResolvedScalar::Type::Int:
+      return Value(resolved.integer);
+    case ResolvedScalar::Type::Uint:
+      return Value(static_cast<double>(resolved.unsigned_integer));
+    case ResolvedScalar::Type::Float: {
+      double d = resolved.floating;
+      if (!std::isfinite(d)) return std::nullopt;
+      if (std::nearbyint(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+        return Value(static_cast<int64_t>(d));
+      }
+      return Value(d);
+    }
+    case ResolvedScalar::Type::Timestamp:
+    case ResolvedScalar::Type::String:
+      break;
+  }
+  return Value(text);
+}
+
 bool looks_like_base60_float(std::string_view s) {
   // ^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$
   size_t i = 0;

@@ -4,8 +4,11 @@
 // string that would not read back as a string.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "value/value.hpp"
 
 namespace sindri::yaml_detail {
 
@@ -22,6 +25,12 @@ struct ResolvedScalar {
 
 // What go-yaml v2 resolves an untagged plain scalar to.
 ResolvedScalar resolve_plain(std::string_view text);
+
+// The Value kubectl ends up with for a scalar resolved as `resolved` from
+// `text`: go-yaml's result through encoding/json and back, so an integral
+// float that fits in int64 is an integer. A float that is not finite has no
+// JSON value: nullopt.
+std::optional<Value> json_value_of(const ResolvedScalar& resolved, std::string_view text);
 
 // YAML 1.1 sexagesimal numbers ("1:20"), which go-yaml's encoder quotes.
 bool looks_like_base60_float(std::string_view text);
