@@ -12,7 +12,7 @@
 
 #include "broker/auth.hpp"
 #include "broker/context.hpp"
-#include "broker/template_targets.hpp"
+#include "broker/template_targets_job.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 

@@ -98,8 +98,16 @@ ApiResult<http::Response> delete_generator(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_TRY(generator, load_generator(connection, id));
     if (generator.find("is_system")->get_bool()) return forbidden("the system generator cannot be deleted");
+    const std::string now = now_timestamp();
     BROKER_CHECK(connection.query("UPDATE generators SET deleted_at = $2, updated_at = $2 WHERE id = $1",
-                                  {Value(id), Value(now_timestamp())}));
+                                  {Value(id), Value(now)}));
+    // Its templates go with it (seed 000: ON DELETE CASCADE), soft as always.
+    BROKER_CHECK(connection.query("UPDATE stack_templates SET deleted_at = $2, updated_at = $2 "
+                                  "WHERE generator_id = $1 AND deleted_at IS NULL",
+                                  {Value(id), Value(now)}));
+    BROKER_CHECK(connection.query("DELETE FROM template_targets WHERE template_id IN "
+                                  "(SELECT id FROM stack_templates WHERE generator_id = $1)",
+                                  {Value(id)}));
     BROKER_CHECK(touch_credentials(connection));
     return empty_response(204);
   });

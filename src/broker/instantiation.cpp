@@ -1,13 +1,15 @@
 // Instantiating a template into a stack (seed 000), and the dry run that
-// answers with the YAML instead of storing it. The checks run in the seed's
-// order: the stack and the template exist, their labels match, the
-// parameters satisfy the schema, the template renders, the output is
-// Kubernetes YAML. Only then does one transaction write the deployment
-// object and its provenance. Rendering happens outside any transaction, so
-// that the database's writer is held only for the two inserts.
+// answers with the YAML instead of storing it. The checks answer in the
+// seed's order: the stack and the template exist and are live, the caller
+// may deploy into the stack, their labels match, the parameters satisfy the
+// schema, the template renders, the output is Kubernetes YAML. Rendering
+// runs outside any transaction; the database checks run again inside the
+// transaction that writes the deployment object and its provenance, so that
+// a template retired or relabelled meanwhile is never instantiated.
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "broker/ids.hpp"
@@ -22,25 +24,23 @@
 namespace sindri::broker {
 namespace {
 
-// What the render needs. A template version never changes once stored (an
-// update makes a new id), so this is kept in memory by id; whether the
-// version is still live is asked of the database every time.
-struct Instantiable {
-  std::string template_name;
-  int64_t template_version = 0;
-  std::string content;
-  std::string parameters_schema;
+struct LoadedVersion {
+  int64_t version = 0;
+  CompiledTemplateVersion compiled;
 };
-using InstantiablePtr = std::shared_ptr<const Instantiable>;
+using LoadedVersionPtr = std::shared_ptr<const LoadedVersion>;
 
-class TemplateVersionCache {
+// A template version never changes once stored (an update makes a new id),
+// so its compiled form is kept by id; whether the version is still live is
+// asked of the database every time.
+class LoadedVersionCache {
  public:
-  InstantiablePtr find(const std::string& id) {
+  LoadedVersionPtr find(const std::string& id) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = versions_.find(id);
     return it == versions_.end() ? nullptr : it->second;
   }
-  void add(const std::string& id, InstantiablePtr version) {
+  void add(const std::string& id, LoadedVersionPtr version) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (versions_.size() >= kCapacity) versions_.clear();
     versions_.emplace(id, std::move(version));
@@ -49,72 +49,92 @@ class TemplateVersionCache {
  private:
   static constexpr size_t kCapacity = 1024;
   std::mutex mutex_;
-  std::unordered_map<std::string, InstantiablePtr> versions_;
+  std::unordered_map<std::string, LoadedVersionPtr> versions_;
 };
 
-TemplateVersionCache& template_versions() {
-  static TemplateVersionCache cache;
+LoadedVersionCache& loaded_versions() {
+  static LoadedVersionCache cache;
   return cache;
 }
 
-ApiResult<InstantiablePtr> load_version(store::Connection& connection, const std::string& template_id) {
-  if (InstantiablePtr cached = template_versions().find(template_id)) return cached;
-  BROKER_TRY(rows, connection.query("SELECT name, version, template_content, parameters_schema FROM stack_templates "
-                                    "WHERE id = $1",
-                                    {Value(template_id)}));
+// The version by id, live or not (liveness is checked with the stack).
+ApiResult<LoadedVersionPtr> load_version(Call& call, const std::string& template_id) {
+  if (LoadedVersionPtr cached = loaded_versions().find(template_id)) return cached;
+  BROKER_TRY(rows, in_read<store::Rows>(call.db(), [&](store::Connection& connection) -> ApiResult<store::Rows> {
+    BROKER_TRY(found, connection.query("SELECT name, version, template_content, parameters_schema "
+                                       "FROM stack_templates WHERE id = $1",
+                                       {Value(template_id)}));
+    return found;
+  }));
   if (rows.empty()) return not_found("template", template_id);
   const auto& row = rows.rows[0];
-  auto version = std::make_shared<const Instantiable>(Instantiable{
-      std::string(row[0].get_string()), row[1].get_int(), std::string(row[2].get_string()),
-      std::string(row[3].get_string())});
-  template_versions().add(template_id, version);
-  return InstantiablePtr(version);
+  const int64_t version = row[1].get_int();
+  BROKER_TRY(compiled, compile_template_version(TemplateVersion{row[0].get_string(), version, row[2].get_string(),
+                                                                row[3].get_string()}));
+  auto loaded = std::make_shared<const LoadedVersion>(LoadedVersion{version, std::move(compiled)});
+  loaded_versions().add(template_id, loaded);
+  return LoadedVersionPtr(loaded);
 }
 
-// SQLite answers a comparison with 0/1, PostgreSQL with a boolean; NULL
-// (no such row) is false.
+// SQLite answers a comparison with 0/1, PostgreSQL with a boolean.
 bool is_true(const Value& cell) { return cell.is_bool() ? cell.get_bool() : cell.is_int() && cell.get_int() != 0; }
 
-// The template must be live, and when a stack is named the caller must be
-// allowed to deploy into it and the template's labels must match it. One
-// query answers all of it; the details of a mismatch take two more.
-ApiResult<InstantiablePtr> load_instantiable(Call& call, const std::string& template_id, const std::string* stack_id) {
-  return in_read<InstantiablePtr>(call.db(), [&](store::Connection& connection) -> ApiResult<InstantiablePtr> {
-    if (stack_id == nullptr) {
-      BROKER_TRY(rows, connection.query("SELECT 1 FROM stack_templates WHERE id = $1 AND deleted_at IS NULL",
-                                        {Value(template_id)}));
-      if (rows.empty()) return not_found("template", template_id);
-      return load_version(connection, template_id);
-    }
-    BROKER_TRY(rows, connection.query(
-                         "SELECT s.generator_id, "
-                         "(SELECT t.deleted_at IS NULL FROM stack_templates t WHERE t.id = $2), "
-                         "(SELECT COUNT(*) FROM template_labels tl WHERE tl.template_id = $2 AND NOT EXISTS "
-                         "  (SELECT 1 FROM stack_labels sl WHERE sl.stack_id = s.id AND sl.label = tl.label)) + "
-                         "(SELECT COUNT(*) FROM template_annotations ta WHERE ta.template_id = $2 AND NOT EXISTS "
-                         "  (SELECT 1 FROM stack_annotations sa WHERE sa.stack_id = s.id AND sa.key = ta.key "
-                         "   AND sa.value = ta.value)) "
-                         "FROM stacks s WHERE s.id = $1 AND s.deleted_at IS NULL",
-                         {Value(*stack_id), Value(template_id)}));
-    if (rows.empty()) return not_found("stack", *stack_id);
-    const auto& row = rows.rows[0];
-    Object stack;
-    stack.push_back({Value("id"), Value(*stack_id)});
-    stack.push_back({Value("generator_id"), row[0]});
-    BROKER_CHECK(check_stack_access(connection, call.caller, Value(std::move(stack)), StackAccess::Manage));
-    if (!is_true(row[1])) return not_found("template", template_id);
-    if (row[2].get_int() != 0) {
-      BROKER_TRY(mismatch, template_mismatch(connection, template_id, *stack_id));
-      return mismatch_error(mismatch, template_id, *stack_id);
-    }
-    return load_version(connection, template_id);
+// Whether `template_id` may be instantiated into `stack_id` by the caller:
+// 404 for a missing stack or template, 403, or 422 listing what the stack
+// lacks. One query answers it when all is well.
+ApiResult<Ok> check_target(store::Connection& connection, const Identity& caller, const std::string& template_id,
+                           const std::string& stack_id) {
+  BROKER_TRY(rows, connection.query("SELECT s.generator_id, t.id IS NOT NULL AND t.deleted_at IS NULL, "
+                                    SINDRI_STACK_MATCHES_TEMPLATE
+                                    " FROM stacks s LEFT JOIN stack_templates t ON t.id = $2 "
+                                    "WHERE s.id = $1 AND s.deleted_at IS NULL",
+                                    {Value(stack_id), Value(template_id)}));
+  if (rows.empty()) return not_found("stack", stack_id);
+  const auto& row = rows.rows[0];
+  Object stack;
+  stack.push_back({Value("id"), Value(stack_id)});
+  stack.push_back({Value("generator_id"), row[0]});
+  BROKER_CHECK(check_stack_access(connection, caller, Value(std::move(stack)), StackAccess::Manage));
+  if (!is_true(row[1])) return not_found("template", template_id);
+  if (!is_true(row[2])) {
+    BROKER_TRY(mismatch, template_mismatch(connection, template_id, stack_id));
+    return mismatch_error(mismatch, template_id, stack_id);
+  }
+  return Ok{};
+}
+
+ApiResult<Ok> check_live_template(store::Connection& connection, const std::string& template_id) {
+  BROKER_TRY(rows, connection.query("SELECT 1 FROM stack_templates WHERE id = $1 AND deleted_at IS NULL",
+                                    {Value(template_id)}));
+  if (rows.empty()) return not_found("template", template_id);
+  return Ok{};
+}
+
+// Every check that needs the database, read-only: with a stack, as
+// instantiation into it; without, only that the template is live.
+ApiResult<Ok> check_in_read(Call& call, const std::string& template_id, const std::optional<std::string>& stack_id) {
+  return in_read<Ok>(call.db(), [&](store::Connection& connection) -> ApiResult<Ok> {
+    if (stack_id) return check_target(connection, call.caller, template_id, *stack_id);
+    return check_live_template(connection, template_id);
   });
 }
 
-ApiResult<std::string> render(const Instantiable& source, const Value& parameters) {
-  return render_template_version(
-      TemplateVersion{source.template_name, source.template_version, source.content, source.parameters_schema},
-      parameters);
+struct Rendered {
+  std::string yaml;
+  int64_t version = 0;
+};
+
+// The rendered YAML, or the error the seed's order puts first: a failure to
+// load or render yields to a database check that fails too.
+ApiResult<Rendered> render_checked(Call& call, const std::string& template_id,
+                                   const std::optional<std::string>& stack_id, const Value& parameters) {
+  auto loaded = load_version(call, template_id);
+  auto yaml = loaded.ok() ? render_compiled((*loaded)->compiled, parameters) : ApiResult<std::string>(loaded.error());
+  if (!yaml.ok()) {
+    BROKER_CHECK(check_in_read(call, template_id, stack_id));
+    return std::move(yaml).error();
+  }
+  return Rendered{std::move(yaml).value(), (*loaded)->version};
 }
 
 ApiResult<http::Response> instantiate(Call& call) {
@@ -123,18 +143,17 @@ ApiResult<http::Response> instantiate(Call& call) {
   BROKER_TRY(template_id, body.required_string("template_id", kUuidRule));
   BROKER_TRY(parameters, body.required_value("parameters"));
   BROKER_CHECK(body.finish());
-  BROKER_TRY(source, load_instantiable(call, template_id, &stack_id));
-  BROKER_TRY(yaml, render(*source, parameters));
-  const std::string checksum = sha256_hex(yaml);
+  BROKER_TRY(rendered, render_checked(call, template_id, stack_id, parameters));
+  const std::string checksum = sha256_hex(rendered.yaml);
   const std::string recorded_parameters = to_json(parameters);
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    // 404 if the stack was deleted while the template rendered.
-    BROKER_TRY(object, insert_deployment_object(connection, stack_id, yaml, checksum, false));
+    BROKER_CHECK(check_target(connection, call.caller, template_id, stack_id));
+    BROKER_TRY(object, insert_deployment_object(connection, stack_id, rendered.yaml, checksum, false));
     BROKER_CHECK(connection.query(
         "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, template_version, "
         "template_parameters, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        {Value(new_uuid()), *object.find("id"), Value(template_id), Value(source->template_version),
-         Value(recorded_parameters), *object.find("created_at")}));
+        {Value(new_uuid()), *object.find("id"), Value(template_id), Value(rendered.version), Value(recorded_parameters),
+         *object.find("created_at")}));
     return json_response(201, object);
   });
 }
@@ -147,13 +166,13 @@ ApiResult<http::Response> dry_run(Call& call) {
   BROKER_TRY(parameters, body.required_value("parameters"));
   BROKER_TRY(stack_id, body.optional_string("stack_id", kUuidRule));
   BROKER_CHECK(body.finish());
-  BROKER_TRY(source, load_instantiable(call, template_id, stack_id ? &*stack_id : nullptr));
-  BROKER_TRY(yaml, render(*source, parameters));
+  BROKER_CHECK(check_in_read(call, template_id, stack_id));
+  BROKER_TRY(rendered, render_checked(call, template_id, stack_id, parameters));
   Object answer;
   answer.push_back({Value("template_id"), Value(template_id)});
-  answer.push_back({Value("template_version"), Value(source->template_version)});
-  answer.push_back({Value("checksum"), Value(sha256_hex(yaml))});
-  answer.push_back({Value("yaml_content"), Value(std::move(yaml))});
+  answer.push_back({Value("template_version"), Value(rendered.version)});
+  answer.push_back({Value("checksum"), Value(sha256_hex(rendered.yaml))});
+  answer.push_back({Value("yaml_content"), Value(std::move(rendered.yaml))});
   return json_response(200, Value(std::move(answer)));
 }
 

@@ -94,10 +94,30 @@ ApiResult<Ok> check_template_change(const Identity& caller, const Value& tpl) {
   return forbidden("template " + id + " belongs to another generator");
 }
 
+ApiResult<Ok> lock_template_name(store::Connection& connection, const Value& owner, std::string_view name) {
+  if (connection.dialect() != store::Dialect::Postgres) return Ok{};
+  std::string key = "stack_templates\n";
+  key += owner.is_string() ? owner.get_string() : std::string_view();
+  key += '\n';
+  key += name;
+  BROKER_CHECK(connection.query("SELECT 1 FROM pg_advisory_xact_lock(hashtextextended($1, 0))", {Value(key)}));
+  return Ok{};
+}
+
+ApiResult<Value> load_template_for_change(store::Connection& connection, const Identity& caller, std::string_view id) {
+  BROKER_TRY(tpl, load_template(connection, id));
+  BROKER_CHECK(check_template_change(caller, tpl));
+  BROKER_CHECK(lock_template_name(connection, *tpl.find("generator_id"), field(tpl, "name")));
+  return load_template(connection, id);
+}
+
 ApiResult<Ok> check_template_access(store::Connection& connection, const Identity& caller, std::string_view id,
                                     bool change) {
+  if (change) {
+    BROKER_CHECK(load_template_for_change(connection, caller, id));
+    return Ok{};
+  }
   BROKER_TRY(tpl, load_template(connection, id));
-  if (change) return check_template_change(caller, tpl);
   if (caller.kind == Identity::Kind::Agent) return forbidden("agents cannot read templates");
   return Ok{};
 }

@@ -51,8 +51,17 @@ ApiResult<Ok> check_stack_access(store::Connection& connection, const Identity& 
 // A system template (no owner) only an admin may change; a generator's, that
 // generator or an admin. Admins and generators may read any template.
 ApiResult<Ok> check_template_change(const Identity& caller, const Value& tpl);
+// Versions of one (owner, name) are numbered, retired and relabelled one
+// writer at a time. SQLite has a single writer anyway; on PostgreSQL (READ
+// COMMITTED) a transaction-scoped advisory lock makes concurrent brokers wait
+// for each other, and the statements after it see what the winner committed.
+ApiResult<Ok> lock_template_name(store::Connection& connection, const Value& owner, std::string_view name);
+// The live template `id`, which the caller may change, read again under its
+// name's lock: of two concurrent changes of one version the second finds it
+// retired (404).
+ApiResult<Value> load_template_for_change(store::Connection& connection, const Identity& caller, std::string_view id);
 // Loads the live template `id` (404) and checks the caller may read it or,
-// with `change`, change it.
+// with `change`, change it (taking the name's lock).
 ApiResult<Ok> check_template_access(store::Connection& connection, const Identity& caller, std::string_view id,
                                     bool change);
 

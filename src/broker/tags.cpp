@@ -49,10 +49,6 @@ ApiResult<Ok> sync_stack(store::Connection& connection, std::string_view id) {
   return sync_template_targets_for_stack(connection, id);
 }
 
-ApiResult<Ok> template_access(store::Connection& connection, const Identity& caller, std::string_view id, bool change) {
-  return check_template_access(connection, caller, id, change);
-}
-
 const TagOwner kStack{
     "stack", "stack_id", false, "NewStackLabel", "NewStackAnnotation",
     "SELECT id, stack_id, label FROM stack_labels WHERE stack_id = $1 ORDER BY label",
@@ -85,7 +81,7 @@ const TagOwner kTemplate{
     "INSERT INTO template_annotations (id, template_id, key, value, created_at) VALUES ($1, $2, $3, $4, $5) "
     "RETURNING id, template_id, key, value, created_at",
     "DELETE FROM template_annotations WHERE template_id = $1 AND key = $2 RETURNING id",
-    template_access, sync_template_targets_for_template};
+    check_template_access, sync_template_targets_for_template};
 
 // The insert's parameters, created_at last for owners that record it.
 std::vector<Value> insert_params(const TagOwner& owner, std::vector<Value> params) {

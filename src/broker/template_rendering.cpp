@@ -125,14 +125,18 @@ ApiResult<Ok> check_parameters_schema(std::string_view schema_text) {
   return schema_text_error(std::move(message), Value(std::move(details)));
 }
 
-ApiResult<std::string> render_template_version(const TemplateVersion& version, const Value& parameters) {
+ApiResult<CompiledTemplateVersion> compile_template_version(const TemplateVersion& version) {
   BROKER_TRY(compiled_schema, schema_cache().get(version.parameters_schema));
-  const Value context = schema::apply_defaults(*compiled_schema, parameters);
-  const auto violations = schema::validate(*compiled_schema, context);
-  if (!violations.empty()) return parameter_violations(violations);
   auto tpl = template_cache().get_or_compile(display_name(version), version.content);
   if (!tpl.ok()) return template_error("template_syntax_error", tpl.error(), "");
-  auto rendered = tera::render(**tpl, context);
+  return CompiledTemplateVersion{std::move(tpl).value(), std::move(compiled_schema)};
+}
+
+ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters) {
+  const Value context = schema::apply_defaults(*version.parameters_schema, parameters);
+  const auto violations = schema::validate(*version.parameters_schema, context);
+  if (!violations.empty()) return parameter_violations(violations);
+  auto rendered = tera::render(*version.tpl, context);
   if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "");
   auto manifests = check_manifests(*rendered, "");
   if (!manifests.ok()) {
@@ -142,6 +146,11 @@ ApiResult<std::string> render_template_version(const TemplateVersion& version, c
     return error;
   }
   return std::move(rendered).value();
+}
+
+ApiResult<std::string> render_template_version(const TemplateVersion& version, const Value& parameters) {
+  BROKER_TRY(compiled, compile_template_version(version));
+  return render_compiled(compiled, parameters);
 }
 
 }  // namespace sindri::broker

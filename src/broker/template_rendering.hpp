@@ -6,11 +6,19 @@
 // output checked to be Kubernetes objects. Each step's failure is a 400
 // naming what is wrong and where.
 
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "broker/api_error.hpp"
 #include "value/value.hpp"
+
+namespace sindri::tera {
+class Template;
+}
+namespace sindri::schema {
+class CompiledSchema;
+}
 
 namespace sindri::broker {
 
@@ -28,10 +36,21 @@ ApiResult<Ok> check_template_content(std::string_view name, std::string_view con
 // invalid_parameters_schema naming the problem).
 ApiResult<Ok> check_parameters_schema(std::string_view schema_text);
 
+// A version ready to render: its template and schema compiled (taken from
+// caches keyed by the SHA-256 of their text), immutable and shareable
+// between threads.
+struct CompiledTemplateVersion {
+  std::shared_ptr<const tera::Template> tpl;
+  std::shared_ptr<const schema::CompiledSchema> parameters_schema;
+};
+ApiResult<CompiledTemplateVersion> compile_template_version(const TemplateVersion& version);
+
 // Defaults, validation (400 invalid_parameters listing every violation with
 // its pointer under /parameters), rendering (400 template_render_error with
 // line, column and expression) and the manifest check (400
 // rendered_yaml_invalid).
+ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters);
+// compile_template_version, then render_compiled.
 ApiResult<std::string> render_template_version(const TemplateVersion& version, const Value& parameters);
 
 }  // namespace sindri::broker

@@ -7,20 +7,15 @@
 namespace sindri::broker {
 namespace {
 
-// Does stack `s` (by alias) carry every label and annotation of template `t`?
-#define SINDRI_STACK_MATCHES_TEMPLATE                                                                \
-  "NOT EXISTS (SELECT 1 FROM template_labels tl WHERE tl.template_id = t.id AND NOT EXISTS "         \
-  "  (SELECT 1 FROM stack_labels sl WHERE sl.stack_id = s.id AND sl.label = tl.label)) "             \
-  "AND NOT EXISTS (SELECT 1 FROM template_annotations ta WHERE ta.template_id = t.id AND NOT EXISTS " \
-  "  (SELECT 1 FROM stack_annotations sa WHERE sa.stack_id = s.id AND sa.key = ta.key AND sa.value = ta.value))"
-
 #define SINDRI_FROM_LIVE_MATCHING_PAIRS                                        \
   "FROM stack_templates t, stacks s WHERE t.deleted_at IS NULL " \
   "AND s.deleted_at IS NULL AND " SINDRI_STACK_MATCHES_TEMPLATE
 
 // `stale` deletes the targets that no longer hold, `missing` selects the
-// (template id, stack id) pairs to add; both take the id as $1. Another
-// broker's job may add the same pair at the same moment, hence DO NOTHING.
+// (template id, stack id) pairs to add; both take the id as $1. Each insert
+// checks the match again, since a broker's periodic pass may race a label
+// change on another, and another broker may add the same pair at the same
+// moment, hence DO NOTHING.
 ApiResult<Ok> sync(store::Connection& connection, std::string_view id, const char* stale, const char* missing) {
   const Value key(id);
   BROKER_CHECK(connection.query(stale, {key}));
@@ -28,7 +23,8 @@ ApiResult<Ok> sync(store::Connection& connection, std::string_view id, const cha
   const Value now(now_timestamp());
   for (const auto& row : pairs.rows) {
     BROKER_CHECK(connection.query("INSERT INTO template_targets (id, template_id, stack_id, created_at) "
-                                  "VALUES ($1, $2, $3, $4) ON CONFLICT (template_id, stack_id) DO NOTHING",
+                                  "SELECT $1, t.id, s.id, $4 " SINDRI_FROM_LIVE_MATCHING_PAIRS
+                                  " AND t.id = $2 AND s.id = $3 ON CONFLICT (template_id, stack_id) DO NOTHING",
                                   {Value(new_uuid()), row[0], row[1], now}));
   }
   return Ok{};
@@ -115,54 +111,6 @@ ApiError mismatch_error(const TemplateMismatch& mismatch, std::string_view templ
   details.push_back({Value("missing_labels"), Value(std::move(labels))});
   details.push_back({Value("missing_annotations"), Value(std::move(annotations))});
   return ApiError{422, "template_labels_mismatch", std::move(message), Value(std::move(details)), std::nullopt};
-}
-
-TemplateTargetsJob::TemplateTargetsJob(store::Database& db, Logger& log, std::chrono::seconds interval)
-    : db_(db), log_(log), interval_(interval), thread_([this] { loop(); }) {}
-
-TemplateTargetsJob::~TemplateTargetsJob() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
-ApiResult<size_t> TemplateTargetsJob::run_once() {
-  BROKER_TRY(templates, in_read<store::Rows>(db_, [](store::Connection& connection) -> ApiResult<store::Rows> {
-    BROKER_TRY(rows, connection.query("SELECT id FROM stack_templates WHERE deleted_at IS NULL ORDER BY id"));
-    return rows;
-  }));
-  // Rows of templates deleted since the last pass, and of deleted stacks.
-  BROKER_CHECK(in_write<Ok>(db_, [](store::Connection& connection) -> ApiResult<Ok> {
-    BROKER_CHECK(connection.query(
-        "DELETE FROM template_targets WHERE template_id IN (SELECT id FROM stack_templates WHERE deleted_at IS NOT NULL) "
-        "OR stack_id IN (SELECT id FROM stacks WHERE deleted_at IS NOT NULL)"));
-    return Ok{};
-  }));
-  for (const auto& row : templates.rows) {
-    const std::string id(row[0].get_string());
-    BROKER_CHECK(in_write<Ok>(db_, [&](store::Connection& connection) {
-      return sync_template_targets_for_template(connection, id);
-    }));
-  }
-  return templates.size();
-}
-
-void TemplateTargetsJob::loop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
-    lock.unlock();
-    auto synced = run_once();
-    if (!synced.ok()) {
-      const ApiError& error = synced.error();
-      log_.warn("template targets pass failed", {{"cause", Value(error.cause ? error.cause->message : error.message)}});
-    } else {
-      log_.debug("template targets recomputed", {{"templates", Value(static_cast<int64_t>(*synced))}});
-    }
-    lock.lock();
-  }
 }
 
 void add_template_target_routes(std::vector<ApiRoute>& routes) {

@@ -6,16 +6,21 @@
 // side's labels and annotations, inside the same write transaction, and a
 // background job recomputes it all periodically; instantiation itself checks
 // the labels directly, so the table is for users asking "where may this go".
+// template_targets_job.hpp has the periodic pass.
 
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "broker/context.hpp"
+
+// SQL: does stack `s` (by alias) carry every label and annotation of
+// template `t`?
+#define SINDRI_STACK_MATCHES_TEMPLATE                                                                \
+  "NOT EXISTS (SELECT 1 FROM template_labels tl WHERE tl.template_id = t.id AND NOT EXISTS "         \
+  "  (SELECT 1 FROM stack_labels sl WHERE sl.stack_id = s.id AND sl.label = tl.label)) "             \
+  "AND NOT EXISTS (SELECT 1 FROM template_annotations ta WHERE ta.template_id = t.id AND NOT EXISTS " \
+  "  (SELECT 1 FROM stack_annotations sa WHERE sa.stack_id = s.id AND sa.key = ta.key AND sa.value = ta.value))"
 
 namespace sindri::broker {
 
@@ -25,37 +30,11 @@ ApiResult<Ok> sync_template_targets_for_stack(store::Connection& connection, std
 struct TemplateMismatch {
   std::vector<std::string> missing_labels;
   std::vector<std::pair<std::string, std::string>> missing_annotations;  // key, value
-  bool empty() const { return missing_labels.empty() && missing_annotations.empty(); }
 };
 // What the stack lacks of the template's labels and annotations.
 ApiResult<TemplateMismatch> template_mismatch(store::Connection& connection, std::string_view template_id,
                                               std::string_view stack_id);
 // 422 template_labels_mismatch listing what is missing.
 ApiError mismatch_error(const TemplateMismatch& mismatch, std::string_view template_id, std::string_view stack_id);
-
-// Recomputes every live template's targets every `interval`, one template
-// per transaction; safe on several brokers sharing a database, since each
-// sync only deletes what does not match and inserts what is missing.
-class TemplateTargetsJob {
- public:
-  TemplateTargetsJob(store::Database& db, Logger& log, std::chrono::seconds interval);
-  ~TemplateTargetsJob();
-  TemplateTargetsJob(const TemplateTargetsJob&) = delete;
-  TemplateTargetsJob& operator=(const TemplateTargetsJob&) = delete;
-
-  // One full pass now; returns how many templates were synced.
-  ApiResult<size_t> run_once();
-
- private:
-  void loop();
-
-  store::Database& db_;
-  Logger& log_;
-  std::chrono::seconds interval_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
-};
 
 }  // namespace sindri::broker

@@ -41,30 +41,6 @@ ApiResult<Ok> check_template_text(std::string_view name, const TemplateText& tex
   return check_parameters_schema(text.parameters_schema);
 }
 
-// Versions of one (owner, name) are numbered and retired one writer at a
-// time. SQLite has a single writer anyway; on PostgreSQL (READ COMMITTED) a
-// transaction-scoped advisory lock makes concurrent brokers wait for each
-// other, and the statements after it see what the winner committed.
-ApiResult<Ok> lock_template_name(store::Connection& connection, const Value& owner, std::string_view name) {
-  if (connection.dialect() != store::Dialect::Postgres) return Ok{};
-  std::string key = "stack_templates\n";
-  key += owner.is_string() ? owner.get_string() : std::string_view();
-  key += '\n';
-  key += name;
-  BROKER_CHECK(connection.query("SELECT 1 FROM pg_advisory_xact_lock(hashtextextended($1, 0))", {Value(key)}));
-  return Ok{};
-}
-
-// The live template `id`, which the caller may change, read again under its
-// name's lock: of two concurrent changes of one version the second finds it
-// retired (404).
-ApiResult<Value> load_template_for_change(store::Connection& connection, const Identity& caller, std::string_view id) {
-  BROKER_TRY(tpl, load_template(connection, id));
-  BROKER_CHECK(check_template_change(caller, tpl));
-  BROKER_CHECK(lock_template_name(connection, *tpl.find("generator_id"), field(tpl, "name")));
-  return load_template(connection, id);
-}
-
 // Inserts the next version of (owner, name); the caller holds the name's lock.
 ApiResult<Value> insert_next_version(store::Connection& connection, const Value& owner, std::string_view name,
                                      const TemplateText& text) {
@@ -91,7 +67,6 @@ ApiResult<http::Response> create_template(Call& call) {
   // an admin names a generator or none (a system template).
   BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule));
   BROKER_TRY(text, read_template_text(body));
-  BROKER_CHECK(check_template_text(name, text));
   if (call.caller.kind == Identity::Kind::Generator) {
     if (!generator_id && body.has("generator_id")) {
       return forbidden("only an admin may create system templates (generator_id null)");
@@ -101,6 +76,7 @@ ApiResult<http::Response> create_template(Call& call) {
     }
     generator_id = call.caller.id;
   }
+  BROKER_CHECK(check_template_text(name, text));
   BROKER_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     if (generator_id && call.caller.is_admin()) {
       auto generator = load_generator(connection, *generator_id);

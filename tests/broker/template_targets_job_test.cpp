@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "broker/schema.hpp"
-#include "broker/template_targets.hpp"
+#include "broker/template_targets_job.hpp"
 #include "store/migrations.hpp"
 
 namespace sindri::broker {

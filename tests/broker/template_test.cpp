@@ -1081,6 +1081,31 @@ TEST_P(Templates, GeneratorTemplatesAreChangedByTheirOwnerAndUsedByAll) {
   EXPECT_EQ(call(*alice_.client, "DELETE", "/api/v1/templates/" + text_of(updated.json, "id")).status, 204);
 }
 
+// Permission comes before the content checks: a forged owner is a 403 even
+// when the template would not compile.
+TEST_P(Templates, AForgedOwnerIsRefusedBeforeTheContentIsChecked) {
+  Reply forged = call(*bob_.client, "POST", "/api/v1/templates",
+                      body_of({{"name", "forged"},
+                               {"template_content", "{% if %}"},
+                               {"parameters_schema", "{\"type\": 12}"},
+                               {"generator_id", alice_.id}}));
+  EXPECT_EQ(forged.status, 403) << forged.body;
+}
+
+// A deleted generator's templates go with it (seed 000: ON DELETE CASCADE).
+TEST_P(Templates, DeletingAGeneratorRetiresItsTemplates) {
+  const std::string template_id = make_template(*bob_.client, "bob-cm", kConfigMapTemplate, kConfigMapSchema);
+  const std::string stack = make_stack(alice_, "alice-stack");
+  ASSERT_EQ(target_stacks(*admin_, template_id).count(stack), 1u);
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/generators/" + bob_.id).status, 204);
+  EXPECT_TRUE(is_error(call(*admin_, "GET", "/api/v1/templates/" + template_id), 404, "template_not_found"));
+  EXPECT_TRUE(is_error(instantiate(*alice_.client, stack, template_id, R"({"name":"x"})"), 404, "template_not_found"));
+  Reply history = call(*admin_, "GET", "/api/v1/templates?all_versions=true&generator_id=" + bob_.id);
+  ASSERT_EQ(history.json.size(), 1u) << history.body;
+  EXPECT_FALSE(history.json.at(0)->find("deleted_at")->is_null());
+  EXPECT_EQ(object_count(stack), 0u);
+}
+
 TEST_P(Templates, AgentsAreForbiddenAndAnonymousCallersUnauthorized) {
   const std::string template_id = make_template(*alice_.client, "cm", kConfigMapTemplate, kConfigMapSchema);
   const std::string stack_id = make_stack(alice_, "s");
