@@ -121,6 +121,22 @@ TEST(YamlStream, ParseYamlWantsOneDocument) {
   EXPECT_EQ(result.error().line, 2u);
 }
 
+// Text that is not UTF-8 is an error naming where, never a hang: libfyaml
+// spins forever on a directive holding such a byte.
+TEST(YamlStream, BytesThatAreNotUtf8AreErrorsWithAPosition) {
+  for (const char* text : {"%    \xa6\xa6\n", "a: 1\n%\xa6\n", "%\xff\n---\na: 1\n", "a: \xc0\xaf\n", "a: \xed\xa0\x80\n",
+                           "a: \xf4\x90\x80\x80\n", "a: \xe2\x82\n"}) {
+    auto result = parse_yaml_stream(text, "bad.yaml");
+    ASSERT_FALSE(result.ok()) << text;
+    EXPECT_NE(result.error().message.find("invalid UTF-8"), std::string::npos) << result.error().describe();
+  }
+  auto late = parse_yaml_stream("a: 1\nb: x\xa6\n", "late.yaml");
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().line, 2u);
+  EXPECT_EQ(late.error().column, 5u);
+  EXPECT_TRUE(parse_yaml_stream("a: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n", "ok.yaml").ok());
+}
+
 TEST(YamlStream, PositionsByPointer) {
   YamlOptions options;
   options.record_positions = true;
