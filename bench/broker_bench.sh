@@ -224,32 +224,7 @@ bench_backend() {
   rm -f "$dir"/sindri.db*
 }
 
-# The PostgreSQL half under with-postgres.sh: rows only, no table.
-# Failed requests keep the logs whatever --keep says.
-if [[ -n $rows_to ]]; then
-  bench_backend "$backend" "$rows_to"
-  if has_errors "$rows_to"; then keep=1; fi
-  if [[ $keep -eq 1 ]]; then echo "$backend logs and wrk output: $work" >&2; fi
-  exit 0
-fi
-
-rows=$work/rows.tsv
-: >"$rows"
-load_start=$(load_average)
-backends=(sqlite postgres)
-[[ $backend == both ]] || backends=("$backend")
-for one in "${backends[@]}"; do
-  if [[ $one == postgres && -z ${SINDRI_TEST_POSTGRES_URL:-} ]]; then
-    args=(--backend postgres --duration "$duration" --connections "$connections" --objects "$objects" --rows-to "$rows")
-    [[ -z $broker_threads ]] || args+=(--broker-threads "$broker_threads")
-    [[ $keep -eq 0 ]] || args+=(--keep)
-    [[ $profile -eq 0 ]] || args+=(--perf)
-    "$root/scripts/with-postgres.sh" bash "$here/broker_bench.sh" "${args[@]}"
-  else
-    bench_backend "$one" "$rows"
-  fi
-done
-load_end=$(load_average)
+run_backends "$here/broker_bench.sh" --objects "$objects"
 
 # The table. Targets come from the issue; "Brokkr" is its published 1,000
 # req/s with p95 under 50 ms.

@@ -5,7 +5,10 @@
 #   connections   wrk's -c
 #   profile       1 to record the broker with perf during each timed run
 #   keep          1 to keep the work directory whatever happens
-# and then calls bench_init, which checks the tools, sets sindri, wrk_dir
+#   backend       sqlite, postgres or both
+#   broker_threads  the broker's --threads, or empty for its default
+#   rows_to       set in the PostgreSQL half (see run_backends)
+# defines bench_backend BACKEND ROWS_FILE, and then calls bench_init, which checks the tools, sets sindri, wrk_dir
 # and work (a fresh temporary directory) and installs the exit trap that
 # stops wrk, perf and the broker and removes the work directory (kept when
 # the run failed or keep=1).
@@ -140,6 +143,41 @@ run_wrk() {
 # Whether a file of run_wrk rows holds a row with failed requests (rows
 # whose first field is "memory" are not wrk rows).
 has_errors() { awk -F'\t' '$1 != "memory" && $7 > 0 { found = 1 } END { exit !found }' "$1"; }
+
+# Runs bench_backend for each backend --backend names, appending rows to
+# $work/rows.tsv, and records the load average before and after. Without a
+# PostgreSQL server to hand the PostgreSQL half runs as a second instance of
+# the script under scripts/with-postgres.sh, given `--rows-to` and the
+# script's own arguments that follow SCRIPT here. In that second instance,
+# run_backends does that half and exits.
+run_backends() {
+  local script=$1
+  shift
+  if [[ -n $rows_to ]]; then
+    bench_backend "$backend" "$rows_to"
+    # Failed requests keep the logs whatever --keep says.
+    if has_errors "$rows_to"; then keep=1; fi
+    if [[ $keep -eq 1 ]]; then echo "$backend logs and wrk output: $work" >&2; fi
+    exit 0
+  fi
+  rows=$work/rows.tsv
+  : >"$rows"
+  load_start=$(load_average)
+  local backends=(sqlite postgres) one args
+  [[ $backend == both ]] || backends=("$backend")
+  for one in "${backends[@]}"; do
+    if [[ $one == postgres && -z ${SINDRI_TEST_POSTGRES_URL:-} ]]; then
+      args=(--backend postgres --duration "$duration" --connections "$connections" "$@" --rows-to "$rows")
+      [[ -z $broker_threads ]] || args+=(--broker-threads "$broker_threads")
+      [[ $keep -eq 0 ]] || args+=(--keep)
+      [[ $profile -eq 0 ]] || args+=(--perf)
+      "$root/scripts/with-postgres.sh" bash "$script" "${args[@]}"
+    else
+      bench_backend "$one" "$rows"
+    fi
+  done
+  load_end=$(load_average)
+}
 
 # A line naming the machine, for the head of a report.
 machine_line() {
