@@ -156,17 +156,7 @@ bench_backend() {
   local backend=$1 rows=$2
   local dir=$work/$backend
   mkdir -p "$dir"
-  local database=() threads=()
-  if [[ $backend == sqlite ]]; then
-    database=(--database "sqlite://$dir/sindri.db")
-  else
-    # A schema of its own, in case SINDRI_TEST_POSTGRES_URL is a shared server.
-    database=(--database "$SINDRI_TEST_POSTGRES_URL" --database-schema "bench_$$_$RANDOM")
-  fi
-  [[ -z $broker_threads ]] || threads=(--threads "$broker_threads")
-
-  echo "[$backend] starting the broker" >&2
-  start_broker "$dir" "${database[@]}" "${threads[@]}"
+  start_broker "$backend" "$dir"
   local url=$broker_url
   sleep 1  # let start-up allocations settle before the idle figure
   local rss_idle
@@ -220,8 +210,6 @@ bench_backend() {
     "$(memory_kb "$broker_pid" VmRSS)" "$(memory_kb "$broker_pid" VmHWM)" "$stored" >>"$rows"
 
   stop_broker
-  # Keep the logs, not the database.
-  rm -f "$dir"/sindri.db*
 }
 
 run_backends "$here/broker_bench.sh" --objects "$objects"

@@ -69,15 +69,27 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # Resident memory of a process in kB (VmRSS; VmHWM is the peak).
 memory_kb() { awk -v field="$2:" '$1 == field { print $2 }' "/proc/$1/status"; }
 
-# Starts `sindri serve` on a free port with its files in DIR:
-#   start_broker DIR [--threads N] DATABASE_ARGS...
-# and waits until it listens. Sets broker_pid, broker_url and admin_pak.
+# Starts `sindri serve` for BACKEND (sqlite: a database file in DIR;
+# postgres: a schema of its own on $SINDRI_TEST_POSTGRES_URL, in case that is
+# a shared server) on a free port, with --threads $broker_threads when set,
+# its files in DIR:
+#   start_broker BACKEND DIR
+# and waits until it listens. Sets broker_pid, broker_dir, broker_url and
+# admin_pak.
 start_broker() {
-  local dir=$1
-  shift
-  "$sindri" serve --listen 127.0.0.1:0 "$@" --log-level warn \
+  local backend=$1 dir=$2
+  local database=() threads=()
+  if [[ $backend == sqlite ]]; then
+    database=(--database "sqlite://$dir/sindri.db")
+  else
+    database=(--database "$SINDRI_TEST_POSTGRES_URL" --database-schema "bench_$$_$RANDOM")
+  fi
+  [[ -z $broker_threads ]] || threads=(--threads "$broker_threads")
+  echo "[$backend] starting the broker" >&2
+  "$sindri" serve --listen 127.0.0.1:0 "${database[@]}" "${threads[@]}" --log-level warn \
     --admin-pak-file "$dir/admin.pak" --address-file "$dir/address" >"$dir/broker.log" 2>&1 &
   broker_pid=$!
+  broker_dir=$dir
   local waited=0
   until [[ -s $dir/address ]]; do
     kill -0 "$broker_pid" 2>/dev/null || { echo "$bench_name: the broker exited:" >&2; cat "$dir/broker.log" >&2; return 1; }
@@ -88,11 +100,13 @@ start_broker() {
   admin_pak=$(head -n1 "$dir/admin.pak")
 }
 
-# Stops the broker started by start_broker; fails unless it stops cleanly.
+# Stops the broker started by start_broker (failing unless it stops
+# cleanly) and removes its SQLite database: the logs are kept, not the data.
 stop_broker() {
   kill -TERM "$broker_pid"
   wait "$broker_pid" || { echo "$bench_name: the broker did not stop cleanly" >&2; broker_pid=; return 1; }
   broker_pid=
+  rm -f "$broker_dir"/sindri.db*
 }
 
 # Runs wrk with one of the broker_wrk scripts and prints a result row:

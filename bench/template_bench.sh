@@ -159,17 +159,7 @@ bench_backend() {
   local backend=$1 rows=$2
   local dir=$work/$backend
   mkdir -p "$dir"
-  local database=() threads=()
-  if [[ $backend == sqlite ]]; then
-    database=(--database "sqlite://$dir/sindri.db")
-  else
-    # A schema of its own, in case SINDRI_TEST_POSTGRES_URL is a shared server.
-    database=(--database "$SINDRI_TEST_POSTGRES_URL" --database-schema "bench_$$_$RANDOM")
-  fi
-  [[ -z $broker_threads ]] || threads=(--threads "$broker_threads")
-
-  echo "[$backend] starting the broker" >&2
-  start_broker "$dir" "${database[@]}" "${threads[@]}"
+  start_broker "$backend" "$dir"
   local url=$broker_url
 
   echo "[$backend] seeding: generator, stack, three-tier template; checking the dry run and provenance" >&2
@@ -208,8 +198,6 @@ bench_backend() {
     run_wrk direct "$backend" post_json.lua "$direct" "$dir/wrk-direct.log" >>"$rows"
 
   stop_broker
-  # Keep the logs, not the database.
-  rm -f "$dir"/sindri.db*
 }
 
 run_backends "$here/template_bench.sh" --warmup "$warmup"
