@@ -8,10 +8,9 @@
 // a template retired or relabelled meanwhile is never instantiated.
 
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <unordered_map>
 
+#include "broker/bounded_cache.hpp"
 #include "broker/ids.hpp"
 #include "broker/records.hpp"
 #include "broker/request_body.hpp"
@@ -33,27 +32,8 @@ using LoadedVersionPtr = std::shared_ptr<const LoadedVersion>;
 // A template version never changes once stored (an update makes a new id),
 // so its compiled form is kept by id; whether the version is still live is
 // asked of the database every time.
-class LoadedVersionCache {
- public:
-  LoadedVersionPtr find(const std::string& id) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = versions_.find(id);
-    return it == versions_.end() ? nullptr : it->second;
-  }
-  void add(const std::string& id, LoadedVersionPtr version) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (versions_.size() >= kCapacity) versions_.clear();
-    versions_.emplace(id, std::move(version));
-  }
-
- private:
-  static constexpr size_t kCapacity = 1024;
-  std::mutex mutex_;
-  std::unordered_map<std::string, LoadedVersionPtr> versions_;
-};
-
-LoadedVersionCache& loaded_versions() {
-  static LoadedVersionCache cache;
+BoundedCache<LoadedVersion>& loaded_versions() {
+  static BoundedCache<LoadedVersion> cache;
   return cache;
 }
 
@@ -103,19 +83,12 @@ ApiResult<Ok> check_target(store::Connection& connection, const Identity& caller
   return Ok{};
 }
 
-ApiResult<Ok> check_live_template(store::Connection& connection, const std::string& template_id) {
-  BROKER_TRY(rows, connection.query("SELECT 1 FROM stack_templates WHERE id = $1 AND deleted_at IS NULL",
-                                    {Value(template_id)}));
-  if (rows.empty()) return not_found("template", template_id);
-  return Ok{};
-}
-
 // Every check that needs the database, read-only: with a stack, as
 // instantiation into it; without, only that the template is live.
 ApiResult<Ok> check_in_read(Call& call, const std::string& template_id, const std::optional<std::string>& stack_id) {
   return in_read<Ok>(call.db(), [&](store::Connection& connection) -> ApiResult<Ok> {
     if (stack_id) return check_target(connection, call.caller, template_id, *stack_id);
-    return check_live_template(connection, template_id);
+    return check_template_access(connection, call.caller, template_id, false);
   });
 }
 
@@ -124,17 +97,10 @@ struct Rendered {
   int64_t version = 0;
 };
 
-// The rendered YAML, or the error the seed's order puts first: a failure to
-// load or render yields to a database check that fails too.
-ApiResult<Rendered> render_checked(Call& call, const std::string& template_id,
-                                   const std::optional<std::string>& stack_id, const Value& parameters) {
-  auto loaded = load_version(call, template_id);
-  auto yaml = loaded.ok() ? render_compiled((*loaded)->compiled, parameters) : ApiResult<std::string>(loaded.error());
-  if (!yaml.ok()) {
-    BROKER_CHECK(check_in_read(call, template_id, stack_id));
-    return std::move(yaml).error();
-  }
-  return Rendered{std::move(yaml).value(), (*loaded)->version};
+ApiResult<Rendered> render_version(Call& call, const std::string& template_id, const Value& parameters) {
+  BROKER_TRY(loaded, load_version(call, template_id));
+  BROKER_TRY(yaml, render_compiled(loaded->compiled, parameters));
+  return Rendered{std::move(yaml), loaded->version};
 }
 
 ApiResult<http::Response> instantiate(Call& call) {
@@ -143,16 +109,22 @@ ApiResult<http::Response> instantiate(Call& call) {
   BROKER_TRY(template_id, body.required_string("template_id", kUuidRule));
   BROKER_TRY(parameters, body.required_value("parameters"));
   BROKER_CHECK(body.finish());
-  BROKER_TRY(rendered, render_checked(call, template_id, stack_id, parameters));
-  const std::string checksum = sha256_hex(rendered.yaml);
+  auto rendered = render_version(call, template_id, parameters);
+  if (!rendered.ok()) {
+    // A failure to load or render yields to the error the seed's order puts
+    // first (404, 403, 422), when there is one.
+    BROKER_CHECK(check_in_read(call, template_id, stack_id));
+    return std::move(rendered).error();
+  }
+  const std::string checksum = sha256_hex(rendered->yaml);
   const std::string recorded_parameters = to_json(parameters);
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_CHECK(check_target(connection, call.caller, template_id, stack_id));
-    BROKER_TRY(object, insert_deployment_object(connection, stack_id, rendered.yaml, checksum, false));
+    BROKER_TRY(object, insert_deployment_object(connection, stack_id, rendered->yaml, checksum, false));
     BROKER_CHECK(connection.query(
         "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, template_version, "
         "template_parameters, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        {Value(new_uuid()), *object.find("id"), Value(template_id), Value(rendered.version), Value(recorded_parameters),
+        {Value(new_uuid()), *object.find("id"), Value(template_id), Value(rendered->version), Value(recorded_parameters),
          *object.find("created_at")}));
     return json_response(201, object);
   });
@@ -167,7 +139,7 @@ ApiResult<http::Response> dry_run(Call& call) {
   BROKER_TRY(stack_id, body.optional_string("stack_id", kUuidRule));
   BROKER_CHECK(body.finish());
   BROKER_CHECK(check_in_read(call, template_id, stack_id));
-  BROKER_TRY(rendered, render_checked(call, template_id, stack_id, parameters));
+  BROKER_TRY(rendered, render_version(call, template_id, parameters));
   Object answer;
   answer.push_back({Value("template_id"), Value(template_id)});
   answer.push_back({Value("template_version"), Value(rendered.version)});

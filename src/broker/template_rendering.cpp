@@ -1,9 +1,8 @@
 #include "broker/template_rendering.hpp"
 
 #include <memory>
-#include <mutex>
-#include <unordered_map>
 
+#include "broker/bounded_cache.hpp"
 #include "broker/manifests.hpp"
 #include "schema/schema.hpp"
 #include "tera/tera.hpp"
@@ -42,33 +41,16 @@ ApiResult<Value> parse_schema_text(std::string_view text) {
 
 // Compiled parameter schemas by the SHA-256 of their text; the versions of a
 // template and the templates of a broker share few distinct schemas.
-class SchemaCache {
- public:
-  ApiResult<std::shared_ptr<const schema::CompiledSchema>> get(std::string_view text) {
-    const std::string key = sha256_hex(text);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = entries_.find(key); it != entries_.end()) return it->second;
-    }
-    BROKER_TRY(document, parse_schema_text(text));
-    auto compiled = schema::compile_schema(document);
-    if (!compiled.ok()) return schema_text_error(compiled.error().describe(), Value());
-    auto shared = std::make_shared<const schema::CompiledSchema>(std::move(compiled).value());
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (entries_.size() >= kCapacity) entries_.clear();
-    entries_.emplace(key, shared);
-    return shared;
-  }
-
- private:
-  static constexpr size_t kCapacity = 1024;
-  std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<const schema::CompiledSchema>> entries_;
-};
-
-SchemaCache& schema_cache() {
-  static SchemaCache cache;
-  return cache;
+ApiResult<std::shared_ptr<const schema::CompiledSchema>> compiled_schema(std::string_view text) {
+  static BoundedCache<schema::CompiledSchema> cache;
+  const std::string key = sha256_hex(text);
+  if (auto cached = cache.find(key)) return cached;
+  BROKER_TRY(document, parse_schema_text(text));
+  auto compiled = schema::compile_schema(document);
+  if (!compiled.ok()) return schema_text_error(compiled.error().describe(), Value());
+  auto shared = std::make_shared<const schema::CompiledSchema>(std::move(compiled).value());
+  cache.add(key, shared);
+  return shared;
 }
 
 tera::TemplateCache& template_cache() {
@@ -126,10 +108,10 @@ ApiResult<Ok> check_parameters_schema(std::string_view schema_text) {
 }
 
 ApiResult<CompiledTemplateVersion> compile_template_version(const TemplateVersion& version) {
-  BROKER_TRY(compiled_schema, schema_cache().get(version.parameters_schema));
+  BROKER_TRY(parameters_schema, compiled_schema(version.parameters_schema));
   auto tpl = template_cache().get_or_compile(display_name(version), version.content);
   if (!tpl.ok()) return template_error("template_syntax_error", tpl.error(), "");
-  return CompiledTemplateVersion{std::move(tpl).value(), std::move(compiled_schema)};
+  return CompiledTemplateVersion{std::move(tpl).value(), std::move(parameters_schema)};
 }
 
 ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters) {

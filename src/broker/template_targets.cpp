@@ -33,9 +33,7 @@ ApiResult<Ok> sync(store::Connection& connection, std::string_view id, const cha
 ApiResult<http::Response> list_template_targets(Call& call) {
   BROKER_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(live, connection.query("SELECT 1 FROM stack_templates WHERE id = $1 AND deleted_at IS NULL",
-                                      {Value(id)}));
-    if (live.empty()) return not_found("template", id);
+    BROKER_CHECK(check_template_access(connection, call.caller, id, false));
     // A generator sees only its own stacks among the targets.
     BROKER_TRY(rows, call.caller.is_admin()
                          ? connection.query("SELECT tt.id, tt.template_id, tt.stack_id, tt.created_at "
