@@ -72,25 +72,16 @@ bench_init broker-bench
 # lines. Python because it is everywhere; requests go out in parallel.
 seed() {
   python3 - "$@" <<'PY'
-import concurrent.futures, hashlib, json, sys, urllib.request
+import concurrent.futures, hashlib, json, os, sys
+sys.path.insert(0, os.environ["SINDRI_BENCH_DIR"])
+from broker_api import api_caller
 
 base, admin_pak, manifest_file = sys.argv[1:4]
 # The manifest lives in a Lua long string (broker_wrk/manifest.lua).
 text = open(manifest_file).read()
 template = text.split("[[", 1)[1].split("]]", 1)[0].lstrip("\n")
 
-def call(method, path, pak, body=None, expect=(200, 201)):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method,
-                                     headers={"Authorization": "Bearer " + pak, "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            status, payload = response.status, response.read()
-    except urllib.error.HTTPError as error:
-        status, payload = error.code, error.read()
-    if status not in expect:
-        raise SystemExit(f"seeding: {method} {path} answered {status}: {payload[:300]!r}")
-    return json.loads(payload) if payload else None
+call = api_caller(base)
 
 generator = call("POST", "/api/v1/generators", admin_pak, {"name": "bench"})
 generator_id, generator_pak = generator["generator"]["id"], generator["pak"]

@@ -20,6 +20,8 @@ bench_init() {
   root=$(dirname "$here")
   wrk_dir=$here/broker_wrk
   export SINDRI_WRK_DIR=$wrk_dir  # the Lua scripts load their neighbours from here
+  export SINDRI_BENCH_DIR=$here   # the seeding scripts import broker_api.py from here
+  export PYTHONDONTWRITEBYTECODE=1  # and leave no __pycache__ in the source tree
 
   sindri=${SINDRI_BIN:-$root/build/bin/sindri}
   if [[ ! -x $sindri ]]; then

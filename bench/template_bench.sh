@@ -91,25 +91,16 @@ done
 # checks of the seeding. Prints KEY=VALUE lines.
 seed() {
   python3 - "$@" <<'PY'
-import json, os, sys, urllib.error, urllib.request
+import json, os, sys
+sys.path.insert(0, os.environ["SINDRI_BENCH_DIR"])
+from broker_api import api_caller
 
 base, admin_pak, corpus, schema_file, out = sys.argv[1:6]
 content = open(os.path.join(corpus, "three-tier.tera")).read()
 parameters = json.load(open(os.path.join(corpus, "three-tier.json")))
 schema_text = open(schema_file).read()
 
-def call(method, path, pak, body=None, expect=(200, 201)):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method,
-                                     headers={"Authorization": "Bearer " + pak, "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            status, payload = response.status, response.read()
-    except urllib.error.HTTPError as error:
-        status, payload = error.code, error.read()
-    if status not in expect:
-        raise SystemExit(f"seeding: {method} {path} answered {status}: {payload[:500]!r}")
-    return json.loads(payload) if payload else None
+call = api_caller(base)
 
 generator = call("POST", "/api/v1/generators", admin_pak, {"name": "template-bench"})
 generator_id, pak = generator["generator"]["id"], generator["pak"]
