@@ -59,12 +59,7 @@ ApiResult<http::Response> create_agent(Call& call) {
     std::vector<std::string> registrations;
     for (const auto& row : system.rows) registrations.emplace_back(row[0].get_string());
     for (size_t i = 0; i < generator_ids.size(); ++i) {
-      auto generator = load_generator(connection, generator_ids[i]);
-      if (!generator.ok()) {
-        const std::string pointer = "/generator_ids/" + std::to_string(i);
-        if (generator.error().status != 404) return std::move(generator).error();
-        return field_error("invalid_field", pointer + ": generator " + generator_ids[i] + " does not exist", pointer);
-      }
+      BROKER_CHECK(check_named_generator(connection, generator_ids[i], "/generator_ids/" + std::to_string(i)));
       if (std::find(registrations.begin(), registrations.end(), generator_ids[i]) == registrations.end()) {
         registrations.push_back(generator_ids[i]);
       }

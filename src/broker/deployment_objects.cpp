@@ -29,12 +29,8 @@ ApiResult<Submission> read_submission(const http::Request& request) {
   Submission submission;
   if (is_yaml_media_type(request.header("Content-Type"))) {
     submission.yaml = request.body;
-    if (const std::string* marker = request.query_param("deletion_marker")) {
-      if (*marker != "true" && *marker != "false") {
-        return bad_request("invalid_query_parameter", "deletion_marker must be true or false, got \"" + *marker + "\"");
-      }
-      submission.deletion_marker = *marker == "true";
-    }
+    BROKER_TRY(marker, optional_bool_query(request, "deletion_marker"));
+    submission.deletion_marker = marker;
     if (!submission.deletion_marker) BROKER_CHECK(check_manifests(submission.yaml, ""));
     return submission;
   }

@@ -44,6 +44,14 @@ ApiResult<Value> load_template(store::Connection& connection, std::string_view i
   return row_object(rows, 0);
 }
 
+ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_view id, std::string_view pointer) {
+  auto generator = load_generator(connection, id);
+  if (generator.ok()) return Ok{};
+  if (generator.error().status != 404) return std::move(generator).error();
+  return field_error("invalid_field", std::string(pointer) + ": generator " + std::string(id) + " does not exist",
+                     pointer);
+}
+
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
                                           const std::string& yaml, const std::string& checksum, bool deletion_marker) {
   const std::string now = now_timestamp();

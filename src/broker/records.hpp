@@ -33,6 +33,9 @@ ApiResult<Value> load_generator(store::Connection& connection, std::string_view 
 ApiResult<Value> load_stack(store::Connection& connection, std::string_view id);
 ApiResult<Value> load_agent(store::Connection& connection, std::string_view id);
 ApiResult<Value> load_template(store::Connection& connection, std::string_view id);
+// A generator a request body names must exist and be live: a 400 naming the
+// field at `pointer` otherwise.
+ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_view id, std::string_view pointer);
 
 // A new deployment object in a live stack (404 when the stack is gone),
 // answered as the API shows it.

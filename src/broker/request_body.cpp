@@ -55,6 +55,15 @@ ApiResult<std::string> optional_uuid_query(const http::Request& request, std::st
   return *value;
 }
 
+ApiResult<bool> optional_bool_query(const http::Request& request, std::string_view name) {
+  const std::string* value = request.query_param(name);
+  if (value == nullptr) return false;
+  if (*value != "true" && *value != "false") {
+    return bad_request("invalid_query_parameter", std::string(name) + " must be true or false, got \"" + *value + "\"");
+  }
+  return *value == "true";
+}
+
 ApiResult<BodyObject> BodyObject::parse(const http::Request& request, std::string_view schema) {
   BROKER_TRY(value, parse_json_body(request));
   if (!value.is_object()) {

@@ -37,6 +37,10 @@ inline constexpr TextRule kDescriptionRule{4096, true, true, false};
 // absent); 400 naming it otherwise.
 ApiResult<std::string> optional_uuid_query(const http::Request& request, std::string_view name);
 
+// An optional query parameter that must be `true` or `false` when present
+// (false when absent); 400 naming it otherwise.
+ApiResult<bool> optional_bool_query(const http::Request& request, std::string_view name);
+
 // Checks one string against a rule; the error names `pointer`.
 ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::string_view pointer);
 

@@ -45,12 +45,7 @@ ApiResult<http::Response> create_stack(Call& call) {
     return field_error("missing_field", "/generator_id is required by NewStack", "/generator_id");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    auto generator = load_generator(connection, *generator_id);
-    if (!generator.ok()) {
-      if (generator.error().status != 404) return std::move(generator).error();
-      return field_error("invalid_field", "/generator_id: generator " + *generator_id + " does not exist",
-                         "/generator_id");
-    }
+    BROKER_CHECK(check_named_generator(connection, *generator_id, "/generator_id"));
     const std::string now = now_timestamp();
     BROKER_TRY(rows, connection.query("INSERT INTO stacks (id, name, description, generator_id, created_at, updated_at) "
                                       "VALUES ($1, $2, $3, $4, $5, $5) RETURNING " SINDRI_STACK_COLUMNS,
@@ -86,12 +81,7 @@ ApiResult<http::Response> update_stack(Call& call) {
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     if (generator_id && *generator_id != field(stack, "generator_id")) {
       if (!call.caller.is_admin()) return forbidden("only an admin may give a stack to another generator");
-      auto generator = load_generator(connection, *generator_id);
-      if (!generator.ok()) {
-        if (generator.error().status != 404) return std::move(generator).error();
-        return field_error("invalid_field", "/generator_id: generator " + *generator_id + " does not exist",
-                           "/generator_id");
-      }
+      BROKER_CHECK(check_named_generator(connection, *generator_id, "/generator_id"));
     }
     BROKER_TRY(rows, connection.query(
                          "UPDATE stacks SET name = $2, description = $3, generator_id = $4, updated_at = $5 "

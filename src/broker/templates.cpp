@@ -79,12 +79,7 @@ ApiResult<http::Response> create_template(Call& call) {
   BROKER_CHECK(check_template_text(name, text));
   BROKER_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     if (generator_id && call.caller.is_admin()) {
-      auto generator = load_generator(connection, *generator_id);
-      if (!generator.ok()) {
-        if (generator.error().status != 404) return std::move(generator).error();
-        return field_error("invalid_field", "/generator_id: generator " + *generator_id + " does not exist",
-                           "/generator_id");
-      }
+      BROKER_CHECK(check_named_generator(connection, *generator_id, "/generator_id"));
     }
     const Value owner = generator_id ? Value(*generator_id) : Value();
     BROKER_CHECK(lock_template_name(connection, owner, name));
@@ -98,13 +93,10 @@ ApiResult<http::Response> create_template(Call& call) {
 ApiResult<http::Response> list_templates(Call& call) {
   BROKER_TRY(generator_filter, optional_uuid_query(call.request, "generator_id"));
   const std::string* name = call.request.query_param("name");
-  const std::string* all_versions = call.request.query_param("all_versions");
-  if (all_versions && *all_versions != "true" && *all_versions != "false") {
-    return bad_request("invalid_query_parameter", "all_versions must be true or false, got \"" + *all_versions + "\"");
-  }
+  BROKER_TRY(all_versions, optional_bool_query(call.request, "all_versions"));
   std::string sql = "SELECT " SINDRI_TEMPLATE_COLUMNS " FROM stack_templates WHERE 1 = 1";
   std::vector<Value> params;
-  if (!all_versions || *all_versions == "false") sql += " AND deleted_at IS NULL";
+  if (!all_versions) sql += " AND deleted_at IS NULL";
   if (!generator_filter.empty()) {
     params.push_back(Value(generator_filter));
     sql += " AND generator_id = $" + std::to_string(params.size());
