@@ -3,12 +3,11 @@
 // afterwards, walked by the renderer.
 
 #include <cstdint>
-#include <map>
-#include <memory>
+#include <cstring>
 #include <new>
 #include <string>
 #include <string_view>
-#include <vector>
+#include <type_traits>
 
 #include "tera/arena.hpp"
 #include "tera/builtins.hpp"
@@ -27,18 +26,13 @@ struct WS {
   bool right = false;
 };
 
-// Nodes and expressions are placed in their template's arena (Template::arena):
-// their owners run the destructors, the arena frees the memory all at once.
+// Nodes and expressions live in their template's arena (Template::arena) and
+// are all trivially destructible: freeing a tree is freeing the arena's
+// chunks, with no walk over its nodes.
 template <class T>
-struct ArenaDestroy {
-  void operator()(T* p) const noexcept { p->~T(); }
-};
-template <class T>
-using ArenaPtr = std::unique_ptr<T, ArenaDestroy<T>>;
-
-template <class T>
-ArenaPtr<T> arena_new(Arena& arena) {
-  return ArenaPtr<T>(new (arena.allocate(sizeof(T), alignof(T))) T());
+T* arena_new(Arena& arena) {
+  static_assert(std::is_trivially_destructible_v<T>, "the arena never runs destructors");
+  return new (arena.allocate(sizeof(T), alignof(T))) T();
 }
 
 // The lists inside the tree take their memory from the arena of the template
@@ -58,30 +52,56 @@ class ParseArenaScope {
   Arena* saved_;
 };
 
+// A growable list of plain elements in the parse arena. Growing copies into
+// a larger block and leaves the old one to the arena.
 template <class T>
-struct ArenaAllocator {
-  using value_type = T;
-  ArenaAllocator() noexcept = default;
-  template <class U>
-  ArenaAllocator(const ArenaAllocator<U>&) noexcept {}
-  T* allocate(size_t n) { return static_cast<T*>(parse_arena()->allocate(n * sizeof(T), alignof(T))); }
-  void deallocate(T*, size_t) noexcept {}
-  friend bool operator==(const ArenaAllocator&, const ArenaAllocator&) noexcept { return true; }
+class AstList {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+
+ public:
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T& front() { return data_[0]; }
+  const T& front() const { return data_[0]; }
+  T& back() { return data_[size_ - 1]; }
+  const T& back() const { return data_[size_ - 1]; }
+
+  void push_back(const T& value) {
+    if (size_ == capacity_) grow(capacity_ ? capacity_ * 2 : 4);
+    data_[size_++] = value;
+  }
+  void pop_back() { --size_; }
+  void truncate(size_t size) { size_ = static_cast<uint32_t>(size); }
+
+ private:
+  void grow(uint32_t capacity) {
+    T* fresh = static_cast<T*>(parse_arena()->allocate(capacity * sizeof(T), alignof(T)));
+    if (size_) std::memcpy(static_cast<void*>(fresh), data_, size_ * sizeof(T));
+    data_ = fresh;
+    capacity_ = capacity;
+  }
+
+  T* data_ = nullptr;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = 0;
 };
 
-template <class T>
-using AstList = std::vector<T, ArenaAllocator<T>>;
-
 struct Expr;
-using ExprPtr = ArenaPtr<Expr>;
+using ExprPtr = Expr*;
 
 struct NamedArg {
-  std::string name;
-  ExprPtr value;
+  std::string_view name;
+  ExprPtr value = nullptr;
 };
 
 struct FilterCall {
-  std::string name;
+  std::string_view name;
   const FilterDef* def = nullptr;  // null when unknown: a render error, as in Tera
   AstList<NamedArg> args;
   Span span;
@@ -90,7 +110,7 @@ struct FilterCall {
 // One step of a variable path: `.name`, `.0`, `["key"]`, `[0]` or `[other.path]`.
 struct PathSegment {
   std::string_view key;  // static key (a view into the source), also an array index
-  ExprPtr dynamic;  // `[var]`: a Path expression evaluated at render time
+  ExprPtr dynamic = nullptr;  // `[var]`: a Path expression evaluated at render time
 };
 
 enum class MathOp : uint8_t { Add, Sub, Mul, Div, Mod };
@@ -116,7 +136,7 @@ struct Expr {
   bool inverted = false;  // Test: `is not`; In: `not in`
   Span span;
 
-  Value literal;
+  const Value* literal = nullptr;  // owned by the template (Template::literals)
   bool literal_is_string = false;
 
   // Path: the root name and the segments after it; `dotted` is the path as
@@ -126,13 +146,13 @@ struct Expr {
   std::string_view dotted;
 
   AstList<ExprPtr> items;  // Array items, Concat parts, Test args
-  ExprPtr lhs, rhs;
+  ExprPtr lhs = nullptr, rhs = nullptr;
   MathOp math_op = MathOp::Add;
   CompareOp compare_op = CompareOp::Eq;
   LogicOp logic_op = LogicOp::And;
 
-  std::string name;       // Test, Call and MacroCall name
-  std::string space;      // MacroCall namespace
+  std::string_view name;   // Test, Call and MacroCall name
+  std::string_view space;  // MacroCall namespace
   const TestDef* test_def = nullptr;
   const FunctionDef* function_def = nullptr;
   AstList<NamedArg> args;  // Call and MacroCall
@@ -141,23 +161,23 @@ struct Expr {
 };
 
 struct Node;
-using NodePtr = ArenaPtr<Node>;
+using NodePtr = Node*;
 using Body = AstList<NodePtr>;
 
 struct IfBranch {
   WS ws;
-  ExprPtr condition;
+  ExprPtr condition = nullptr;
   Body body;
 };
 
 struct MacroParam {
-  std::string name;
-  ExprPtr default_value;  // null: required
+  std::string_view name;
+  ExprPtr default_value = nullptr;  // null: required
 };
 
 struct MacroDefinition {
-  std::string name;
-  std::vector<MacroParam> params;
+  std::string_view name;
+  AstList<MacroParam> params;
   Body body;
   Span span;
 };
@@ -190,7 +210,7 @@ struct Node {
   // the template's source.
   std::string_view text;
 
-  ExprPtr expr;  // Print, Set value, For container
+  ExprPtr expr = nullptr;  // Print, Set value, For container
 
   // If
   AstList<IfBranch> branches;
@@ -199,24 +219,26 @@ struct Node {
   Body else_body;
 
   // For
-  std::string key_var;  // empty unless `for k, v in`
-  std::string value_var;
+  std::string_view key_var;  // empty unless `for k, v in`
+  std::string_view value_var;
   Body body;  // For, FilterSection, Block
   bool has_empty_body = false;
   Body empty_body;
 
   // Set
-  std::string set_name;
+  std::string_view set_name;
   bool global = false;
 
   FilterCall filter;  // FilterSection
 
   // Include
-  std::vector<std::string> include_names;
+  AstList<std::string_view> include_names;
   bool ignore_missing = false;
 
   // Import: `text` is the file, `set_name` the namespace
-  std::unique_ptr<MacroDefinition> macro;  // MacroDef
+  MacroDefinition* macro = nullptr;  // MacroDef
 };
+
+static_assert(std::is_trivially_destructible_v<Node> && std::is_trivially_destructible_v<Expr>);
 
 }  // namespace sindri::tera

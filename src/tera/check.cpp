@@ -26,20 +26,20 @@ class Checker {
                                     tpl_.source.substr(span.offset, span.length)));
   }
 
-  void check_names(Span span, const char* what, const std::string& name, const AstList<NamedArg>& args,
+  void check_names(Span span, const char* what, std::string_view name, const AstList<NamedArg>& args,
                    const std::vector<std::string_view>& params) {
     for (const NamedArg& a : args) {
       if (std::find(params.begin(), params.end(), a.name) != params.end()) continue;
       std::string accepted;
       for (std::string_view p : params) accepted += (accepted.empty() ? "`" : ", `") + std::string(p) + "`";
-      report(span, std::string(what) + " `" + name + "` has no argument `" + a.name + "`" +
+      report(span, std::string(what) + " `" + std::string(name) + "` has no argument `" + std::string(a.name) + "`" +
                        (accepted.empty() ? " (it takes none)" : " (it takes " + accepted + ")"));
     }
   }
 
   void walk_filter(const FilterCall& f) {
     if (!f.def) {
-      report(f.span, "unknown filter `" + f.name + "`");
+      report(f.span, "unknown filter `" + std::string(f.name) + "`");
     } else {
       check_names(f.span, "filter", f.name, f.args, f.def->params);
     }
@@ -56,7 +56,7 @@ class Checker {
         break;
       case Expr::Kind::Call:
         if (!e.function_def) {
-          report(e.span, "unknown function `" + e.name + "`");
+          report(e.span, "unknown function `" + std::string(e.name) + "`");
         } else {
           check_names(e.span, "function", e.name, e.args, e.function_def->params);
         }
@@ -64,9 +64,9 @@ class Checker {
         break;
       case Expr::Kind::Test:
         if (!e.test_def) {
-          report(e.span, "unknown test `" + e.name + "`");
+          report(e.span, "unknown test `" + std::string(e.name) + "`");
         } else if (e.items.size() < e.test_def->min_args || e.items.size() > e.test_def->max_args) {
-          report(e.span, "test `" + e.name + "` takes " + std::to_string(e.test_def->min_args) +
+          report(e.span, "test `" + std::string(e.name) + "` takes " + std::to_string(e.test_def->min_args) +
                              (e.test_def->max_args != e.test_def->min_args
                                   ? " to " + std::to_string(e.test_def->max_args)
                                   : std::string()) +
@@ -91,7 +91,7 @@ class Checker {
     if (e.space != "self") return;
     auto it = tpl_.macros.find(e.name);
     if (it == tpl_.macros.end()) {
-      report(e.span, "macro `self::" + e.name + "` is not defined in this template");
+      report(e.span, "macro `self::" + std::string(e.name) + "` is not defined in this template");
       return;
     }
     std::vector<std::string_view> params;
@@ -99,7 +99,7 @@ class Checker {
     check_names(e.span, "macro", e.name, e.args, params);
     for (const MacroParam& p : it->second->params) {
       bool given = std::any_of(e.args.begin(), e.args.end(), [&](const NamedArg& a) { return a.name == p.name; });
-      if (!given && !p.default_value) report(e.span, "macro `" + e.name + "` needs the argument `" + p.name + "`");
+      if (!given && !p.default_value) report(e.span, "macro `" + std::string(e.name) + "` needs the argument `" + std::string(p.name) + "`");
     }
   }
 

@@ -9,19 +9,21 @@ namespace {
 // Character classes by table: the lexer asks these for every byte of a tag.
 constexpr uint8_t kIdentStart = 1;
 constexpr uint8_t kIdentChar = 2;
+constexpr uint8_t kSpace = 4;
 constexpr auto kCharClass = [] {
   std::array<uint8_t, 256> table{};
   for (int c = 'a'; c <= 'z'; ++c) table[c] = kIdentStart | kIdentChar;
   for (int c = 'A'; c <= 'Z'; ++c) table[c] = kIdentStart | kIdentChar;
   table['_'] = kIdentStart | kIdentChar;
   for (int c = '0'; c <= '9'; ++c) table[c] = kIdentChar;
+  for (char c : {' ', '\t', '\r', '\n'}) table[static_cast<unsigned char>(c)] = kSpace;
   return table;
 }();
 
 bool is_ident_start(char c) { return kCharClass[static_cast<unsigned char>(c)] & kIdentStart; }
 bool is_ident_char(char c) { return kCharClass[static_cast<unsigned char>(c)] & kIdentChar; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_space(char c) { return kCharClass[static_cast<unsigned char>(c)] & kSpace; }
 
 class Lexer {
  public:
@@ -32,22 +34,19 @@ class Lexer {
     while (pos_ < src_.size()) {
       if (!lex_text()) break;
       if (pos_ >= src_.size()) break;
-      if (!lex_block()) return result_;
+      if (!lex_block()) return std::move(result_);
     }
     push(Tok::End, pos_, 0);
-    return result_;
+    return std::move(result_);
   }
 
  private:
   bool starts(std::string_view s, size_t at) const { return src_.substr(at, s.size()) == s; }
 
-  Token& push(Tok kind, size_t offset, size_t length) {
-    Token& t = result_.tokens.emplace_back();
-    t.kind = kind;
-    t.offset = static_cast<uint32_t>(offset);
-    t.length = static_cast<uint32_t>(length);
-    t.text = std::string_view(src_.data() + offset, length);
-    return t;
+  [[gnu::always_inline]] Token& push(Tok kind, size_t offset, size_t length) {
+    return result_.tokens.emplace_back(Token{kind, false, false, false, false, 0, static_cast<uint32_t>(offset),
+                                             static_cast<uint32_t>(length),
+                                             std::string_view(src_.data() + offset, length)});
   }
 
   bool fail(std::string message, size_t offset) {
@@ -90,7 +89,8 @@ class Lexer {
       if (pos_ >= src_.size()) {
         return fail(kind == '{' ? "unclosed `{{`: expected `}}`" : "unclosed `{%`: expected `%}`", start);
       }
-      if (lex_close()) break;
+      const char c = src_[pos_];
+      if ((c == '-' || c == '}' || c == '%') && lex_close()) break;
       if (!lex_token()) return false;
     }
     // `{% raw %}`: take everything up to `{% endraw %}` verbatim.

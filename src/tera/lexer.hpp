@@ -26,16 +26,18 @@ enum class Tok : uint8_t {
   End,     // end of input
 };
 
+// Plain data, built in one store per token: the lexer makes hundreds per
+// template.
 struct Token {
-  Tok kind = Tok::End;
-  uint32_t offset = 0;  // where the token starts in the source
-  uint32_t length = 0;
+  Tok kind;
+  bool trim_left;    // VarOpen/TagOpen/Comment/Raw: `{%-` before
+  bool trim_right;   // Close/Comment/Raw: `-%}` after
+  bool inner_right;  // Raw: `-%}` closing `{% raw`
+  bool inner_left;   // Raw: `{%-` opening `{% endraw`
+  char close;        // Close: '}' or '%'
+  uint32_t offset;   // where the token starts in the source
+  uint32_t length;
   std::string_view text;
-  bool trim_left = false;   // VarOpen/TagOpen/Comment/Raw: `{%-` before
-  bool trim_right = false;  // Close/Comment/Raw: `-%}` after
-  bool inner_right = false;  // Raw: `-%}` closing `{% raw`
-  bool inner_left = false;   // Raw: `{%-` opening `{% endraw`
-  char close = 0;            // Close: '}' or '%'
 };
 
 struct LexError {

@@ -155,7 +155,7 @@ class Parser {
       NodePtr node = is_extends ? parse_extends() : parse_import();
       if (!node) return false;
       if (is_extends) seen_extends = true;
-      out.push_back(std::move(node));
+      out.push_back(node);
       if (peek().kind == Tok::Text) {
         Token& text = tokens_[pos_];
         size_t skip = text.text.find_first_not_of(" \t\r\n");
@@ -195,10 +195,10 @@ class Parser {
     if (!peek_word("as")) return expected("`as`"), nullptr;
     next();
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a namespace name"), nullptr;
-    node->set_name = std::string(next().text);
+    node->set_name = next().text;
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
-    tpl_.imports.emplace_back(std::string(node->text), node->set_name);
+    tpl_.imports.emplace_back(std::string(node->text), std::string(node->set_name));
     return node;
   }
 
@@ -233,7 +233,7 @@ class Parser {
           node->kind = Node::Kind::Text;
           node->text = t.text;
           node->span = Span{t.offset, t.length};
-          out.push_back(std::move(node));
+          out.push_back(node);
           next();
           break;
         }
@@ -242,7 +242,7 @@ class Parser {
           node->kind = Node::Kind::Comment;
           node->ws = WS{t.trim_left, t.trim_right};
           node->span = Span{t.offset, t.length};
-          out.push_back(std::move(node));
+          out.push_back(node);
           next();
           break;
         }
@@ -253,14 +253,14 @@ class Parser {
           node->end_ws = WS{t.inner_left, t.trim_right};
           node->text = t.text;
           node->span = Span{t.offset, t.length};
-          out.push_back(std::move(node));
+          out.push_back(node);
           next();
           break;
         }
         case Tok::VarOpen: {
           NodePtr node = parse_variable_tag(ctx);
           if (!node) return false;
-          out.push_back(std::move(node));
+          out.push_back(node);
           break;
         }
         case Tok::TagOpen: {
@@ -273,7 +273,7 @@ class Parser {
           }
           NodePtr node = parse_tag(ctx);
           if (!node) return false;
-          out.push_back(std::move(node));
+          out.push_back(node);
           break;
         }
         default:
@@ -301,7 +301,7 @@ class Parser {
     auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::Print;
     node->ws = ws;
-    node->expr = std::move(e);
+    node->expr = e;
     node->span = span_from(start);
     return node;
   }
@@ -370,7 +370,7 @@ class Parser {
       if (!close_tag(branch.ws)) return nullptr;
       std::string_view end;
       if (!parse_body(ctx, branch.body, end)) return nullptr;
-      node->branches.push_back(std::move(branch));
+      node->branches.push_back(branch);
       if (end == "elif") continue;
       if (end == "else") {
         node->has_else = true;
@@ -397,11 +397,11 @@ class Parser {
     node->kind = Node::Kind::For;
     node->ws = open_tag();
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a loop variable name"), nullptr;
-    node->value_var = std::string(next().text);
+    node->value_var = next().text;
     if (accept_op(",")) {
       if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a loop variable name"), nullptr;
       node->key_var = node->value_var;
-      node->value_var = std::string(next().text);
+      node->value_var = next().text;
     }
     if (!peek_word("in")) return expected("`in`"), nullptr;
     next();
@@ -429,7 +429,7 @@ class Parser {
     node->global = global;
     node->ws = open_tag();
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a variable name"), nullptr;
-    node->set_name = std::string(next().text);
+    node->set_name = next().text;
     if (!accept_op("=")) return expected("`=`"), nullptr;
     node->expr = parse_value_expr();
     if (!node->expr) return nullptr;
@@ -459,10 +459,10 @@ class Parser {
     node->kind = Node::Kind::Include;
     node->ws = open_tag();
     if (peek().kind == Tok::String) {
-      node->include_names.emplace_back(next().text);
+      node->include_names.push_back(next().text);
     } else if (accept_op("[")) {
       while (peek().kind == Tok::String) {
-        node->include_names.emplace_back(next().text);
+        node->include_names.push_back(next().text);
         if (!accept_op(",")) break;
       }
       if (!accept_op("]")) return expected("a string or `]`"), nullptr;
@@ -493,7 +493,7 @@ class Parser {
     if (end != "endblock") return unexpected_end(end, "endblock");
     if (!end_tag("endblock", node->end_ws, true)) return nullptr;
     if (tpl_.blocks.count(node->text)) return fail_at(name_token, "block `" + std::string(node->text) + "` is duplicated"), nullptr;
-    tpl_.blocks.emplace(std::string(node->text), node.get());
+    tpl_.blocks.emplace(std::string(node->text), node);
     return node;
   }
 
@@ -502,23 +502,23 @@ class Parser {
     auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::MacroDef;
     node->ws = open_tag();
-    auto def = std::make_unique<MacroDefinition>();
+    MacroDefinition* def = arena_new<MacroDefinition>(tpl_.arena);
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a macro name"), nullptr;
     const Token& name_token = next();
-    def->name = std::string(name_token.text);
+    def->name = name_token.text;
     if (!accept_op("(")) return expected("`(`"), nullptr;
     while (!peek_op(")")) {
       if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("an argument name or `)`"), nullptr;
       MacroParam param;
-      param.name = std::string(next().text);
+      param.name = next().text;
       for (const MacroParam& p : def->params) {
-        if (p.name == param.name) return fail_at(tokens_[pos_ - 1], "argument `" + param.name + "` is declared twice"), nullptr;
+        if (p.name == param.name) return fail_at(tokens_[pos_ - 1], "argument `" + std::string(param.name) + "` is declared twice"), nullptr;
       }
       if (accept_op("=")) {
         param.default_value = parse_literal();
         if (!param.default_value) return nullptr;
       }
-      def->params.push_back(std::move(param));
+      def->params.push_back(param);
       if (!accept_op(",")) break;
     }
     if (!accept_op(")")) return expected("`,` or `)`"), nullptr;
@@ -529,9 +529,9 @@ class Parser {
     if (!parse_body(Context::Macro, def->body, end)) return nullptr;
     if (end != "endmacro") return unexpected_end(end, "endmacro");
     if (!end_tag("endmacro", node->end_ws, true)) return nullptr;
-    if (tpl_.macros.count(def->name)) return fail_at(name_token, "macro `" + def->name + "` is duplicated"), nullptr;
-    tpl_.macros.emplace(def->name, def.get());
-    node->macro = std::move(def);
+    if (tpl_.macros.count(def->name)) return fail_at(name_token, "macro `" + std::string(def->name) + "` is duplicated"), nullptr;
+    tpl_.macros.emplace(std::string(def->name), def);
+    node->macro = def;
     return node;
   }
 
@@ -571,7 +571,7 @@ class Parser {
       next();
       ExprPtr rhs = parse_and_expr();
       if (!rhs) return nullptr;
-      lhs = make_logic(LogicOp::Or, std::move(lhs), std::move(rhs), start);
+      lhs = make_logic(LogicOp::Or, lhs, rhs, start);
     }
     return lhs;
   }
@@ -584,7 +584,7 @@ class Parser {
       next();
       ExprPtr rhs = parse_logic_val();
       if (!rhs) return nullptr;
-      lhs = make_logic(LogicOp::And, std::move(lhs), std::move(rhs), start);
+      lhs = make_logic(LogicOp::And, lhs, rhs, start);
     }
     return lhs;
   }
@@ -593,8 +593,8 @@ class Parser {
     auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Logic;
     e->logic_op = op;
-    e->lhs = std::move(lhs);
-    e->rhs = std::move(rhs);
+    e->lhs = lhs;
+    e->rhs = rhs;
     e->span = span_from(start);
     return e;
   }
@@ -620,14 +620,14 @@ class Parser {
       ExprPtr inner = parse_logic_expr();
       if (inner && accept_op(")") && at_logic_boundary()) {
         inner->span = span_from(start);
-        if (negated) inner = negate(std::move(inner), start);
+        if (negated) inner = negate(inner, start);
         return inner;
       }
       reset(m);
     }
     ExprPtr e = parse_in_or_comparison();
     if (!e) return nullptr;
-    if (negated) e = negate(std::move(e), start);
+    if (negated) e = negate(e, start);
     return e;
   }
 
@@ -641,7 +641,7 @@ class Parser {
     auto outer = arena_new<Expr>(tpl_.arena);
     outer->kind = Expr::Kind::Logic;
     outer->logic_op = LogicOp::And;
-    outer->lhs = std::move(e);
+    outer->lhs = e;
     outer->rhs = make_literal(Value(true), Span{}, false);
     outer->negated = true;
     outer->span = span_from(start);
@@ -668,14 +668,14 @@ class Parser {
     } else if (peek_word("in")) {
       next();
     } else {
-      return parse_comparison_rest(std::move(first), first_is_string, start);
+      return parse_comparison_rest(first, first_is_string, start);
     }
     ExprPtr container = parse_in_container();
     if (!container) return nullptr;
     auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::In;
-    e->lhs = std::move(first);
-    e->rhs = std::move(container);
+    e->lhs = first;
+    e->rhs = container;
     e->inverted = negated_in;
     e->span = span_from(start);
     return e;
@@ -692,9 +692,9 @@ class Parser {
 
   // comparison_val (basic_op comparison_val)* [comparison_op ...]
   ExprPtr parse_comparison_rest(ExprPtr first, bool first_is_string, size_t start) {
-    ExprPtr lhs = std::move(first);
+    ExprPtr lhs = first;
     if (!first_is_string) {
-      lhs = parse_math_chain(std::move(lhs), start, [this] { return parse_basic_expr_filter(); });
+      lhs = parse_math_chain(lhs, start, [this] { return parse_basic_expr_filter(); });
       if (!lhs) return nullptr;
     }
     CompareOp op;
@@ -706,14 +706,14 @@ class Parser {
       if (failed_) return nullptr;
       rhs = parse_basic_expr_filter();
       if (!rhs) return nullptr;
-      rhs = parse_math_chain(std::move(rhs), rhs_start, [this] { return parse_basic_expr_filter(); });
+      rhs = parse_math_chain(rhs, rhs_start, [this] { return parse_basic_expr_filter(); });
       if (!rhs) return nullptr;
     }
     auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Compare;
     e->compare_op = op;
-    e->lhs = std::move(lhs);
-    e->rhs = std::move(rhs);
+    e->lhs = lhs;
+    e->rhs = rhs;
     e->span = span_from(start);
     return e;
   }
@@ -752,42 +752,42 @@ class Parser {
     if (!peek_math_op(op, prec)) return first;  // the common case: no operator, nothing to build
     std::vector<ExprPtr> operands;
     std::vector<MathOp> ops;
-    operands.push_back(std::move(first));
+    operands.push_back(first);
     while (peek_math_op(op, prec)) {
       next();
       ExprPtr rhs = operand();
       if (!rhs) return nullptr;
-      operands.push_back(std::move(rhs));
+      operands.push_back(rhs);
       ops.push_back(op);
     }
-    if (ops.empty()) return std::move(operands[0]);
+    if (ops.empty()) return operands[0];
     auto precedence = [](MathOp o) { return (o == MathOp::Add || o == MathOp::Sub) ? 1 : 2; };
     // Shunting-yard for two precedence levels.
     std::vector<ExprPtr> out_stack;
     std::vector<MathOp> op_stack;
     auto reduce = [&] {
-      ExprPtr r = std::move(out_stack.back());
+      ExprPtr r = out_stack.back();
       out_stack.pop_back();
-      ExprPtr l = std::move(out_stack.back());
+      ExprPtr l = out_stack.back();
       out_stack.pop_back();
       auto e = arena_new<Expr>(tpl_.arena);
       e->kind = Expr::Kind::Math;
       e->math_op = op_stack.back();
       op_stack.pop_back();
       e->span = Span{l->span.offset, r->span.offset + r->span.length - l->span.offset};
-      e->lhs = std::move(l);
-      e->rhs = std::move(r);
-      out_stack.push_back(std::move(e));
+      e->lhs = l;
+      e->rhs = r;
+      out_stack.push_back(e);
     };
-    out_stack.push_back(std::move(operands[0]));
+    out_stack.push_back(operands[0]);
     for (size_t i = 0; i < ops.size(); ++i) {
       while (!op_stack.empty() && precedence(op_stack.back()) >= precedence(ops[i])) reduce();
       op_stack.push_back(ops[i]);
-      out_stack.push_back(std::move(operands[i + 1]));
+      out_stack.push_back(operands[i + 1]);
     }
     while (!op_stack.empty()) reduce();
     (void)start;
-    return std::move(out_stack.back());
+    return out_stack.back();
   }
 
   ExprPtr parse_basic_expr_filter() {
@@ -805,7 +805,7 @@ class Parser {
     size_t start = pos_;
     ExprPtr first = parse_basic_operand();
     if (!first) return nullptr;
-    return parse_math_chain(std::move(first), start, [this] { return parse_basic_operand(); });
+    return parse_math_chain(first, start, [this] { return parse_basic_operand(); });
   }
 
   ExprPtr parse_basic_operand() {
@@ -824,7 +824,7 @@ class Parser {
   ExprPtr make_literal(Value v, Span span, bool is_string) {
     auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Literal;
-    e->literal = std::move(v);
+    e->literal = &tpl_.literals.emplace_back(std::move(v));
     e->literal_is_string = is_string;
     e->span = span;
     return e;
@@ -896,8 +896,8 @@ class Parser {
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a macro name"), nullptr;
     auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::MacroCall;
-    e->space = std::string(ns.text);
-    e->name = std::string(next().text);
+    e->space = ns.text;
+    e->name = next().text;
     if (!accept_op("(")) return expected("`(`"), nullptr;
     if (!parse_kwargs(e->args)) return nullptr;
     e->span = span_from(start);
@@ -911,7 +911,7 @@ class Parser {
     next();  // (
     auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Call;
-    e->name = std::string(name.text);
+    e->name = name.text;
     e->function_def = find_function(e->name);
     if (!parse_kwargs(e->args)) return nullptr;
     e->span = span_from(start);
@@ -925,11 +925,11 @@ class Parser {
         return expected("a keyword argument `name=value`");
       }
       NamedArg arg;
-      arg.name = std::string(next().text);
+      arg.name = next().text;
       next();  // =
       arg.value = parse_value_expr();
       if (!arg.value) return false;
-      args.push_back(std::move(arg));
+      args.push_back(arg);
       if (!accept_op(",")) break;
     }
     if (!accept_op(")")) return expected("`,` or `)`");
@@ -940,7 +940,7 @@ class Parser {
     const Token& name = peek();
     if (name.kind != Tok::Path || !is_plain_ident(name.text)) return expected("a filter name");
     next();
-    f.name = std::string(name.text);
+    f.name = name.text;
     f.def = find_filter(f.name);
     if (accept_op("(")) {
       if (!parse_kwargs(f.args)) return false;
@@ -953,7 +953,7 @@ class Parser {
     while (accept_op("|")) {
       FilterCall f;
       if (!parse_filter_call(f)) return false;
-      filters.push_back(std::move(f));
+      filters.push_back(f);
     }
     return true;
   }
@@ -968,19 +968,19 @@ class Parser {
     }
     ExprPtr path = parse_path(subject);
     if (!path) return nullptr;
-    e->lhs = std::move(path);
+    e->lhs = path;
     if (peek_word("not")) {
       next();
       e->inverted = true;
     }
     if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a test name"), nullptr;
-    e->name = std::string(next().text);
+    e->name = next().text;
     e->test_def = find_test(e->name);
     if (accept_op("(")) {
       while (true) {
         ExprPtr arg = parse_value_expr();
         if (!arg) return nullptr;
-        e->items.push_back(std::move(arg));
+        e->items.push_back(arg);
         if (!accept_op(",")) break;
       }
       if (!accept_op(")")) return expected("`,` or `)`"), nullptr;
@@ -1032,7 +1032,7 @@ class Parser {
           if (!split_path(s, i, *inner, t)) return false;
           inner->dotted = s.substr(inner_start, i - inner_start);
           inner->span = Span{static_cast<uint32_t>(t.offset + inner_start), static_cast<uint32_t>(i - inner_start)};
-          e.segments.push_back(PathSegment{std::string_view(), std::move(inner)});
+          e.segments.push_back(PathSegment{std::string_view(), inner});
         }
         ++i;  // ]
       } else {
@@ -1054,14 +1054,14 @@ class Parser {
       pos_ = start;
       return nullptr;
     }
-    parts.push_back(std::move(first));
+    parts.push_back(first);
     while (accept_op("~")) {
       ExprPtr part = parse_concat_operand();
       if (!part) {
         if (!failed_) expected("a string, a number, a variable or a function call after `~`");
         return nullptr;
       }
-      parts.push_back(std::move(part));
+      parts.push_back(part);
     }
     if (parts.size() == 1 && !first_is_string) {
       pos_ = start;
@@ -1069,7 +1069,7 @@ class Parser {
     }
     ExprPtr e;
     if (parts.size() == 1) {
-      e = std::move(parts[0]);
+      e = parts[0];
     } else {
       e = arena_new<Expr>(tpl_.arena);
       e->kind = Expr::Kind::Concat;
@@ -1077,11 +1077,11 @@ class Parser {
       for (ExprPtr& p : parts) {
         if (p->kind == Expr::Kind::Literal && p->literal_is_string && !e->items.empty() &&
             e->items.back()->kind == Expr::Kind::Literal && e->items.back()->literal_is_string) {
-          std::string joined(e->items.back()->literal.get_string());
-          joined += p->literal.get_string();
-          e->items.back()->literal = Value(joined);
+          std::string joined(e->items.back()->literal->get_string());
+          joined += p->literal->get_string();
+          e->items.back()->literal = &tpl_.literals.emplace_back(joined);
         } else {
-          e->items.push_back(std::move(p));
+          e->items.push_back(p);
         }
       }
       if (e->items.size() == 1) e = std::move(e->items[0]);
@@ -1154,7 +1154,7 @@ class Parser {
     while (!peek_op("]")) {
       ExprPtr item = parse_logic_val();
       if (!item) return nullptr;
-      e->items.push_back(std::move(item));
+      e->items.push_back(item);
       if (!accept_op(",")) break;
     }
     if (!accept_op("]")) return expected("`,` or `]`"), nullptr;
@@ -1180,8 +1180,8 @@ TemplateError Template::error_at(ErrorKind kind, Span span, std::string message,
   e.template_name = name;
   LineColumn lc = line_column(source, span.offset);
   e.location = Location{lc.line, lc.column};
-  e.message = std::move(message);
-  e.expression = std::move(expression);
+  e.message = message;
+  e.expression = expression;
   return e;
 }
 
@@ -1197,9 +1197,8 @@ Result<Ok, TemplateError> parse_template(Template& tpl) {
   LexResult lexed = lex(tpl.source);
   if (!lexed.ok) return tpl.error_at(ErrorKind::Parse, Span{lexed.error.offset, 0}, lexed.error.message);
   Parser parser(tpl, std::move(lexed.tokens));
-  Body body;
-  if (!parser.parse(body)) return parser.error();
-  tpl.ast = remove_whitespace(std::move(body), nullptr);
+  if (!parser.parse(tpl.ast)) return parser.error();
+  remove_whitespace(tpl.ast, nullptr);
   return Ok{};
 }
 

@@ -386,11 +386,11 @@ class Renderer {
   }
 
   bool apply_filter(const FilterCall& f, Value& value) {
-    if (!f.def) return fail(f.span, "Filter `" + f.name + "` not found");
+    if (!f.def) return fail(f.span, "Filter `" + std::string(f.name) + "` not found");
     ArgFrame frame(arg_stack_);
     if (!eval_args(f.args)) return false;
     Result<Value> r = f.def->fn(value, frame.args());
-    if (!r) return fail(f.span, "Filter call '" + f.name + "' failed: " + r.error().message);
+    if (!r) return fail(f.span, "Filter call '" + std::string(f.name) + "' failed: " + r.error().message);
     value = std::move(r).value();
     return check_size(value, f.span);
   }
@@ -413,11 +413,11 @@ class Renderer {
   bool has_default(const Expr& e) const { return !e.filters.empty() && e.filters[0].name == "default"; }
 
   bool call_function(const Expr& e, Value& out) {
-    if (!e.function_def) return fail(e.span, "Function '" + e.name + "' not found");
+    if (!e.function_def) return fail(e.span, "Function '" + std::string(e.name) + "' not found");
     ArgFrame frame(arg_stack_);
     if (!eval_args(e.args)) return false;
     Result<Value> r = e.function_def->fn(frame.args());
-    if (!r) return fail(e.span, "Function call '" + e.name + "' failed: " + r.error().message);
+    if (!r) return fail(e.span, "Function call '" + std::string(e.name) + "' failed: " + r.error().message);
     out = std::move(r).value();
     return true;
   }
@@ -428,12 +428,12 @@ class Renderer {
       Value v;
       switch (part->kind) {
         case Expr::Kind::Literal:
-          if (part->literal.is_string()) {
-            s += part->literal.get_string();
-          } else if (part->literal.is_int()) {
-            append_int(s, part->literal.get_int());
+          if (part->literal->is_string()) {
+            s += part->literal->get_string();
+          } else if (part->literal->is_int()) {
+            append_int(s, part->literal->get_int());
           } else {
-            append_float_plain(s, part->literal.get_float());
+            append_float_plain(s, part->literal->get_float());
           }
           continue;
         case Expr::Kind::Path: {
@@ -455,7 +455,7 @@ class Renderer {
       } else {
         return fail(part->span, "Tried to concat a value that is not a string or a number from " +
                                     std::string(part->kind == Expr::Kind::Path ? "ident " : "function call ") +
-                                    (part->kind == Expr::Kind::Path ? std::string(part->dotted) : part->name));
+                                    std::string(part->kind == Expr::Kind::Path ? part->dotted : part->name));
       }
     }
     out = Value(s);
@@ -466,7 +466,7 @@ class Renderer {
   bool eval(const Expr& e, Value& out) {
     switch (e.kind) {
       case Expr::Kind::Literal:
-        out = e.literal;
+        out = *e.literal;
         break;
       case Expr::Kind::Path: {
         bool found = false;
@@ -574,10 +574,10 @@ class Renderer {
       }
       case Expr::Kind::Math:
       case Expr::Kind::Literal:
-        if (e.kind == Expr::Kind::Literal && e.literal.is_bool()) {
-          res = e.literal.get_bool();
-        } else if (e.kind == Expr::Kind::Literal && e.literal.is_string()) {
-          res = !e.literal.get_string().empty();
+        if (e.kind == Expr::Kind::Literal && e.literal->is_bool()) {
+          res = e.literal->get_bool();
+        } else if (e.kind == Expr::Kind::Literal && e.literal->is_string()) {
+          res = !e.literal->get_string().empty();
         } else {
           Value n;
           bool nan = false;
@@ -595,7 +595,7 @@ class Renderer {
         Value v;
         if (!call_function(e, v)) return false;
         if (!v.is_bool()) {
-          return fail(e.span, "Function `" + e.name + "` was used in a logic operation but is not returning a bool");
+          return fail(e.span, "Function `" + std::string(e.name) + "` was used in a logic operation but is not returning a bool");
         }
         res = v.get_bool();
         break;
@@ -677,27 +677,27 @@ class Renderer {
         return true;
       }
       case Expr::Kind::Literal:
-        if (e.literal.is_string()) {
-          return fail(e.span, "Tried to do math with a string: `" + std::string(e.literal.get_string()) + "`");
+        if (e.literal->is_string()) {
+          return fail(e.span, "Tried to do math with a string: `" + std::string(e.literal->get_string()) + "`");
         }
-        if (e.literal.is_bool()) {
+        if (e.literal->is_bool()) {
           return fail(e.span, std::string("Tried to do math with a boolean: `") +
-                                  (e.literal.get_bool() ? "true" : "false") + "`");
+                                  (e.literal->get_bool() ? "true" : "false") + "`");
         }
-        out = e.literal;
+        out = *e.literal;
         return true;
       case Expr::Kind::Math:
         return eval_math(e, out, nan);
       case Expr::Kind::Call:
         if (!call_function(e, out)) return false;
         if (!out.is_number()) {
-          return fail(e.span, "Function `" + e.name + "` was used in a math operation but is not returning a number");
+          return fail(e.span, "Function `" + std::string(e.name) + "` was used in a math operation but is not returning a number");
         }
         return true;
       case Expr::Kind::Concat:
         return fail(e.span, "Tried to do math with a string concatenation");
       case Expr::Kind::Test:
-        return fail(e.span, "Tried to do math with a test: " + e.name);
+        return fail(e.span, "Tried to do math with a test: " + std::string(e.name));
       default:
         return fail(e.span, "Tried to do math with something that is not a number");
     }
@@ -803,7 +803,7 @@ class Renderer {
   }
 
   bool eval_test(const Expr& e, bool& out) {
-    if (!e.test_def) return fail(e.span, "Test '" + e.name + "' not found");
+    if (!e.test_def) return fail(e.span, "Test '" + std::string(e.name) + "' not found");
     std::vector<Value> args;
     args.reserve(e.items.size());
     for (const ExprPtr& a : e.items) {
@@ -812,7 +812,7 @@ class Renderer {
       args.push_back(std::move(v));
     }
     if (args.size() < e.test_def->min_args || args.size() > e.test_def->max_args) {
-      return fail(e.span, "Test `" + e.name + "` takes " + std::to_string(e.test_def->min_args) +
+      return fail(e.span, "Test `" + std::string(e.name) + "` takes " + std::to_string(e.test_def->min_args) +
                               (e.test_def->max_args != e.test_def->min_args
                                    ? " to " + std::to_string(e.test_def->max_args)
                                    : std::string()) +
@@ -826,7 +826,7 @@ class Renderer {
       found = false;
     }
     Result<bool> r = e.test_def->fn(found ? &subject : nullptr, args);
-    if (!r) return fail(e.span, "Test call '" + e.name + "' failed: " + r.error().message);
+    if (!r) return fail(e.span, "Test call '" + std::string(e.name) + "' failed: " + r.error().message);
     out = e.inverted ? !r.value() : r.value();
     return true;
   }
@@ -866,17 +866,17 @@ class Renderer {
     const NamespaceMap& map = namespaces(scope);
     auto ns = map.find(e.space);
     if (ns == map.end()) {
-      return fail(e.span, "Macro namespace `" + e.space + "` was not found in template `" + scope->tpl->name +
+      return fail(e.span, "Macro namespace `" + std::string(e.space) + "` was not found in template `" + scope->tpl->name +
                               "`. Have you maybe forgotten to import it, or misspelled it?");
     }
     const LinkedTemplate* owner = ns->second;
     auto def_it = owner->tpl->macros.find(e.name);
     if (def_it == owner->tpl->macros.end()) {
-      return fail(e.span, "Macro `" + e.space + "::" + e.name + "` not found in template `" + scope->tpl->name + "`");
+      return fail(e.span, "Macro `" + std::string(e.space) + "::" + std::string(e.name) + "` not found in template `" + scope->tpl->name + "`");
     }
     const MacroDefinition& def = *def_it->second;
     if (macro_depth_ >= kMaxMacroDepth) {
-      return fail(e.span, "Macro `" + e.space + "::" + e.name + "` recursed deeper than " +
+      return fail(e.span, "Macro `" + std::string(e.space) + "::" + std::string(e.name) + "` recursed deeper than " +
                               std::to_string(kMaxMacroDepth) + " calls");
     }
     std::vector<std::pair<std::string_view, Value>> args;
@@ -890,9 +890,9 @@ class Renderer {
       if (given) {
         if (!eval(*given->value, v)) return false;
       } else if (p.default_value) {
-        v = p.default_value->literal;
+        v = *p.default_value->literal;
       } else {
-        return fail(e.span, "Macro `" + e.name + "` is missing the argument `" + p.name + "`");
+        return fail(e.span, "Macro `" + std::string(e.name) + "` is missing the argument `" + std::string(p.name) + "`");
       }
       args.emplace_back(p.name, std::move(v));
     }
@@ -1040,7 +1040,7 @@ class Renderer {
     if (!eval(*node.expr, container)) return false;
     const Expr& c = *node.expr;
     std::string name = c.kind == Expr::Kind::Path   ? std::string(c.dotted)
-                       : c.kind == Expr::Kind::Call ? c.name
+                       : c.kind == Expr::Kind::Call ? std::string(c.name)
                        : c.kind == Expr::Kind::Array ? "an array literal"
                                                      : std::string();
     size_t length = 0;
@@ -1089,7 +1089,7 @@ class Renderer {
   }
 
   bool render_include(const Node& node, std::string& out) {
-    for (const std::string& name : node.include_names) {
+    for (std::string_view name : node.include_names) {
       const LinkedTemplate* tpl = registry_.find(name);
       if (!tpl) continue;
       if (include_depth_ >= kMaxIncludeDepth) {
@@ -1108,7 +1108,7 @@ class Renderer {
     }
     if (node.ignore_missing) return true;
     std::string names;
-    for (const std::string& n : node.include_names) names += (names.empty() ? "" : ", ") + n;
+    for (std::string_view n : node.include_names) names += (names.empty() ? "" : ", ") + std::string(n);
     return fail(node.span, "Template '[" + names + "]' not found");
   }
 

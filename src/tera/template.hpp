@@ -2,6 +2,7 @@
 // A compiled template: its syntax tree and what the environment needs to link
 // it with others (parent, blocks, macros, imports).
 
+#include <deque>
 #include <map>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@ class Template {
   std::string source;
   Arena arena;  // holds `ast`, so declared before it
   Body ast;
+  std::deque<Value> literals;  // the tree's literal values (a deque: they never move)
   std::string parent;                                    // `{% extends %}`, empty if none
   std::map<std::string, const Node*, std::less<>> blocks;  // every block, nested ones too
   std::map<std::string, const MacroDefinition*, std::less<>> macros;
@@ -30,6 +32,6 @@ class Template {
 Result<Ok, TemplateError> parse_template(Template& out);
 
 // Applies `{%-`/`-%}` whitespace control to a parsed body, as Tera does.
-Body remove_whitespace(Body nodes, const WS* body_ws);
+void remove_whitespace(Body& nodes, const WS* body_ws);
 
 }  // namespace sindri::tera

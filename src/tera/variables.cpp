@@ -36,7 +36,7 @@ class VariableFinder {
  private:
   struct Frame {
     bool loop;
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;  // views into the template's source
   };
 
   bool bound(std::string_view name) const {
@@ -47,7 +47,7 @@ class VariableFinder {
     return false;
   }
 
-  void bind(const std::string& name, bool global) {
+  void bind(std::string_view name, bool global) {
     auto frame = frames_.rbegin();
     while (global && frame->loop) ++frame;
     frame->names.push_back(name);

@@ -9,23 +9,31 @@ namespace sindri::tera {
 
 namespace {
 
-// Trims the end of the last node when it is text; drops it if nothing is left.
-void trim_last_text(Body& nodes) {
-  if (nodes.empty() || nodes.back()->kind != Node::Kind::Text) return;
-  std::string_view& text = nodes.back()->text;
+// Trims the end of the last of the first `count` nodes when it is text, and
+// drops it (decrementing `count`) if nothing is left.
+void trim_last_text(Body& nodes, size_t& count) {
+  if (count == 0 || nodes[count - 1]->kind != Node::Kind::Text) return;
+  std::string_view& text = nodes[count - 1]->text;
   text = text.substr(0, trim_end_length(text));
-  if (text.empty()) nodes.pop_back();
+  if (text.empty()) --count;
+}
+
+void trim_last_text(Body& nodes) {
+  size_t count = nodes.size();
+  trim_last_text(nodes, count);
+  nodes.truncate(count);
 }
 
 }  // namespace
 
-Body remove_whitespace(Body nodes, const WS* body_ws) {
-  Body res;
-  res.reserve(nodes.size());
+// Compacts `nodes` in place: a kept node moves down to index `kept`, which
+// never passes the node being looked at.
+void remove_whitespace(Body& nodes, const WS* body_ws) {
+  size_t kept = 0;
   bool previous_was_text = false;
   bool trim_left_next = body_ws && body_ws->left;
 
-  for (NodePtr& n : nodes) {
+  for (NodePtr n : nodes) {
     switch (n->kind) {
       case Node::Kind::Text: {
         previous_was_text = true;
@@ -34,7 +42,7 @@ Body remove_whitespace(Body nodes, const WS* body_ws) {
           n->text.remove_prefix(trim_start_length(n->text));
           if (n->text.empty()) continue;
         }
-        res.push_back(std::move(n));
+        nodes[kept++] = n;
         continue;
       }
       case Node::Kind::Print:
@@ -45,32 +53,28 @@ Body remove_whitespace(Body nodes, const WS* body_ws) {
       case Node::Kind::Break:
       case Node::Kind::Comment:
       case Node::Kind::Continue:
-        if (previous_was_text && n->ws.left) trim_last_text(res);
+        if (previous_was_text && n->ws.left) trim_last_text(nodes, kept);
         trim_left_next = n->ws.right;
         break;
       case Node::Kind::Raw: {
-        if (previous_was_text && n->ws.left) trim_last_text(res);
+        if (previous_was_text && n->ws.left) trim_last_text(nodes, kept);
         previous_was_text = false;
         trim_left_next = n->end_ws.right;
         if (n->ws.right) n->text.remove_prefix(trim_start_length(n->text));
         if (n->end_ws.left) n->text = n->text.substr(0, trim_end_length(n->text));
-        res.push_back(std::move(n));
+        nodes[kept++] = n;
         continue;
       }
       case Node::Kind::For:
       case Node::Kind::MacroDef:
       case Node::Kind::FilterSection:
       case Node::Kind::Block: {
-        if (previous_was_text && n->ws.left) trim_last_text(res);
+        if (previous_was_text && n->ws.left) trim_last_text(nodes, kept);
         previous_was_text = false;
         trim_left_next = n->end_ws.right;
         WS inner{n->ws.right, n->end_ws.left};
-        if (n->kind == Node::Kind::MacroDef) {
-          n->macro->body = remove_whitespace(std::move(n->macro->body), &inner);
-        } else {
-          n->body = remove_whitespace(std::move(n->body), &inner);
-        }
-        res.push_back(std::move(n));
+        remove_whitespace(n->kind == Node::Kind::MacroDef ? n->macro->body : n->body, &inner);
+        nodes[kept++] = n;
         continue;
       }
       case Node::Kind::If: {
@@ -79,35 +83,35 @@ Body remove_whitespace(Body nodes, const WS* body_ws) {
           IfBranch& branch = n->branches[i];
           if (branch.ws.left) {
             if (i == 0 && previous_was_text) {
-              trim_last_text(res);
+              trim_last_text(nodes, kept);
             } else if (i > 0) {
               trim_last_text(n->branches[i - 1].body);
             }
           }
           WS inner{branch.ws.right, false};
-          branch.body = remove_whitespace(std::move(branch.body), &inner);
+          remove_whitespace(branch.body, &inner);
         }
         previous_was_text = false;
         if (n->has_else) {
           if (n->else_ws.left) trim_last_text(n->branches.back().body);
           WS inner{n->else_ws.right, false};
-          n->else_body = remove_whitespace(std::move(n->else_body), &inner);
+          remove_whitespace(n->else_body, &inner);
           if (n->end_ws.left) trim_last_text(n->else_body);
         } else if (n->end_ws.left) {
           trim_last_text(n->branches.back().body);
         }
-        res.push_back(std::move(n));
+        nodes[kept++] = n;
         continue;
       }
       case Node::Kind::Super:
         break;
     }
     previous_was_text = false;
-    res.push_back(std::move(n));
+    nodes[kept++] = n;
   }
 
-  if (body_ws && body_ws->right) trim_last_text(res);
-  return res;
+  if (body_ws && body_ws->right) trim_last_text(nodes, kept);
+  nodes.truncate(kept);
 }
 
 }  // namespace sindri::tera

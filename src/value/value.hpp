@@ -39,6 +39,9 @@ class Value {
   Value(double d) noexcept;
   Value(std::string_view s);
   Value(const char* s) : Value(std::string_view(s)) {}
+  // Without this a pointer would silently become a bool.
+  template <class T>
+  Value(const T*) = delete;
   Value(const std::string& s) : Value(std::string_view(s)) {}
   Value(Array items);
   Value(Object members);  // sorts by key; of duplicate keys the last wins
