@@ -44,7 +44,7 @@ class Lexer {
   bool starts(std::string_view s, size_t at) const { return src_.substr(at, s.size()) == s; }
 
   [[gnu::always_inline]] Token& push(Tok kind, size_t offset, size_t length) {
-    return result_.tokens.emplace_back(Token{kind, false, false, false, false, 0, static_cast<uint32_t>(offset),
+    return result_.tokens.emplace_back(Token{kind, false, false, false, false, 0, false, static_cast<uint32_t>(offset),
                                              static_cast<uint32_t>(length),
                                              std::string_view(src_.data() + offset, length)});
   }
@@ -252,9 +252,12 @@ class Lexer {
 
   bool lex_path() {
     size_t start = pos_;
+    size_t ident_end = pos_;
+    while (ident_end < src_.size() && is_ident_char(src_[ident_end])) ++ident_end;
     size_t i = pos_;
     if (!scan_path(i)) return false;
-    push(Tok::Path, start, i - start);
+    Token& t = push(Tok::Path, start, i - start);
+    t.plain_ident = i == ident_end;
     pos_ = i;
     return true;
   }

@@ -35,6 +35,7 @@ struct Token {
   bool inner_right;  // Raw: `-%}` closing `{% raw`
   bool inner_left;   // Raw: `{%-` opening `{% endraw`
   char close;        // Close: '}' or '%'
+  bool plain_ident;  // Path: a lone identifier, no `.` or `[` steps
   uint32_t offset;   // where the token starts in the source
   uint32_t length;
   std::string_view text;

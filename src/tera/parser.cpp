@@ -49,13 +49,8 @@ bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
 }
 
-bool is_plain_ident(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!is_ident_char(c)) return false;
-  }
-  return true;
-}
+// A name (of a variable, macro, filter, argument...): an identifier alone.
+bool is_ident(const Token& t) { return t.kind == Tok::Path && t.plain_ident; }
 
 class Parser {
  public:
@@ -194,7 +189,7 @@ class Parser {
     node->text = next().text;
     if (!peek_word("as")) return expected("`as`"), nullptr;
     next();
-    if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a namespace name"), nullptr;
+    if (!is_ident(peek())) return expected("a namespace name"), nullptr;
     node->set_name = next().text;
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
@@ -354,7 +349,7 @@ class Parser {
     }
     ws.left = next().trim_left;
     next();
-    if (allow_name && peek().kind == Tok::Path && is_plain_ident(peek().text)) next();
+    if (allow_name && is_ident(peek())) next();
     return close_tag(ws);
   }
 
@@ -365,7 +360,7 @@ class Parser {
     while (true) {
       IfBranch branch;
       branch.ws = open_tag();
-      branch.condition = parse_logic_expr();
+      branch.condition = parse_condition();
       if (!branch.condition) return nullptr;
       if (!close_tag(branch.ws)) return nullptr;
       std::string_view end;
@@ -396,10 +391,10 @@ class Parser {
     auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::For;
     node->ws = open_tag();
-    if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a loop variable name"), nullptr;
+    if (!is_ident(peek())) return expected("a loop variable name"), nullptr;
     node->value_var = next().text;
     if (accept_op(",")) {
-      if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a loop variable name"), nullptr;
+      if (!is_ident(peek())) return expected("a loop variable name"), nullptr;
       node->key_var = node->value_var;
       node->value_var = next().text;
     }
@@ -428,7 +423,7 @@ class Parser {
     node->kind = Node::Kind::Set;
     node->global = global;
     node->ws = open_tag();
-    if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a variable name"), nullptr;
+    if (!is_ident(peek())) return expected("a variable name"), nullptr;
     node->set_name = next().text;
     if (!accept_op("=")) return expected("`=`"), nullptr;
     node->expr = parse_value_expr();
@@ -483,7 +478,7 @@ class Parser {
     auto node = arena_new<Node>(tpl_.arena);
     node->kind = Node::Kind::Block;
     node->ws = open_tag();
-    if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a block name"), nullptr;
+    if (!is_ident(peek())) return expected("a block name"), nullptr;
     const Token& name_token = next();
     node->text = name_token.text;
     if (!close_tag(node->ws)) return nullptr;
@@ -503,12 +498,12 @@ class Parser {
     node->kind = Node::Kind::MacroDef;
     node->ws = open_tag();
     MacroDefinition* def = arena_new<MacroDefinition>(tpl_.arena);
-    if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a macro name"), nullptr;
+    if (!is_ident(peek())) return expected("a macro name"), nullptr;
     const Token& name_token = next();
     def->name = name_token.text;
     if (!accept_op("(")) return expected("`(`"), nullptr;
     while (!peek_op(")")) {
-      if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("an argument name or `)`"), nullptr;
+      if (!is_ident(peek())) return expected("an argument name or `)`"), nullptr;
       MacroParam param;
       param.name = next().text;
       for (const MacroParam& p : def->params) {
@@ -552,7 +547,40 @@ class Parser {
   // What `{{ }}`, `set` and keyword arguments accept: logic_expr | array_filter.
   ExprPtr parse_value_expr() {
     if (peek_op("[")) return parse_array_filter();
+    return parse_condition();
+  }
+
+  // What `if` and `elif` accept: logic_expr.
+  ExprPtr parse_condition() {
+    if (ExprPtr e = parse_lone_path()) return e;
+    if (failed_) return nullptr;
     return parse_logic_expr();
+  }
+
+  static bool is_reserved_word(std::string_view w) {
+    return w == "true" || w == "false" || w == "True" || w == "False" || w == "not" || w == "and" || w == "or" ||
+           w == "in" || w == "is";
+  }
+
+  // Most expressions are a variable, maybe filtered, alone before `}}`,
+  // `%}`, `,` or `)`: that case is parsed directly rather than down every
+  // precedence level, to the same tree. Anything else returns null with
+  // nothing consumed (and no error) for the full grammar to parse.
+  ExprPtr parse_lone_path() {
+    const Token& t = peek();
+    if (t.kind != Tok::Path || is_reserved_word(t.text)) return nullptr;
+    const Token& after = peek(1);
+    if (after.kind != Tok::Close && !peek_op("|", 1) && !peek_op(",", 1) && !peek_op(")", 1)) return nullptr;
+    DepthGuard guard(expr_depth_);  // filter arguments recurse through here
+    if (expr_depth_ > kMaxExprDepth) return fail_at(t, "expression nested too deeply"), nullptr;
+    size_t start = pos_;
+    next();
+    ExprPtr e = parse_path(t);
+    if (!e || !parse_filters(e->filters)) return nullptr;
+    if (!e->filters.empty()) e->span = span_from(start);
+    if (peek().kind == Tok::Close || peek_op(",") || peek_op(")")) return e;
+    pos_ = start;
+    return nullptr;
   }
 
   struct DepthGuard {
@@ -891,9 +919,9 @@ class Parser {
   ExprPtr parse_macro_call() {
     size_t start = pos_;
     const Token& ns = next();
-    if (!is_plain_ident(ns.text)) return fail_at(ns, "expected a macro namespace"), nullptr;
+    if (!ns.plain_ident) return fail_at(ns, "expected a macro namespace"), nullptr;
     next();  // ::
-    if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a macro name"), nullptr;
+    if (!is_ident(peek())) return expected("a macro name"), nullptr;
     auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::MacroCall;
     e->space = ns.text;
@@ -907,7 +935,7 @@ class Parser {
   ExprPtr parse_function_call() {
     size_t start = pos_;
     const Token& name = next();
-    if (!is_plain_ident(name.text)) return fail_at(name, "expected a function name"), nullptr;
+    if (!name.plain_ident) return fail_at(name, "expected a function name"), nullptr;
     next();  // (
     auto e = arena_new<Expr>(tpl_.arena);
     e->kind = Expr::Kind::Call;
@@ -921,7 +949,7 @@ class Parser {
   // After `(`: `name=value, ...)`; positional arguments are errors, as in Tera.
   bool parse_kwargs(AstList<NamedArg>& args) {
     while (!peek_op(")")) {
-      if (peek().kind != Tok::Path || !is_plain_ident(peek().text) || !peek_op("=", 1)) {
+      if (!is_ident(peek()) || !peek_op("=", 1)) {
         return expected("a keyword argument `name=value`");
       }
       NamedArg arg;
@@ -938,7 +966,7 @@ class Parser {
 
   bool parse_filter_call(FilterCall& f) {
     const Token& name = peek();
-    if (name.kind != Tok::Path || !is_plain_ident(name.text)) return expected("a filter name");
+    if (!is_ident(name)) return expected("a filter name");
     next();
     f.name = name.text;
     f.def = find_filter(f.name);
@@ -973,7 +1001,7 @@ class Parser {
       next();
       e->inverted = true;
     }
-    if (peek().kind != Tok::Path || !is_plain_ident(peek().text)) return expected("a test name"), nullptr;
+    if (!is_ident(peek())) return expected("a test name"), nullptr;
     e->name = next().text;
     e->test_def = find_test(e->name);
     if (accept_op("(")) {
@@ -995,6 +1023,10 @@ class Parser {
     e->kind = Expr::Kind::Path;
     e->span = Span{t.offset, t.length};
     e->dotted = t.text;
+    if (t.plain_ident) {
+      e->root = t.text;
+      return e;
+    }
     std::string_view s = t.text;
     size_t i = 0;
     if (!split_path(s, i, *e, t)) return nullptr;

@@ -165,6 +165,14 @@ TEST(HostileInput, DeeplyNestedExpressionsAreAnError) {
   EXPECT_NE(e.message.find("nested too deeply"), std::string::npos) << e.message;
 }
 
+TEST(HostileInput, DeeplyNestedFilterArgumentsAreAnError) {
+  std::string source = "{{ a";
+  for (int i = 0; i < 5000; ++i) source += " | default(value=a";
+  source += std::string(5000, ')') + " }}";
+  auto e = parse_error_of(source);
+  EXPECT_NE(e.message.find("nested too deeply"), std::string::npos) << e.message;
+}
+
 TEST(HostileInput, OneMegabyteTemplateRenders) {
   std::string line = "- name: {{ name }}-{{ n * 2 }} {% if n > 3 %}big{% endif %}\n";
   std::string source;
