@@ -43,7 +43,7 @@ class Lexer {
  private:
   bool starts(std::string_view s, size_t at) const { return src_.substr(at, s.size()) == s; }
 
-  [[gnu::always_inline]] Token& push(Tok kind, size_t offset, size_t length) {
+  Token& push(Tok kind, size_t offset, size_t length) {
     return result_.tokens.emplace_back(Token{kind, false, false, false, false, 0, false, static_cast<uint32_t>(offset),
                                              static_cast<uint32_t>(length),
                                              std::string_view(src_.data() + offset, length)});

@@ -1,6 +1,7 @@
 // Name lookup over the tables of builtin filters, tests and functions.
 
-#include <algorithm>
+#include <array>
+#include <vector>
 
 #include "tera/builtins/internal.hpp"
 
@@ -10,21 +11,36 @@ namespace {
 
 using namespace builtins;
 
+// The builtins of one kind by name. A name's length and first and last
+// bytes pick a bucket of one or two entries: cheaper than a binary search
+// of string comparisons, and the parser asks for every filter it meets.
 template <class Def>
-std::vector<Def> sorted(std::vector<Def> defs) {
-  std::sort(defs.begin(), defs.end(), [](const Def& a, const Def& b) { return a.name < b.name; });
-  return defs;
-}
+class NameIndex {
+ public:
+  explicit NameIndex(std::vector<Def> defs) : defs_(std::move(defs)) {
+    for (const Def& d : defs_) buckets_[bucket(d.name)].push_back(&d);
+  }
+  const Def* find(std::string_view name) const {
+    for (const Def* d : buckets_[bucket(name)]) {
+      if (d->name == name) return d;
+    }
+    return nullptr;
+  }
 
-template <class Def>
-const Def* lookup(const std::vector<Def>& defs, std::string_view name) {
-  auto it = std::lower_bound(defs.begin(), defs.end(), name,
-                             [](const Def& d, std::string_view n) { return d.name < n; });
-  return it != defs.end() && it->name == name ? &*it : nullptr;
-}
+ private:
+  static constexpr size_t kBuckets = 128;
+  static size_t bucket(std::string_view name) {
+    if (name.empty()) return 0;
+    return (name.size() * 7 + static_cast<unsigned char>(name.front()) * 3 + static_cast<unsigned char>(name.back())) %
+           kBuckets;
+  }
 
-const std::vector<FilterDef>& filters() {
-  static const std::vector<FilterDef> defs = sorted<FilterDef>({
+  std::vector<Def> defs_;
+  std::array<std::vector<const Def*>, kBuckets> buckets_;
+};
+
+const NameIndex<FilterDef>& filters() {
+  static const NameIndex<FilterDef> defs({
       // string.rs
       {"upper", {}, f_upper},
       {"lower", {}, f_lower},
@@ -85,8 +101,8 @@ const std::vector<FilterDef>& filters() {
 
 // Tera checks argument counts inside each test, with its own messages, so
 // the bounds here only say how many a test can use.
-const std::vector<TestDef>& tests() {
-  static const std::vector<TestDef> defs = sorted<TestDef>({
+const NameIndex<TestDef>& tests() {
+  static const NameIndex<TestDef> defs({
       {"defined", 0, 0, t_defined},
       {"undefined", 0, 0, t_undefined},
       {"odd", 0, 0, t_odd},
@@ -104,8 +120,8 @@ const std::vector<TestDef>& tests() {
   return defs;
 }
 
-const std::vector<FunctionDef>& functions() {
-  static const std::vector<FunctionDef> defs = sorted<FunctionDef>({
+const NameIndex<FunctionDef>& functions() {
+  static const NameIndex<FunctionDef> defs({
       {"range", {"start", "end", "step_by"}, fn_range},
       {"now", {"timestamp", "utc"}, fn_now},
       {"throw", {"message"}, fn_throw},
@@ -117,8 +133,8 @@ const std::vector<FunctionDef>& functions() {
 
 }  // namespace
 
-const FilterDef* find_filter(std::string_view name) { return lookup(filters(), name); }
-const TestDef* find_test(std::string_view name) { return lookup(tests(), name); }
-const FunctionDef* find_function(std::string_view name) { return lookup(functions(), name); }
+const FilterDef* find_filter(std::string_view name) { return filters().find(name); }
+const TestDef* find_test(std::string_view name) { return tests().find(name); }
+const FunctionDef* find_function(std::string_view name) { return functions().find(name); }
 
 }  // namespace sindri::tera
