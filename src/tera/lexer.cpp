@@ -254,8 +254,12 @@ class Lexer {
     size_t start = pos_;
     size_t ident_end = pos_;
     while (ident_end < src_.size() && is_ident_char(src_[ident_end])) ++ident_end;
-    size_t i = pos_;
-    if (!scan_path(i)) return false;
+    size_t i = ident_end;
+    const bool plain = i == src_.size() || (src_[i] != '.' && src_[i] != '[');
+    if (!plain) {
+      i = pos_;
+      if (!scan_path(i)) return false;
+    }
     Token& t = push(Tok::Path, start, i - start);
     t.plain_ident = i == ident_end;
     pos_ = i;

@@ -558,8 +558,13 @@ class Parser {
   }
 
   static bool is_reserved_word(std::string_view w) {
-    return w == "true" || w == "false" || w == "True" || w == "False" || w == "not" || w == "and" || w == "or" ||
-           w == "in" || w == "is";
+    switch (w.size()) {
+      case 2: return w == "in" || w == "is" || w == "or";
+      case 3: return w == "not" || w == "and";
+      case 4: return w == "true" || w == "True";
+      case 5: return w == "false" || w == "False";
+      default: return false;
+    }
   }
 
   // Most expressions are a variable, maybe filtered, alone before `}}`,
