@@ -30,23 +30,28 @@ class Lexer {
   explicit Lexer(std::string_view src) : src_(src) {}
 
   LexResult run() {
-    result_.tokens.reserve(src_.size() / 4 + 16);
+    result_.tokens.resize(src_.size() / 4 + 16);
     while (pos_ < src_.size()) {
       if (!lex_text()) break;
       if (pos_ >= src_.size()) break;
-      if (!lex_block()) return std::move(result_);
+      if (!lex_block()) break;
     }
-    push(Tok::End, pos_, 0);
+    if (result_.ok) push(Tok::End, pos_, 0);
+    result_.tokens.resize(count_);
     return std::move(result_);
   }
 
  private:
   bool starts(std::string_view s, size_t at) const { return src_.substr(at, s.size()) == s; }
 
+  // The token vector is sized ahead and trimmed at the end, so that a push
+  // is a store rather than a call.
   Token& push(Tok kind, size_t offset, size_t length) {
-    return result_.tokens.emplace_back(Token{kind, false, false, false, false, 0, false, static_cast<uint32_t>(offset),
-                                             static_cast<uint32_t>(length),
-                                             std::string_view(src_.data() + offset, length)});
+    if (count_ == result_.tokens.size()) [[unlikely]] result_.tokens.resize(count_ * 2);
+    Token& t = result_.tokens[count_++];
+    t = Token{kind, false, false, false, false, 0, false, static_cast<uint32_t>(offset), static_cast<uint32_t>(length),
+              std::string_view(src_.data() + offset, length)};
+    return t;
   }
 
   bool fail(std::string message, size_t offset) {
@@ -83,7 +88,7 @@ class Lexer {
     Token& open = push(kind == '{' ? Tok::VarOpen : Tok::TagOpen, start, trim ? 3 : 2);
     open.trim_left = trim;
     pos_ += trim ? 3 : 2;
-    size_t first_token = result_.tokens.size();
+    size_t first_token = count_;
     while (true) {
       while (pos_ < src_.size() && is_space(src_[pos_])) ++pos_;
       if (pos_ >= src_.size()) {
@@ -94,7 +99,7 @@ class Lexer {
       if (!lex_token()) return false;
     }
     // `{% raw %}`: take everything up to `{% endraw %}` verbatim.
-    if (kind == '%' && result_.tokens.size() == first_token + 2 &&
+    if (kind == '%' && count_ == first_token + 2 &&
         result_.tokens[first_token].kind == Tok::Path && result_.tokens[first_token].text == "raw") {
       return lex_raw(first_token - 1);
     }
@@ -158,7 +163,7 @@ class Lexer {
         bool end_right = k < src_.size() && src_[k] == '-';
         size_t close_at = k + (end_right ? 1 : 0);
         if (starts("%}", close_at)) {
-          result_.tokens.resize(open_index);
+          count_ = open_index;
           Token& raw = push(Tok::Raw, open.offset, close_at + 2 - open.offset);
           raw.text = src_.substr(content_start, tag - content_start);
           raw.trim_left = open.trim_left;
@@ -268,6 +273,7 @@ class Lexer {
 
   std::string_view src_;
   size_t pos_ = 0;
+  size_t count_ = 0;  // tokens pushed so far
   LexResult result_;
 };
 
