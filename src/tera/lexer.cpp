@@ -6,22 +6,6 @@ namespace sindri::tera {
 
 namespace {
 
-// Character classes by table: the lexer asks these for every byte of a tag.
-constexpr uint8_t kIdentStart = 1;
-constexpr uint8_t kIdentChar = 2;
-constexpr uint8_t kSpace = 4;
-constexpr auto kCharClass = [] {
-  std::array<uint8_t, 256> table{};
-  for (int c = 'a'; c <= 'z'; ++c) table[c] = kIdentStart | kIdentChar;
-  for (int c = 'A'; c <= 'Z'; ++c) table[c] = kIdentStart | kIdentChar;
-  table['_'] = kIdentStart | kIdentChar;
-  for (int c = '0'; c <= '9'; ++c) table[c] = kIdentChar;
-  for (char c : {' ', '\t', '\r', '\n'}) table[static_cast<unsigned char>(c)] = kSpace;
-  return table;
-}();
-
-bool is_ident_start(char c) { return kCharClass[static_cast<unsigned char>(c)] & kIdentStart; }
-bool is_ident_char(char c) { return kCharClass[static_cast<unsigned char>(c)] & kIdentChar; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_space(char c) { return kCharClass[static_cast<unsigned char>(c)] & kSpace; }
 

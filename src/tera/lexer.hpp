@@ -2,6 +2,7 @@
 // Splits a template into text, comments, raw blocks and the tokens inside
 // `{{ }}` and `{% %}`.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,6 +11,24 @@
 #include "value/text_position.hpp"
 
 namespace sindri::tera {
+
+// Character classes by table: the lexer asks these for every byte of a tag,
+// the parser for the bytes of paths.
+inline constexpr uint8_t kIdentStart = 1;
+inline constexpr uint8_t kIdentChar = 2;
+inline constexpr uint8_t kSpace = 4;
+inline constexpr auto kCharClass = [] {
+  std::array<uint8_t, 256> table{};
+  for (int c = 'a'; c <= 'z'; ++c) table[c] = kIdentStart | kIdentChar;
+  for (int c = 'A'; c <= 'Z'; ++c) table[c] = kIdentStart | kIdentChar;
+  table['_'] = kIdentStart | kIdentChar;
+  for (int c = '0'; c <= '9'; ++c) table[c] = kIdentChar;
+  for (char c : {' ', '\t', '\r', '\n'}) table[static_cast<unsigned char>(c)] = kSpace;
+  return table;
+}();
+
+inline bool is_ident_start(char c) { return kCharClass[static_cast<unsigned char>(c)] & kIdentStart; }
+inline bool is_ident_char(char c) { return kCharClass[static_cast<unsigned char>(c)] & kIdentChar; }
 
 enum class Tok : uint8_t {
   Text,     // literal text between tags

@@ -15,6 +15,7 @@ namespace {
 // Deep nesting is refused rather than allowed to exhaust the stack.
 constexpr size_t kMaxTagDepth = 512;
 constexpr size_t kMaxExprDepth = 256;
+constexpr size_t kMaxLookahead = 3;
 
 // What kind of body we are in decides which tags are allowed (Tera's
 // content, block_content, for_content, macro_content, filter_section_content).
@@ -45,16 +46,16 @@ std::string describe_token(const Token& t) {
   }
 }
 
-bool is_ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
-}
-
 // A name (of a variable, macro, filter, argument...): an identifier alone.
 bool is_ident(const Token& t) { return t.kind == Tok::Path && t.plain_ident; }
 
 class Parser {
  public:
-  Parser(Template& tpl, std::vector<Token> tokens) : tpl_(tpl), tokens_(std::move(tokens)) {}
+  // The tokens end with End; copies of it pad the list so that lookahead
+  // (three tokens at most) needs no bounds check.
+  Parser(Template& tpl, std::vector<Token> tokens) : tpl_(tpl), tokens_(std::move(tokens)), end_(tokens_.size() - 1) {
+    tokens_.resize(tokens_.size() + kMaxLookahead, tokens_.back());
+  }
 
   bool parse(Body& out) {
     // Leading comments are dropped before anything else, whitespace marks and all.
@@ -72,12 +73,11 @@ class Parser {
   // ---- token access ------------------------------------------------------
 
   const Token& peek(size_t ahead = 0) const {
-    size_t i = pos_ + ahead;
-    return i < tokens_.size() ? tokens_[i] : tokens_.back();
+    return tokens_[pos_ + ahead];
   }
   const Token& next() {
     const Token& t = peek();
-    if (pos_ < tokens_.size() - 1) ++pos_;
+    if (pos_ < end_) ++pos_;
     return t;
   }
   // Operators are one or two characters: compared inline rather than by memcmp.
@@ -1201,6 +1201,7 @@ class Parser {
 
   Template& tpl_;
   std::vector<Token> tokens_;
+  size_t end_;  // the index of the End token; the cursor never passes it
   size_t pos_ = 0;
   size_t depth_ = 0;
   size_t expr_depth_ = 0;
