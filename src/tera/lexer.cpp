@@ -107,24 +107,14 @@ class Lexer {
   bool lex_comment() {
     size_t start = pos_;
     bool trim_left = pos_ + 2 < src_.size() && src_[pos_ + 2] == '-';
-    size_t i = pos_ + (trim_left ? 3 : 2);
-    while (i < src_.size()) {
-      if (src_[i] == '-' && starts("#}", i + 1)) {
-        Token& t = push(Tok::Comment, start, i + 3 - start);
-        t.trim_left = trim_left;
-        t.trim_right = true;
-        pos_ = i + 3;
-        return true;
-      }
-      if (starts("#}", i)) {
-        Token& t = push(Tok::Comment, start, i + 2 - start);
-        t.trim_left = trim_left;
-        pos_ = i + 2;
-        return true;
-      }
-      ++i;
-    }
-    return fail("unclosed comment: expected `#}`", start);
+    const size_t body = pos_ + (trim_left ? 3 : 2);
+    const size_t close = src_.find("#}", body);
+    if (close == std::string_view::npos) return fail("unclosed comment: expected `#}`", start);
+    Token& t = push(Tok::Comment, start, close + 2 - start);
+    t.trim_left = trim_left;
+    t.trim_right = close > body && src_[close - 1] == '-';
+    pos_ = close + 2;
+    return true;
   }
 
   // Finds `{%[-] endraw [-]%}` after the raw tag and replaces the tag's
