@@ -15,6 +15,9 @@ class Arena {
   explicit Arena(size_t first_chunk = 4096) : next_chunk_(first_chunk) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
+  ~Arena() {
+    for (Chunk& chunk : chunks_) recycle(std::move(chunk));
+  }
 
   void* allocate(size_t bytes, size_t align) {
     uintptr_t p = (reinterpret_cast<uintptr_t>(cursor_) + align - 1) & ~(uintptr_t{align} - 1);
@@ -32,17 +35,54 @@ class Arena {
   // Chunks stay below malloc's mmap threshold: a chunk that malloc maps
   // costs system calls and page faults on every compile.
   static constexpr size_t kMaxChunk = 64 * 1024;
+  // Templates are often compiled and freed one after another. Handing their
+  // ~100 KB back to malloc each time made glibc shrink the heap and grow it
+  // again (two brk calls and fresh page faults per compile), so each thread
+  // keeps this much of freed chunks for its next arena.
+  static constexpr size_t kKeptBytes = 256 * 1024;
+
+  struct Chunk {
+    std::unique_ptr<char[]> memory;
+    size_t size = 0;
+  };
+  struct KeptChunks {
+    std::vector<Chunk> chunks;
+    size_t bytes = 0;
+  };
+  static KeptChunks& kept() {
+    thread_local KeptChunks chunks;
+    return chunks;
+  }
+
+  static void recycle(Chunk chunk) {
+    KeptChunks& pool = kept();
+    if (pool.bytes + chunk.size > kKeptBytes) return;
+    pool.bytes += chunk.size;
+    pool.chunks.push_back(std::move(chunk));
+  }
+
+  // A kept chunk of at least `size` bytes, or a new one.
+  static Chunk obtain(size_t size) {
+    KeptChunks& pool = kept();
+    for (auto it = pool.chunks.begin(); it != pool.chunks.end(); ++it) {
+      if (it->size < size) continue;
+      Chunk chunk = std::move(*it);
+      pool.chunks.erase(it);
+      pool.bytes -= chunk.size;
+      return chunk;
+    }
+    return Chunk{std::unique_ptr<char[]>(new char[size]), size};  // uninitialised: the tree writes it
+  }
 
   void* allocate_slow(size_t bytes, size_t align) {
-    size_t size = std::max(next_chunk_, bytes + align);
-    chunks_.push_back(std::unique_ptr<char[]>(new char[size]));  // uninitialised: the tree writes it
-    cursor_ = chunks_.back().get();
-    end_ = cursor_ + size;
-    next_chunk_ = std::min(size * 2, kMaxChunk);
+    chunks_.push_back(obtain(std::max(next_chunk_, bytes + align)));
+    cursor_ = chunks_.back().memory.get();
+    end_ = cursor_ + chunks_.back().size;
+    next_chunk_ = std::min(chunks_.back().size * 2, kMaxChunk);
     return allocate(bytes, align);
   }
 
-  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::vector<Chunk> chunks_;
   char* cursor_ = nullptr;
   char* end_ = nullptr;
   size_t next_chunk_;
