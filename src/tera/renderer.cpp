@@ -18,6 +18,8 @@ namespace {
 
 constexpr size_t kMaxMacroDepth = 200;
 constexpr size_t kMaxIncludeDepth = 100;
+// Frames for the origin and a few nested loops, allocated once per render.
+constexpr size_t kUsualFrameDepth = 8;
 
 enum class LoopState : uint8_t { Normal, Break, Continue };
 
@@ -116,6 +118,7 @@ class Renderer {
   Renderer(const Registry& registry, const LinkedTemplate& tpl, const Value& context, const RenderOptions& options)
       : registry_(registry), rendered_(tpl), context_(context), options_(options) {
     root_ = tpl.parents.empty() ? &tpl : tpl.parents.back();
+    frames_.reserve(kUsualFrameDepth);
   }
 
   bool run(std::string& out) {
@@ -465,6 +468,14 @@ class Renderer {
 
   // Tera's eval_expression: a value, with filters and `not` applied.
   bool eval(const Expr& e, Value& out) {
+    if (!eval_unfiltered(e, out)) return false;
+    if (!e.filters.empty() && !apply_filters(e, out)) return false;
+    if (e.negated) out = Value(!is_truthy(out));
+    return true;
+  }
+
+  // An expression's value before its filters and `not`.
+  bool eval_unfiltered(const Expr& e, Value& out) {
     switch (e.kind) {
       case Expr::Kind::Literal:
         out = *e.literal;
@@ -537,8 +548,6 @@ class Renderer {
         break;
       }
     }
-    if (!e.filters.empty() && !apply_filters(e, out)) return false;
-    if (e.negated) out = Value(!is_truthy(out));
     return true;
   }
 
@@ -989,9 +998,33 @@ class Renderer {
         return true;
       }
     }
+    if (ends_in_plain_json_encode(e) && !e.negated && !options_.autoescape) return print_json(e, out);
     Value v;
     if (!eval(e, v)) return false;
     write_value(v, e, out);
+    return true;
+  }
+
+  static bool ends_in_plain_json_encode(const Expr& e) {
+    return !e.filters.empty() && e.filters.back().def && e.filters.back().name == "json_encode" &&
+           e.filters.back().args.empty();
+  }
+
+  // `{{ x | json_encode() }}` writes the JSON straight to the output rather
+  // than into a string value that is then copied there: templates of
+  // manifests do this for every label value.
+  bool print_json(const Expr& e, std::string& out) {
+    Value v;
+    if (!eval_unfiltered(e, v)) return false;
+    for (size_t i = 0; i + 1 < e.filters.size(); ++i) {
+      const FilterCall& f = e.filters[i];
+      if (f.name == "safe" || f.name == "default") continue;
+      if (!apply_filter(f, v)) return false;
+    }
+    const size_t before = out.size();
+    append_json(out, v);
+    const size_t bytes = out.size() - before;
+    if (bytes > options_.max_output_bytes) return value_too_large(e.filters.back().span, bytes);
     return true;
   }
 

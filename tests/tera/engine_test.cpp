@@ -140,6 +140,20 @@ TEST(Check, FindsWhatRenderingWouldOnlyFindLater) {
   EXPECT_EQ(errors[0].kind, ErrorKind::Parse);
 }
 
+// A printed `json_encode` writes straight to the output: what comes out
+// must be what the filter would have made, after the filters before it.
+TEST(Render, PrintedJsonEncodeMatchesTheFilter) {
+  EXPECT_EQ(render_ok("{{ name | upper | json_encode() }}|{{ obj | json_encode() }}|{{ items | json_encode() }}"),
+            R"("WEB"|{"a":1}|[1,2,3])");
+  EXPECT_EQ(render_ok("{{ nope | default(value=n) | json_encode() }}"), "7");
+  EXPECT_EQ(render_ok("{{ name | json_encode() | length }}"), "5");
+  EXPECT_EQ(render_ok("{{ not name | json_encode() }}"), "false");
+  auto e = render_error_of("{{ nope | json_encode() }}");
+  EXPECT_NE(e.message.find("nope"), std::string::npos) << e.message;
+  e = render_error_of("{{ name | round | json_encode() }}");
+  EXPECT_NE(e.message.find("round"), std::string::npos) << e.message;
+}
+
 TEST(HostileInput, TenThousandNestedIfsIsAnErrorNotAStackOverflow) {
   std::string source;
   for (int i = 0; i < 10000; ++i) source += "{% if true %}";
@@ -334,6 +348,13 @@ TEST(Budget, OutputAndBuiltValuesAreBounded) {
   EXPECT_NE(e.message.find("bytes was built"), std::string::npos) << e.message;
   e = budget_error("{% set a = [1, 2] %}{% for i in range(end=20) %}{% set_global a = a | concat(with=a) %}{% endfor %}",
                    small);
+  EXPECT_NE(e.message.find("bytes was built"), std::string::npos) << e.message;
+}
+
+TEST(Budget, PrintedJsonIsBoundedLikeAnyBuiltValue) {
+  tera::RenderOptions small;
+  small.max_output_bytes = 1000;
+  auto e = budget_error("{{ range(end=400) | json_encode() }}", small);
   EXPECT_NE(e.message.find("bytes was built"), std::string::npos) << e.message;
 }
 
