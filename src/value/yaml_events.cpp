@@ -2,6 +2,9 @@
 
 #include <libfyaml.h>
 
+#include <algorithm>
+#include <new>
+
 namespace sindri::yaml_detail {
 
 Position position_of(const fy_mark* mark) {
@@ -16,6 +19,93 @@ std::string_view token_text(fy_token* token) {
 }
 
 namespace {
+
+// The length of the line break at text[at], or 0. YAML 1.1 breaks lines at
+// CR LF, CR, LF, NEL, LS and PS.
+size_t line_break_length(std::string_view text, size_t at) {
+  switch (text[at]) {
+    case '\n':
+      return 1;
+    case '\r':
+      return text.substr(at, 2) == "\r\n" ? 2 : 1;
+    case '\xC2':
+      return text.substr(at, 2) == "\xC2\x85" ? 2 : 0;
+    case '\xE2':
+      return text.substr(at, 3) == "\xE2\x80\xA8" || text.substr(at, 3) == "\xE2\x80\xA9" ? 3 : 0;
+    default:
+      return 0;
+  }
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// A plain or quoted scalar's source as libfyaml marks it: between the quotes
+// of a quoted one.
+std::string_view source_of(std::string_view text, fy_token* value) {
+  const size_t start = fy_token_start_mark(value)->input_pos;
+  return text.substr(start, fy_token_end_mark(value)->input_pos - start);
+}
+
+// One line with nothing escaped: libfyaml's text is then the source itself,
+// which fy_token_get_text returns without formatting anything.
+bool reads_as_written(fy_scalar_style style, std::string_view source) {
+  if (style != FYSS_PLAIN && style != FYSS_SINGLE_QUOTED && style != FYSS_DOUBLE_QUOTED) return false;
+  for (size_t at = 0; at < source.size(); ++at) {
+    if ((style == FYSS_SINGLE_QUOTED && source[at] == '\'') || (style == FYSS_DOUBLE_QUOTED && source[at] == '\\') ||
+        line_break_length(source, at) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A single-quoted scalar's value from its source, as YAML 1.1 and kubectl
+// read it: '' is a quote; a line break with the blanks around it folds to a
+// space, or to the breaks of the empty lines after it; CR LF, CR and NEL
+// read as a line feed, LS and PS as themselves.
+void append_single_quoted(std::string_view source, std::string& out) {
+  size_t at = 0;
+  while (at < source.size()) {
+    if (!is_blank(source[at]) && line_break_length(source, at) == 0) {
+      out += source[at];
+      at += source[at] == '\'' ? 2 : 1;
+      continue;
+    }
+    const size_t blanks_start = at;
+    bool folded = false, space = false;
+    while (at < source.size()) {
+      if (is_blank(source[at])) {
+        ++at;
+        continue;
+      }
+      const size_t length = line_break_length(source, at);
+      if (length == 0) break;
+      const bool first = !folded;
+      folded = true;
+      if (length == 3) {
+        out.append(source, at, length);
+      } else if (!first) {
+        out += '\n';
+      }
+      space = first && length != 3;
+      at += length;
+    }
+    if (!folded) out.append(source, blanks_start, at - blanks_start);
+    if (space) out += ' ';
+  }
+}
+
+// The formatter's output cut to the scanner's count, as fy_token_get_text
+// gives it, but with no byte the formatter did not write, and its chunks freed.
+void append_formatted(fy_token* value, std::string& out) {
+  const size_t length = fy_token_get_text_length(value);
+  std::unique_ptr<fy_token_iter, void (*)(fy_token_iter*)> iter(fy_token_iter_create(value), fy_token_iter_destroy);
+  if (!iter) throw std::bad_alloc();
+  for (const fy_iter_chunk* chunk = nullptr;
+       out.size() < length && (chunk = fy_token_iter_chunk_next(iter.get(), chunk, nullptr));) {
+    out.append(chunk->str, std::min(chunk->len, length - out.size()));
+  }
+}
 
 // The length of the UTF-8 sequence starting at text[at], or 0 if it is not
 // well-formed (overlong forms, surrogates and code points past U+10FFFF
@@ -81,12 +171,34 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::open(std::string_view text
   if (fy_parser_set_string(parser.get(), text.data(), text.size()) != 0) {
     return SyntaxError{{}, "cannot read the YAML text"};
   }
-  return YamlEventParser(std::move(diag), std::move(parser));
+  return YamlEventParser(text, std::move(diag), std::move(parser));
 }
 
 fy_event* YamlEventParser::next() { return fy_parser_parse(parser_.get()); }
 
 void YamlEventParser::release(fy_event* event) { fy_parser_event_free(parser_.get(), event); }
+
+// fy_token_get_text is only called where it formats nothing. Where it
+// formats (folded lines, escapes, block scalars), libfyaml 0.7.12 copies its
+// formatter's output into a buffer of the length its scanner counted; where
+// the formatter writes more (CR LF before a closing quote, a run of escaped
+// quotes) it returns early without freeing the formatter's chunk array, 512
+// bytes and up per scalar, and where it writes less the rest of the buffer
+// is left uninitialised.
+std::string_view YamlEventParser::scalar_text(fy_token* value) {
+  if (!value) return "";  // an empty node (`k:`) has no token
+  const fy_scalar_style style = fy_token_scalar_style(value);
+  const std::string_view source = source_of(text_, value);
+  if (reads_as_written(style, source)) return token_text(value);
+  scalar_buffer_.clear();
+  // The formatter makes a run of n escaped quotes 2n - 1 quotes; kubectl reads n.
+  if (style == FYSS_SINGLE_QUOTED && source.find("''''") != std::string_view::npos) {
+    append_single_quoted(source, scalar_buffer_);
+  } else {
+    append_formatted(value, scalar_buffer_);
+  }
+  return scalar_buffer_;
+}
 
 Result<Ok, SyntaxError> YamlEventParser::outcome() const {
   if (!fy_parser_get_stream_error(parser_.get())) return Ok{};

@@ -26,6 +26,7 @@ struct Position {
 };
 
 Position position_of(const fy_mark* mark);
+// The text of a tag, anchor or alias token; a scalar's is scalar_text's.
 std::string_view token_text(fy_token* token);
 
 struct SyntaxError {
@@ -46,13 +47,20 @@ class YamlEventParser {
   // stream, if one did.
   Result<Ok, SyntaxError> outcome() const;
 
+  // The value of a scalar event's token (event->scalar.value), valid until
+  // the event is released or this is called again.
+  std::string_view scalar_text(fy_token* value);
+
  private:
   using DiagHandle = std::unique_ptr<fy_diag, void (*)(fy_diag*)>;
   using ParserHandle = std::unique_ptr<fy_parser, void (*)(fy_parser*)>;
-  YamlEventParser(DiagHandle diag, ParserHandle parser) : diag_(std::move(diag)), parser_(std::move(parser)) {}
+  YamlEventParser(std::string_view text, DiagHandle diag, ParserHandle parser)
+      : text_(text), diag_(std::move(diag)), parser_(std::move(parser)) {}
 
+  std::string_view text_;
   DiagHandle diag_;
   ParserHandle parser_;
+  std::string scalar_buffer_;  // scalar_text's, when libfyaml's text cannot be used
 };
 
 }  // namespace sindri::yaml_detail

@@ -22,6 +22,7 @@ namespace {
 using yaml_detail::Position;
 using yaml_detail::ResolvedScalar;
 using yaml_detail::SyntaxError;
+using yaml_detail::YamlEventParser;
 
 constexpr size_t kNoKey = static_cast<size_t>(-1);
 
@@ -36,10 +37,10 @@ class OutlineWalk {
   explicit OutlineWalk(std::span<const std::string_view> keys) : keys_(keys) {}
 
   std::optional<YamlOutlines> walk(std::string_view text) {
-    auto parser = yaml_detail::YamlEventParser::open(text);
+    auto parser = YamlEventParser::open(text);
     if (!parser) return error_at(parser.error());
     while (fy_event* event = parser->next()) {
-      bool decided = follow(event);
+      bool decided = follow(event, *parser);
       parser->release(event);
       if (!decided) return std::nullopt;
     }
@@ -55,7 +56,7 @@ class OutlineWalk {
   }
 
   // False where the walk cannot decide.
-  bool follow(fy_event* event) {
+  bool follow(fy_event* event, YamlEventParser& parser) {
     switch (event->type) {
       case FYET_DOCUMENT_START:
         outlines_.emplace_back();
@@ -74,7 +75,7 @@ class OutlineWalk {
         if (stack_.empty()) outlines_.back().top = Value(Array{});
         return true;
       case FYET_SCALAR:
-        return scalar(event);
+        return scalar(event, parser);
       case FYET_ALIAS:
         return false;
       default:
@@ -133,10 +134,10 @@ class OutlineWalk {
     return Value(std::move(members));
   }
 
-  bool scalar(fy_event* event) {
+  bool scalar(fy_event* event, YamlEventParser& parser) {
     if (event->scalar.anchor || event->scalar.tag) return false;
     start_node(event);
-    std::string_view text = yaml_detail::token_text(event->scalar.value);
+    std::string_view text = parser.scalar_text(event->scalar.value);
     bool plain = fy_token_scalar_style(event->scalar.value) == FYSS_PLAIN;
     ResolvedScalar resolved = plain ? yaml_detail::resolve_plain(text) : ResolvedScalar{};
     bool is_text = resolved.type == ResolvedScalar::Type::String || resolved.type == ResolvedScalar::Type::Timestamp;

@@ -20,6 +20,7 @@ namespace sindri {
 
 using yaml_detail::Position;
 using yaml_detail::ResolvedScalar;
+using yaml_detail::YamlEventParser;
 using yaml_detail::position_of;
 using yaml_detail::token_text;
 
@@ -98,11 +99,11 @@ class Reader {
   Reader(std::string_view file, const YamlOptions& options) : file_(file), options_(options) {}
 
   Result<std::vector<YamlDocument>, YamlError> read(std::string_view text) {
-    auto parser = yaml_detail::YamlEventParser::open(text);
+    auto parser = YamlEventParser::open(text);
     if (!parser) return error_at(parser.error().where, parser.error().message);
     text_ = text;
     while (fy_event* event = parser->next()) {
-      bool ok = handle(event);
+      bool ok = handle(event, *parser);
       parser->release(event);
       if (!ok) return error_at(failure_.where, std::move(failure_.message));
     }
@@ -136,7 +137,7 @@ class Reader {
     return false;
   }
 
-  bool handle(fy_event* event) {
+  bool handle(fy_event* event, YamlEventParser& parser) {
     switch (event->type) {
       case FYET_DOCUMENT_START: {
         documents_.emplace_back();
@@ -160,7 +161,7 @@ class Reader {
       case FYET_SEQUENCE_END:
         return close();
       case FYET_SCALAR:
-        return scalar(event);
+        return scalar(event, parser);
       case FYET_ALIAS:
         return alias(event);
       default:
@@ -393,10 +394,10 @@ class Reader {
     return true;
   }
 
-  bool scalar(fy_event* event) {
+  bool scalar(fy_event* event, YamlEventParser& parser) {
     fy_scalar_style style = fy_token_scalar_style(event->scalar.value);
     Position where = start_of(event, style == FYSS_SINGLE_QUOTED || style == FYSS_DOUBLE_QUOTED);
-    ScalarSource source{token_text(event->scalar.value), reading_of(event->scalar.tag, event->scalar.value)};
+    ScalarSource source{parser.scalar_text(event->scalar.value), reading_of(event->scalar.tag, event->scalar.value)};
     std::string_view anchor_name = event->scalar.anchor ? token_text(event->scalar.anchor) : std::string_view();
     if (in_key_slot()) {
       std::string key, problem;
