@@ -221,6 +221,65 @@ TEST(YamlErrors, DepthIsBounded) {
   EXPECT_NE(parse_error(deep).message.find("nesting deeper"), std::string::npos);
 }
 
+// --- Scalar text, around libfyaml 0.7.12's formatting bugs ----------------
+// Expected values are kubectl's. The unit tests run under LeakSanitizer
+// (scripts/test.sh): libfyaml's own text for the scalars below leaks.
+
+TEST(YamlScalars, EveryStyleReadsAsKubectlReadsIt) {
+  EXPECT_EQ(parse_one("plain: a plain scalar\n"
+                      "plainMultiline: one\n  two\n\n  three\n"
+                      "single: 'it''s'\n"
+                      "singleMultiline: 'one\n  two\n\n  three  '\n"
+                      "double: \"tab\\tquote\\\" \\u00e9\"\n"
+                      "doubleMultiline: \"one \\\n  two\n  three\\n\"\n"
+                      "literal: |\n  line one\n    indented\n"
+                      "literalStrip: |-\n  no newline\n"
+                      "literalKeep: |+\n  kept\n\n"
+                      "folded: >\n  folded\n  text\n\n  paragraph\n"
+                      "foldedStrip: >-\n  a\n  b\n"
+                      "indicator: |2\n    two leading spaces\n  then none\n"
+                      "emptyLiteral: |\n  \n"),
+            json(R"({"plain": "a plain scalar", "plainMultiline": "one two\nthree", "single": "it's",
+                     "singleMultiline": "one two\nthree  ", "double": "tab\tquote\" é", "doubleMultiline": "one two three\n",
+                     "literal": "line one\n  indented\n", "literalStrip": "no newline", "literalKeep": "kept\n\n",
+                     "folded": "folded text\nparagraph\n", "foldedStrip": "a b",
+                     "indicator": "  two leading spaces\nthen none\n", "emptyLiteral": ""})"));
+}
+
+// libfyaml formats a run of n escaped quotes as 2n - 1 quotes, cut to the
+// length its scanner counted; from five on it also leaks 512 bytes.
+TEST(YamlScalars, RunsOfEscapedQuotesInSingleQuotedScalars) {
+  auto docs = parse_yaml_stream("five: ''''''''''''\n"
+                                "'x''''''''''y': 'p\n  q''''''r\n\n  s  '\n"
+                                "two: 'a''''b'\n"
+                                "flow: {'''''''''''': 'k''''''''''v'}\n"
+                                "---\n"
+                                "['''''''''''''''''''''', 'one''''''''''two']\n"
+                                "---\n"
+                                "''''''''''''\n");
+  ASSERT_TRUE(docs.ok()) << docs.error().describe();
+  ASSERT_EQ(docs->size(), 3u);
+  EXPECT_EQ((*docs)[0].value, json(R"({"five": "'''''", "x'''''y": "p q'''r\ns  ", "two": "a''b",
+                                       "flow": {"'''''": "k'''''v"}})"));
+  EXPECT_EQ((*docs)[1].value, json(R"(["''''''''''", "one'''''two"])"));
+  EXPECT_EQ((*docs)[2].value, Value("'''''"));
+}
+
+// Before a closing quote libfyaml's formatter counts CR LF as two breaks,
+// writes past the length its scanner counted, and leaks.
+TEST(YamlScalars, CrLfBreaksBeforeAClosingQuote) {
+  auto docs = parse_yaml_stream("\"b  \\tbb\\\"\\t\r\n\r\n\n\"\r\n"
+                                "--- \"a\r\n\n\r\n\r\n\t\t\r\n \r\"\r\n"
+                                "--- ' \n\n \n\r\n\n\r\n\r\n'\r\n"
+                                "--- 'a''''''''''b\r\n\r\n  c''''''''''\r\n  '\r\n");
+  ASSERT_TRUE(docs.ok()) << docs.error().describe();
+  ASSERT_EQ(docs->size(), 4u);
+  EXPECT_EQ((*docs)[0].value, Value("b  \tbb\"\t\n\n"));
+  EXPECT_EQ((*docs)[1].value, Value("a\n\n\n\n\n"));
+  EXPECT_EQ((*docs)[2].value, Value("\n\n\n\n\n\n"));
+  EXPECT_EQ((*docs)[3].value, Value("a'''''b\nc''''' "));
+}
+
 // --- Emission in kubectl's style ------------------------------------------
 
 TEST(YamlEmit, KubectlLayout) {
