@@ -48,13 +48,23 @@ class Arena {
   struct KeptChunks {
     std::vector<Chunk> chunks;
     size_t bytes = 0;
+    ~KeptChunks() { gone() = true; }
   };
   static KeptChunks& kept() {
     thread_local KeptChunks chunks;
     return chunks;
   }
+  // Whether this thread's KeptChunks is already destroyed: at exit the main
+  // thread's thread-locals go before static objects, and a template held by
+  // a static cache frees its arena after that. A bool needs no destructor,
+  // so it can be asked then.
+  static bool& gone() {
+    thread_local bool destroyed = false;
+    return destroyed;
+  }
 
   static void recycle(Chunk chunk) {
+    if (gone()) return;
     KeptChunks& pool = kept();
     if (pool.bytes + chunk.size > kKeptBytes) return;
     pool.bytes += chunk.size;
@@ -63,13 +73,15 @@ class Arena {
 
   // A kept chunk of at least `size` bytes, or a new one.
   static Chunk obtain(size_t size) {
-    KeptChunks& pool = kept();
-    for (auto it = pool.chunks.begin(); it != pool.chunks.end(); ++it) {
-      if (it->size < size) continue;
-      Chunk chunk = std::move(*it);
-      pool.chunks.erase(it);
-      pool.bytes -= chunk.size;
-      return chunk;
+    if (!gone()) {
+      KeptChunks& pool = kept();
+      for (auto it = pool.chunks.begin(); it != pool.chunks.end(); ++it) {
+        if (it->size < size) continue;
+        Chunk chunk = std::move(*it);
+        pool.chunks.erase(it);
+        pool.bytes -= chunk.size;
+        return chunk;
+      }
     }
     return Chunk{std::unique_ptr<char[]>(new char[size]), size};  // uninitialised: the tree writes it
   }

@@ -1,10 +1,13 @@
 #include "tera/lexer.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace sindri::tera {
 
 namespace {
+
+constexpr size_t kFirstTokens = 4096;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_space(char c) { return kCharClass[static_cast<unsigned char>(c)] & kSpace; }
@@ -14,7 +17,10 @@ class Lexer {
   explicit Lexer(std::string_view src) : src_(src) {}
 
   LexResult run() {
-    result_.tokens.resize(src_.size() / 4 + 16);
+    // Sized for a typical template, at most kFirstTokens: the vector is
+    // zero-filled, and a huge mostly-text template must not touch eight
+    // bytes of tokens per byte of source.
+    result_.tokens.resize(std::min<size_t>(src_.size() / 4 + 16, kFirstTokens));
     while (pos_ < src_.size()) {
       if (!lex_text()) break;
       if (pos_ >= src_.size()) break;

@@ -576,7 +576,10 @@ class Parser {
     if (t.kind != Tok::Path || is_reserved_word(t.text)) return nullptr;
     const Token& after = peek(1);
     if (after.kind != Tok::Close && !peek_op("|", 1) && !peek_op(",", 1) && !peek_op(")", 1)) return nullptr;
-    DepthGuard guard(expr_depth_);  // filter arguments recurse through here
+    // Filter arguments recurse through here; the depth counts the two levels
+    // the full grammar would pass through, so that the limit stays where it was.
+    DepthGuard as_logic_expr(expr_depth_);
+    DepthGuard as_basic_expr(expr_depth_);
     if (expr_depth_ > kMaxExprDepth) return fail_at(t, "expression nested too deeply"), nullptr;
     size_t start = pos_;
     next();

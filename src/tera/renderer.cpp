@@ -468,14 +468,17 @@ class Renderer {
 
   // Tera's eval_expression: a value, with filters and `not` applied.
   bool eval(const Expr& e, Value& out) {
-    if (!eval_unfiltered(e, out)) return false;
+    bool settled = false;
+    if (!eval_unfiltered(e, out, settled)) return false;
+    if (settled) return true;
     if (!e.filters.empty() && !apply_filters(e, out)) return false;
     if (e.negated) out = Value(!is_truthy(out));
     return true;
   }
 
-  // An expression's value before its filters and `not`.
-  bool eval_unfiltered(const Expr& e, Value& out) {
+  // An expression's value before its filters and `not`, unless `settled`
+  // comes back true: `not undefined` is true as it stands, with no filters.
+  bool eval_unfiltered(const Expr& e, Value& out, bool& settled) {
     switch (e.kind) {
       case Expr::Kind::Literal:
         out = *e.literal;
@@ -490,6 +493,7 @@ class Renderer {
             // `not undefined` is true rather than an error.
             if (e.negated) {
               out = Value(true);
+              settled = true;
               return true;
             }
             return not_found(e);
@@ -1015,7 +1019,8 @@ class Renderer {
   // manifests do this for every label value.
   bool print_json(const Expr& e, std::string& out) {
     Value v;
-    if (!eval_unfiltered(e, v)) return false;
+    bool settled = false;  // only for `not`, which does not come here
+    if (!eval_unfiltered(e, v, settled)) return false;
     for (size_t i = 0; i + 1 < e.filters.size(); ++i) {
       const FilterCall& f = e.filters[i];
       if (f.name == "safe" || f.name == "default") continue;

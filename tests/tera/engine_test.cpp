@@ -154,6 +154,27 @@ TEST(Render, PrintedJsonEncodeMatchesTheFilter) {
   EXPECT_NE(e.message.find("round"), std::string::npos) << e.message;
 }
 
+// Outputs from tera-ref: `not` of an undefined variable is true, and the
+// filters after it are not applied.
+TEST(Render, NotOfAnUndefinedVariableIsTrue) {
+  EXPECT_EQ(render_ok("{% if not nope %}yes{% else %}no{% endif %}|{{ not nope }}|{% set v = not nope %}{{ v }}|"
+                      "{{ not nope | upper }}|{% if not obj.missing %}yes{% endif %}"),
+            "yes|true|true|true|yes");
+}
+
+// A template freed after its thread's kept arena chunks (at exit, by a
+// static cache, after the main thread's thread-locals) frees its memory
+// normally; under AddressSanitizer this used to be a use after free.
+TEST(Arena, TemplateFreedAtExitAfterTheThreadsKeptChunks) {
+  EXPECT_EXIT(
+      {
+        { auto freed_now = tera::compile("a", "{{ x }}"); }
+        static auto freed_at_exit = tera::compile("b", "{{ y }}");
+        std::exit(freed_at_exit ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST(HostileInput, TenThousandNestedIfsIsAnErrorNotAStackOverflow) {
   std::string source;
   for (int i = 0; i < 10000; ++i) source += "{% if true %}";
