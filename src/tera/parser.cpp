@@ -1124,7 +1124,7 @@ class Parser {
           e->items.push_back(p);
         }
       }
-      if (e->items.size() == 1) e = std::move(e->items[0]);
+      if (e->items.size() == 1) e = e->items[0];
     }
     if (!parse_filters(e->filters)) return nullptr;
     e->span = span_from(start);
@@ -1221,8 +1221,8 @@ TemplateError Template::error_at(ErrorKind kind, Span span, std::string message,
   e.template_name = name;
   LineColumn lc = line_column(source, span.offset);
   e.location = Location{lc.line, lc.column};
-  e.message = message;
-  e.expression = expression;
+  e.message = std::move(message);
+  e.expression = std::move(expression);
   return e;
 }
 

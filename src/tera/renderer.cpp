@@ -399,8 +399,10 @@ class Renderer {
     return check_size(value, f.span);
   }
 
-  bool apply_filters(const Expr& e, Value& value) {
-    for (const FilterCall& f : e.filters) {
+  // The first `count` filters of `e`.
+  bool apply_filters(const Expr& e, size_t count, Value& value) {
+    for (size_t i = 0; i < count; ++i) {
+      const FilterCall& f = e.filters[i];
       if (f.name == "safe" || f.name == "default") continue;
       if (!apply_filter(f, value)) return false;
     }
@@ -471,7 +473,7 @@ class Renderer {
     bool settled = false;
     if (!eval_unfiltered(e, out, settled)) return false;
     if (settled) return true;
-    if (!e.filters.empty() && !apply_filters(e, out)) return false;
+    if (!apply_filters(e, e.filters.size(), out)) return false;
     if (e.negated) out = Value(!is_truthy(out));
     return true;
   }
@@ -1021,11 +1023,7 @@ class Renderer {
     Value v;
     bool settled = false;  // only for `not`, which does not come here
     if (!eval_unfiltered(e, v, settled)) return false;
-    for (size_t i = 0; i + 1 < e.filters.size(); ++i) {
-      const FilterCall& f = e.filters[i];
-      if (f.name == "safe" || f.name == "default") continue;
-      if (!apply_filter(f, v)) return false;
-    }
+    if (!apply_filters(e, e.filters.size() - 1, v)) return false;
     const size_t before = out.size();
     append_json(out, v);
     const size_t bytes = out.size() - before;
