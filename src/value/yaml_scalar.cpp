@@ -1,5 +1,6 @@
 #include "value/yaml_scalar.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -222,6 +223,14 @@ constexpr KnownWord kKnownWords[] = {
     {"-.Inf", ResolvedScalar::Type::Float, false, -kInf}, {"-.INF", ResolvedScalar::Type::Float, false, -kInf},
 };
 
+static_assert(
+    [] {
+      size_t longest = 0;
+      for (const KnownWord& word : kKnownWords) longest = std::max(longest, word.text.size());
+      return longest;
+    }() == kLongestPlainWord,
+    "plain_may_not_be_string must know the longest word");
+
 ResolvedScalar make_float(double d) {
   ResolvedScalar r;
   r.type = ResolvedScalar::Type::Float;
@@ -279,11 +288,11 @@ ResolvedScalar resolve_plain(std::string_view text) {
     result.type = ResolvedScalar::Type::Null;
     return result;
   }
+  if (!plain_may_not_be_string(text)) return result;
   char first = text[0];
   bool sign_or_digit = is_digit(first) || first == '+' || first == '-';
-  if (!sign_or_digit && first != '.' && !std::strchr("yYnNtTfFoO~", first)) return result;
   for (const KnownWord& word : kKnownWords) {
-    if (word.text == text) {
+    if (word.text.size() == text.size() && word.text[0] == first && word.text == text) {
       result.type = word.type;
       result.boolean = word.boolean;
       result.floating = word.floating;
@@ -300,10 +309,15 @@ ResolvedScalar resolve_plain(std::string_view text) {
     result.type = ResolvedScalar::Type::Timestamp;
     return result;
   }
-  std::string plain;
-  plain.reserve(text.size());
-  for (char c : text) {
-    if (c != '_') plain.push_back(c);
+  // Underscores are digit separators; most numbers have none to drop.
+  std::string without_underscores;
+  std::string_view plain = text;
+  if (text.find('_') != std::string_view::npos) {
+    without_underscores.reserve(text.size());
+    for (char c : text) {
+      if (c != '_') without_underscores.push_back(c);
+    }
+    plain = without_underscores;
   }
   if (parse_go_signed(plain, result.integer)) {
     result.type = ResolvedScalar::Type::Int;

@@ -26,6 +26,22 @@ struct ResolvedScalar {
 // What go-yaml v2 resolves an untagged plain scalar to.
 ResolvedScalar resolve_plain(std::string_view text);
 
+// False for most plain scalars that resolve_plain makes a string: a cheap
+// test for callers that only care whether the scalar is something else.
+// The longest of go-yaml's words (`false`, `+.inf`) has 5 characters.
+constexpr size_t kLongestPlainWord = 5;
+inline bool plain_may_not_be_string(std::string_view text) {
+  if (text.empty()) return true;
+  const char first = text[0];
+  if ((first >= '0' && first <= '9') || first == '+' || first == '-' || first == '.') return true;
+  switch (first) {
+    case 'y': case 'Y': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case 'o': case 'O': case '~':
+      return text.size() <= kLongestPlainWord;
+    default:
+      return false;
+  }
+}
+
 // The Value kubectl ends up with for a scalar resolved as `resolved` from
 // `text`: go-yaml's result through encoding/json and back, so an integral
 // float that fits in int64 is an integer. A float that is not finite has no
