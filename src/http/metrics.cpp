@@ -220,7 +220,7 @@ std::string Metrics::render(const std::vector<Gauge>& gauges) const {
     append_help(out, gauge.help);
     out += "\n# TYPE ";
     out += gauge.name;
-    out += " gauge\n";
+    out += gauge.counter ? " counter\n" : " gauge\n";
     out += gauge.name;
     out += ' ';
     append_number(out, gauge.value);

@@ -18,11 +18,13 @@ class Metrics {
   ~Metrics();
   void observe(std::string_view route, std::string_view method, int status, std::chrono::nanoseconds latency);
 
-  // A gauge read when metrics are scraped (pool use, open connections).
+  // A gauge read when metrics are scraped (pool use, open connections), or a
+  // counter kept elsewhere and read the same way (database writes).
   struct Gauge {
     std::string name;  // e.g. "sindri_db_pool_in_use"
     std::string help;
     double value = 0;
+    bool counter = false;
   };
   // The exposition text: sindri_http_requests_total{route,method,status},
   // sindri_http_request_duration_seconds histogram{route,method}, then gauges.

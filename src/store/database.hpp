@@ -93,10 +93,14 @@ class Database {
   // deadlock.
   virtual DbStatus write(const std::function<DbStatus(Connection&)>& work) = 0;
 
-  // Connections in use and in the pool, for /metrics.
+  // Connections in use and in the pool, and the writes run so far and the
+  // transactions they took (fewer when SQLite commits them in groups; more
+  // when PostgreSQL retries), for /metrics.
   struct PoolStats {
     size_t in_use = 0;
     size_t size = 0;
+    uint64_t writes = 0;
+    uint64_t write_transactions = 0;
   };
   virtual PoolStats pool_stats() const = 0;
 };

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <random>
 #include <thread>
@@ -322,6 +323,7 @@ class PgDatabase final : public Database {
   }
 
   DbStatus write(const Work& work) override {
+    ++writes_;
     for (int attempt = 1;; ++attempt) {
       DbStatus result = attempt_write(work);
       if (result.ok() || result.error().kind != DbError::Kind::Busy) return result;
@@ -334,17 +336,25 @@ class PgDatabase final : public Database {
     }
   }
 
-  PoolStats pool_stats() const override { return pool_.stats(); }
+  PoolStats pool_stats() const override {
+    PoolStats stats = pool_.stats();
+    stats.writes = writes_;
+    stats.write_transactions = write_transactions_;
+    return stats;
+  }
 
  private:
   // One run of work; the connection goes back to the pool before any back-off.
   DbStatus attempt_write(const Work& work) {
     DbResult<Pool<PgConnection>::Lease> lease = pool_.acquire();
     if (!lease.ok()) return std::move(lease).error();
+    ++write_transactions_;
     return in_transaction(**lease, "BEGIN", work);
   }
 
   Pool<PgConnection> pool_;
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> write_transactions_{0};
 };
 
 }  // namespace

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <mutex>
 #include <unordered_map>
 #include <utility>
 
 #include "store/backend.hpp"
 #include "store/pool.hpp"
+#include "store/write_queue.hpp"
 
 namespace sindri::store {
 
@@ -113,6 +113,9 @@ class SqliteConnection final : public Connection {
 
   // A SQLite connection does not break the way a network connection does.
   bool usable() const { return true; }
+  // False once SQLite has rolled a transaction back on its own (a full disk,
+  // an I/O error), which it does without being asked.
+  bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
  private:
   DbError error(std::string_view sql) const {
@@ -275,7 +278,7 @@ class SqliteDatabase final : public Database {
  public:
   SqliteDatabase(std::unique_ptr<SqliteConnection> writer, std::string name, bool memory, const OpenOptions& options)
       : writer_(std::move(writer)),
-        busy_timeout_(options.busy_timeout),
+        write_queue_(options.busy_timeout),
         readers_(std::clamp<size_t>(options.pool_size, 1, kMaxReaders), options.busy_timeout,
                  [name = std::move(name), memory, timeout = options.busy_timeout] {
                    return connect(name, memory, timeout, Role::Reader);
@@ -296,11 +299,28 @@ class SqliteDatabase final : public Database {
       return DbError{DbError::Kind::Invalid,
                      "write() called inside write() on the same thread: it would wait for itself"};
     }
-    std::unique_lock lock(writer_mutex_, busy_timeout_);
-    if (!lock.owns_lock()) {
-      return DbError{DbError::Kind::Busy,
-                     "the SQLite writer stayed busy for more than " + std::to_string(busy_timeout_.count()) + " ms"};
-    }
+    return write_queue_.submit(work, [this](std::span<WriteQueue::Entry* const> batch) { write_batch(batch); });
+  }
+
+  PoolStats pool_stats() const override {
+    PoolStats stats = readers_.stats();
+    stats.size += 1;
+    stats.in_use += writing_ ? 1 : 0;
+    stats.writes = writes_;
+    stats.write_transactions = write_transactions_;
+    return stats;
+  }
+
+ private:
+  // The leader's side of group commit: the batch in one transaction, each
+  // work inside its own savepoint, so that a work that fails is undone alone
+  // and the others still commit. Should the transaction itself fail (a
+  // deferred constraint at COMMIT, or SQLite rolling everything back after an
+  // I/O error), each work that had not failed runs again alone, so that one
+  // caller's failure never becomes another's. IMMEDIATE takes the write lock
+  // at BEGIN, so no statement inside can find the database locked by another
+  // process halfway through.
+  void write_batch(std::span<WriteQueue::Entry* const> batch) {
     writing_ = true;
     struct Done {
       SqliteDatabase& db;
@@ -310,27 +330,68 @@ class SqliteDatabase final : public Database {
         writing_thread_ = outer;
       }
     } done{*this};
-    // IMMEDIATE takes the write lock at BEGIN, so no statement inside can
-    // find the database locked by another process halfway through.
-    return in_transaction(*writer_, "BEGIN IMMEDIATE", work);
+    writes_ += batch.size();
+    if (batch.size() == 1) return write_alone(*batch[0]);
+    ++write_transactions_;
+    DbStatus begun = step("BEGIN IMMEDIATE");
+    if (!begun.ok()) {
+      for (WriteQueue::Entry* entry : batch) entry->status = begun.error();
+      return;
+    }
+    size_t ran = 0;
+    for (; ran < batch.size(); ++ran) {
+      WriteQueue::Entry& entry = *batch[ran];
+      if (DbStatus saved = step("SAVEPOINT queued_write"); !saved.ok()) break;
+      entry.status = run_caught(entry, [&] { return (*entry.work)(*writer_); });
+      if (!writer_->in_transaction()) break;
+      DbStatus ended = entry.status.ok() ? step("RELEASE queued_write") : undo_savepoint();
+      if (!ended.ok()) break;
+    }
+    if (ran == batch.size() && step("COMMIT").ok()) return;
+    if (writer_->in_transaction()) (void)step("ROLLBACK");
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const bool failed_itself = i <= ran && !batch[i]->status.ok();
+      if (!failed_itself) write_alone(*batch[i]);
+    }
   }
 
-  PoolStats pool_stats() const override {
-    PoolStats stats = readers_.stats();
-    stats.size += 1;
-    stats.in_use += writing_ ? 1 : 0;
-    return stats;
+  void write_alone(WriteQueue::Entry& entry) {
+    ++write_transactions_;
+    entry.status = run_caught(entry, [&] { return in_transaction(*writer_, "BEGIN IMMEDIATE", *entry.work); });
   }
 
- private:
+  DbStatus step(std::string_view sql) {
+    DbResult<Rows> done = writer_->query(sql);
+    if (!done.ok()) return std::move(done).error();
+    return Ok{};
+  }
+
+  DbStatus undo_savepoint() {
+    DbStatus undone = step("ROLLBACK TO queued_write");
+    if (!undone.ok()) return undone;
+    return step("RELEASE queued_write");
+  }
+
+  // A work's outcome, with what it throws kept for its caller's thread.
+  template <class Run>
+  static DbStatus run_caught(WriteQueue::Entry& entry, Run&& run) {
+    try {
+      return run();
+    } catch (...) {
+      entry.exception = std::current_exception();
+      return DbError{DbError::Kind::Invalid, "the write threw an exception"};
+    }
+  }
+
   // The innermost Database whose writer this thread holds, to refuse a
   // nested write() that would wait for itself.
   static thread_local const SqliteDatabase* writing_thread_;
 
-  std::timed_mutex writer_mutex_;
   std::unique_ptr<SqliteConnection> writer_;
+  WriteQueue write_queue_;
   std::atomic<bool> writing_{false};
-  const std::chrono::milliseconds busy_timeout_;
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> write_transactions_{0};
   Pool<SqliteConnection> readers_;
 };
 

@@ -581,7 +581,8 @@ TEST_F(HttpServerTest, RendersMetrics) {
   ASSERT_TRUE(client.request("GET", "/slow").ok());
 
   const std::string text = metrics_.render({{"sindri_db_pool_in_use", "Connections in use.", 2},
-                                            {"sindri_http_open_connections", "Open connections.", 1.5}});
+                                            {"sindri_http_open_connections", "Open connections.", 1.5},
+                                            {"sindri_db_writes_total", "Writes.", 7, true}});
   const std::string route = "route=\"/api/v1/stacks/{id}/labels/{label}\"";
   EXPECT_NE(text.find("# TYPE sindri_http_requests_total counter\n"), std::string::npos);
   EXPECT_NE(text.find("sindri_http_requests_total{" + route + ",method=\"GET\",status=\"200\"} 3\n"), std::string::npos)
@@ -604,6 +605,7 @@ TEST_F(HttpServerTest, RendersMetrics) {
                       "sindri_db_pool_in_use 2\n"),
             std::string::npos);
   EXPECT_NE(text.find("sindri_http_open_connections 1.5\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE sindri_db_writes_total counter\nsindri_db_writes_total 7\n"), std::string::npos);
   EXPECT_EQ(count_of(text, "le=\""), 15u * 4);  // 15 buckets for each of 4 route/method pairs
 }
 

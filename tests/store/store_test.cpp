@@ -697,6 +697,109 @@ TEST_F(SqliteTest, WriterLockedElsewhereIsBusy) {
   EXPECT_TRUE(write_query(*other, "INSERT INTO t (x) VALUES (1)").ok());
 }
 
+// Runs `writers` writes at once behind a write that holds the writer until
+// they have all been queued, so that they are committed as one group.
+template <class Write>
+void write_in_a_group(Database& db, int writers, Write&& write) {
+  std::atomic<int> started{0};
+  std::thread holder([&] {
+    DbStatus held = db.write([&](Connection&) -> DbStatus {
+      while (started < writers) std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      return Ok{};
+    });
+    EXPECT_TRUE(held.ok());
+  });
+  std::vector<std::thread> threads;
+  for (int i = 0; i < writers; ++i) {
+    threads.emplace_back([&, i] {
+      ++started;
+      write(i);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  holder.join();
+}
+
+TEST_F(SqliteTest, ConcurrentWritesCommitInGroupsAndFailAlone) {
+  exec("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+  constexpr int kWriters = 16;
+  const auto before = db_->pool_stats();
+  std::atomic<int> surprises{0};
+  write_in_a_group(*db_, kWriters, [&](int i) {
+    try {
+      DbStatus status = db_->write([&](Connection& conn) -> DbStatus {
+        auto inserted = conn.query("INSERT INTO t (id) VALUES ($1)", {i});
+        if (!inserted.ok()) return inserted.error();
+        if (i == 7) throw std::runtime_error("work 7 threw");
+        if (i % 4 == 1) return DbError{DbError::Kind::Invalid, "work " + std::to_string(i) + " changed its mind"};
+        return Ok{};
+      });
+      const bool expected = i % 4 == 1 ? !status.ok() && status.error().message.find(std::to_string(i)) != std::string::npos
+                                       : status.ok();
+      if (i == 7 || !expected) ++surprises;
+    } catch (const std::runtime_error& thrown) {
+      if (i != 7 || std::string(thrown.what()) != "work 7 threw") ++surprises;
+    }
+  });
+  EXPECT_EQ(surprises, 0);
+  auto rows = read_query(*db_, "SELECT id FROM t ORDER BY id");
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  std::vector<int64_t> ids;
+  for (const auto& row : rows->rows) ids.push_back(row.at(0).get_int());
+  std::vector<int64_t> expected;
+  for (int i = 0; i < kWriters; ++i) {
+    if (i % 4 != 1 && i != 7) expected.push_back(i);
+  }
+  EXPECT_EQ(ids, expected);
+  // The writes behind the holder shared transactions.
+  const auto after = db_->pool_stats();
+  EXPECT_EQ(after.writes - before.writes, kWriters + 1u);
+  EXPECT_LT(after.write_transactions - before.write_transactions, kWriters + 1u);
+}
+
+TEST_F(SqliteTest, AGroupWhoseCommitFailsRunsEachWriteAgainAlone) {
+  exec("CREATE TABLE parent (id INTEGER PRIMARY KEY)");
+  exec("CREATE TABLE child (id INTEGER PRIMARY KEY, "
+       "parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)");
+  exec("INSERT INTO parent (id) VALUES (1)");
+  // Child 3 names a parent that does not exist: its deferred constraint fails
+  // the group's COMMIT, and only its own write may fail for it.
+  constexpr int kWriters = 6;
+  std::vector<std::string> outcomes(kWriters);
+  write_in_a_group(*db_, kWriters, [&](int i) {
+    auto done = write_query(*db_, "INSERT INTO child (id, parent_id) VALUES ($1, $2)", {i, i == 3 ? 99 : 1});
+    outcomes[i] = done.ok()                                       ? "ok"
+                  : done.error().kind == DbError::Kind::ForeignKey ? "foreign key"
+                                                                  : done.error().message;
+  });
+  for (int i = 0; i < kWriters; ++i) EXPECT_EQ(outcomes[i], i == 3 ? "foreign key" : "ok") << "write " << i;
+  EXPECT_EQ(count_rows(*db_, "child"), kWriters - 1);
+  expect_error(write_query(*db_, "INSERT INTO child (id, parent_id) VALUES (3, 99)"), DbError::Kind::ForeignKey);
+}
+
+TEST_F(SqliteTest, AQueuedWriteGivesUpAfterTheBusyTimeout) {
+  OpenOptions impatient;
+  impatient.busy_timeout = std::chrono::milliseconds(100);
+  auto db = open_database(impatient);
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(write_query(*db, "CREATE TABLE t (x INTEGER)").ok());
+  std::atomic<bool> released{false};
+  std::thread holder([&] {
+    EXPECT_TRUE(db->write([&](Connection&) -> DbStatus {
+                    while (!released) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                    return Ok{};
+                  }).ok());
+  });
+  while (db->pool_stats().in_use == 0) std::this_thread::yield();
+  std::string message = expect_error(write_query(*db, "INSERT INTO t (x) VALUES (1)"), DbError::Kind::Busy);
+  EXPECT_NE(message.find("100 ms"), std::string::npos) << message;
+  released = true;
+  holder.join();
+  EXPECT_TRUE(write_query(*db, "INSERT INTO t (x) VALUES (2)").ok());
+  EXPECT_EQ(count_rows(*db, "t"), 1);
+}
+
 TEST(SchemaNames, FollowSeed002) {
   for (const char* good : {"a", "Tenant_1", "acme_corp", "x0_"}) EXPECT_TRUE(is_valid_schema_name(good)) << good;
   for (const char* bad : {"", "1abc", "a-b", "a;drop", "_a", "a b", "é", "a.b"}) {
