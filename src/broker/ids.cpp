@@ -1,6 +1,7 @@
 #include "broker/ids.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <stdexcept>
@@ -20,7 +21,11 @@ void random_bytes(unsigned char* out, size_t size) {
 std::string new_uuid() {
   unsigned char bytes[16];
   random_bytes(bytes, sizeof bytes);
-  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  for (int i = 0; i < 6; ++i) bytes[i] = static_cast<unsigned char>(static_cast<uint64_t>(millis) >> (40 - 8 * i));
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x70);
   bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

@@ -6,7 +6,10 @@
 
 namespace sindri::broker {
 
-// A random (version 4) UUID, lower-case.
+// A time-ordered UUID (version 7, RFC 9562: the Unix time in milliseconds,
+// then 74 random bits), lower-case. Ids made one after another sort together,
+// so a new row lands at the end of every index on an id, in SQLite and
+// PostgreSQL alike, instead of on a random page.
 std::string new_uuid();
 // True for 8-4-4-4-12 hexadecimal.
 bool is_uuid(std::string_view text);
