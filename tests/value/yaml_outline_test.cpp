@@ -144,6 +144,13 @@ const char* const kCorpus[] = {
     // a BOM, CRLF line ends
     "\xEF\xBB\xBF" "apiVersion: v1\nkind: A\n", "apiVersion: v1\r\nkind: A\r\n---\r\napiVersion: v1\r\n",
     "apiVersion: v1\r\nkind: [A\r\n", "\xEF\xBB\xBF" "---\r\n- a\r\n",
+    // the block scanner's edges: an empty block scalar ended by a comment left
+    // of its owner (libfyaml then reads the owner's next line as a key), a
+    // no-break space around `:`, runs of escaped single quotes, document markers
+    // as plain scalars, an indentless sequence under a compact mapping
+    "  x: |\n # c\n  kind: K\n", "x:\n  w: |\n# c\n  v: 1\nkind: K\n", "kind: a:\xC2\xA0" "b\n",
+    "kind: a\xC2\xA0: b\n", "kind: 'a''''b'\napiVersion: ''''''\n", "x:\n- ---\n- ... a\nkind: --- # c\n",
+    "x:\n-   a:\n    - b\n    c: 1\nkind: K\n",
 };
 
 TEST(YamlOutline, SameAsParseYamlStreamOnTheCorpus) {
