@@ -167,6 +167,8 @@ http::Response Broker::metrics_text() {
   const auto pool = db_.pool_stats();
   gauges.push_back({"sindri_db_pool_in_use", "Database connections in use", static_cast<double>(pool.in_use)});
   gauges.push_back({"sindri_db_pool_size", "Database connections open", static_cast<double>(pool.size)});
+  gauges.push_back({"sindri_db_writes_queued", "Database writes waiting for the SQLite writer",
+                    static_cast<double>(pool.queued_writes)});
   gauges.push_back({"sindri_db_writes_total", "Database writes run", static_cast<double>(pool.writes), true});
   gauges.push_back({"sindri_db_write_transactions_total", "Database transactions the writes took",
                     static_cast<double>(pool.write_transactions), true});

@@ -2,6 +2,7 @@
 // file, SINDRI_* variables and flags (see broker/config.hpp); SIGTERM or
 // SIGINT stops it gracefully.
 
+#include <malloc.h>
 #include <signal.h>
 
 #include <cstdlib>
@@ -52,7 +53,19 @@ Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
   return config;
 }
 
+// A server allocates and frees the same sizes request after request. glibc's
+// defaults hand freed memory back to the kernel (madvise, munmap) almost
+// every time and fault it in again on the next request, and each unmapping
+// interrupts the other cores to flush their TLBs: a quarter of the broker's
+// CPU under load. Keep up to 64 MB free per malloc arena, and serve blocks
+// up to 16 MB (a large target state, a request body) from the heap.
+void keep_freed_memory() {
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+}
+
 int serve(const ServeFlags& flags) {
+  keep_freed_memory();
   auto config = load_config(flags);
   if (!config.ok()) {
     print_error(config.error().message);

@@ -88,17 +88,21 @@ class Database {
   virtual DbStatus read(const std::function<DbStatus(Connection&)>& work) = 0;
   // Runs `work` inside a write transaction: committed when it returns Ok and
   // durable against a process crash once write() returns; rolled back when it
-  // returns an error. SQLite has one writer at a time (BEGIN IMMEDIATE);
-  // PostgreSQL retries the whole of `work` on a serialization failure or
-  // deadlock.
+  // returns an error. SQLite has one writer at a time (BEGIN IMMEDIATE) and
+  // may run concurrent works in one transaction (group commit), each in its
+  // own savepoint; PostgreSQL retries the whole of `work` on a serialization
+  // failure or deadlock. So `work` may run more than once, on another
+  // thread, and must never begin, commit or roll back the transaction itself.
   virtual DbStatus write(const std::function<DbStatus(Connection&)>& work) = 0;
 
-  // Connections in use and in the pool, and the writes run so far and the
-  // transactions they took (fewer when SQLite commits them in groups; more
-  // when PostgreSQL retries), for /metrics.
+  // Connections in use and in the pool, writes waiting for SQLite's writer,
+  // and the writes run so far and the transactions they took (fewer when
+  // SQLite commits them in groups; more when PostgreSQL retries), for
+  // /metrics.
   struct PoolStats {
     size_t in_use = 0;
     size_t size = 0;
+    size_t queued_writes = 0;
     uint64_t writes = 0;
     uint64_t write_transactions = 0;
   };

@@ -306,6 +306,7 @@ class SqliteDatabase final : public Database {
     PoolStats stats = readers_.stats();
     stats.size += 1;
     stats.in_use += writing_ ? 1 : 0;
+    stats.queued_writes = write_queue_.queued();
     stats.writes = writes_;
     stats.write_transactions = write_transactions_;
     return stats;
@@ -316,9 +317,10 @@ class SqliteDatabase final : public Database {
   // work inside its own savepoint, so that a work that fails is undone alone
   // and the others still commit. Should the transaction itself fail (a
   // deferred constraint at COMMIT, or SQLite rolling everything back after an
-  // I/O error), each work that had not failed runs again alone, so that one
-  // caller's failure never becomes another's. IMMEDIATE takes the write lock
-  // at BEGIN, so no statement inside can find the database locked by another
+  // I/O error), every work runs again alone: one that failed inside the group
+  // may have failed on an earlier one's rows, which are gone now, and no
+  // caller may fail for another's write. IMMEDIATE takes the write lock at
+  // BEGIN, so no statement inside can find the database locked by another
   // process halfway through.
   void write_batch(std::span<WriteQueue::Entry* const> batch) {
     writing_ = true;
@@ -338,20 +340,30 @@ class SqliteDatabase final : public Database {
       for (WriteQueue::Entry* entry : batch) entry->status = begun.error();
       return;
     }
-    size_t ran = 0;
-    for (; ran < batch.size(); ++ran) {
-      WriteQueue::Entry& entry = *batch[ran];
-      if (DbStatus saved = step("SAVEPOINT queued_write"); !saved.ok()) break;
-      entry.status = run_caught(entry, [&] { return (*entry.work)(*writer_); });
-      if (!writer_->in_transaction()) break;
-      DbStatus ended = entry.status.ok() ? step("RELEASE queued_write") : undo_savepoint();
-      if (!ended.ok()) break;
+    // Whatever escapes (an allocation failure) must not leave the writer
+    // inside this transaction for every later write to trip over.
+    struct RollbackLeftover {
+      SqliteDatabase& db;
+      ~RollbackLeftover() {
+        if (db.writer_->in_transaction()) (void)db.step("ROLLBACK");
+      }
+    } leftover{*this};
+    bool whole = true;
+    for (WriteQueue::Entry* entry : batch) {
+      if (!step("SAVEPOINT sindri_group_write").ok()) {
+        whole = false;
+        break;
+      }
+      entry->status = run_caught(*entry, [&] { return (*entry->work)(*writer_); });
+      whole = writer_->in_transaction() &&
+              (entry->status.ok() ? step("RELEASE sindri_group_write") : undo_savepoint()).ok();
+      if (!whole) break;
     }
-    if (ran == batch.size() && step("COMMIT").ok()) return;
+    if (whole && step("COMMIT").ok()) return;
     if (writer_->in_transaction()) (void)step("ROLLBACK");
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const bool failed_itself = i <= ran && !batch[i]->status.ok();
-      if (!failed_itself) write_alone(*batch[i]);
+    for (WriteQueue::Entry* entry : batch) {
+      entry->exception = nullptr;
+      write_alone(*entry);
     }
   }
 
@@ -367,9 +379,9 @@ class SqliteDatabase final : public Database {
   }
 
   DbStatus undo_savepoint() {
-    DbStatus undone = step("ROLLBACK TO queued_write");
+    DbStatus undone = step("ROLLBACK TO sindri_group_write");
     if (!undone.ok()) return undone;
-    return step("RELEASE queued_write");
+    return step("RELEASE sindri_group_write");
   }
 
   // A work's outcome, with what it throws kept for its caller's thread.

@@ -16,13 +16,14 @@ DbStatus WriteQueue::submit(const Work& work, const BatchRunner& run_batch) {
       lead(lock, run_batch);
       continue;
     }
-    if (batch_done_.wait_until(lock, deadline) == std::cv_status::timeout && !mine.done) {
-      auto queued = std::find(queued_.begin(), queued_.end(), &mine);
-      if (queued != queued_.end()) {
-        queued_.erase(queued);
-        return DbError{DbError::Kind::Busy,
-                       "the SQLite writer stayed busy for more than " + std::to_string(timeout_.count()) + " ms"};
-      }
+    if (mine.taken) {
+      batch_done_.wait(lock);
+      continue;
+    }
+    if (batch_done_.wait_until(lock, deadline) == std::cv_status::timeout && !mine.taken && leading_) {
+      queued_.erase(std::find(queued_.begin(), queued_.end(), &mine));
+      return DbError{DbError::Kind::Busy,
+                     "the SQLite writer stayed busy for more than " + std::to_string(timeout_.count()) + " ms"};
     }
   }
   lock.unlock();
@@ -30,12 +31,19 @@ DbStatus WriteQueue::submit(const Work& work, const BatchRunner& run_batch) {
   return std::move(mine.status);
 }
 
+size_t WriteQueue::queued() const {
+  std::lock_guard lock(mutex_);
+  return queued_.size();
+}
+
 // Called with the lock held and this caller's entry queued; returns with the
 // lock held and every entry of the batch done.
 void WriteQueue::lead(std::unique_lock<std::mutex>& lock, const BatchRunner& run_batch) {
   leading_ = true;
-  std::vector<Entry*> batch;
-  batch.swap(queued_);
+  const auto end = queued_.begin() + static_cast<std::ptrdiff_t>(std::min(queued_.size(), kMaxBatch));
+  std::vector<Entry*> batch(queued_.begin(), end);
+  queued_.erase(queued_.begin(), end);
+  for (Entry* entry : batch) entry->taken = true;
   lock.unlock();
   try {
     run_batch(batch);

@@ -23,26 +23,33 @@ class WriteQueue {
   using Work = std::function<DbStatus(Connection&)>;
 
   // One caller's work. The batch runner sets status (and exception, if the
-  // work threw: it is rethrown on the caller's thread).
+  // work threw: it is rethrown on the caller's thread); a path that forgets
+  // to leaves an error, never a false success.
   struct Entry {
     const Work* work = nullptr;
-    DbStatus status = Ok{};
+    DbStatus status = DbError{DbError::Kind::Unavailable, "the write was not run"};
     std::exception_ptr exception;
+    bool taken = false;  // into a batch: waited for whatever the timeout
     bool done = false;
   };
   using BatchRunner = std::function<void(std::span<Entry* const>)>;
 
   // A caller still queued (no batch has taken its work) after `timeout` gets
-  // a Busy error; a work taken into a batch is always waited for.
+  // a Busy error; a work taken into a batch is always waited for. A batch
+  // takes at most kMaxBatch works, oldest first, so that no leader's caller
+  // waits on an unbounded queue.
+  static constexpr size_t kMaxBatch = 64;
   explicit WriteQueue(std::chrono::milliseconds timeout) : timeout_(timeout) {}
 
   DbStatus submit(const Work& work, const BatchRunner& run_batch);
+  // Works waiting for a batch to take them.
+  size_t queued() const;
 
  private:
   void lead(std::unique_lock<std::mutex>& lock, const BatchRunner& run_batch);
 
   const std::chrono::milliseconds timeout_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable batch_done_;
   std::vector<Entry*> queued_;
   bool leading_ = false;  // a batch is being written

@@ -701,22 +701,18 @@ TEST_F(SqliteTest, WriterLockedElsewhereIsBusy) {
 // they have all been queued, so that they are committed as one group.
 template <class Write>
 void write_in_a_group(Database& db, int writers, Write&& write) {
-  std::atomic<int> started{0};
+  std::atomic<bool> holding{false};
   std::thread holder([&] {
     DbStatus held = db.write([&](Connection&) -> DbStatus {
-      while (started < writers) std::this_thread::yield();
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      holding = true;
+      while (db.pool_stats().queued_writes < static_cast<size_t>(writers)) std::this_thread::yield();
       return Ok{};
     });
     EXPECT_TRUE(held.ok());
   });
+  while (!holding) std::this_thread::yield();
   std::vector<std::thread> threads;
-  for (int i = 0; i < writers; ++i) {
-    threads.emplace_back([&, i] {
-      ++started;
-      write(i);
-    });
-  }
+  for (int i = 0; i < writers; ++i) threads.emplace_back([&, i] { write(i); });
   for (auto& thread : threads) thread.join();
   holder.join();
 }
@@ -766,6 +762,7 @@ TEST_F(SqliteTest, AGroupWhoseCommitFailsRunsEachWriteAgainAlone) {
   // Child 3 names a parent that does not exist: its deferred constraint fails
   // the group's COMMIT, and only its own write may fail for it.
   constexpr int kWriters = 6;
+  const auto before = db_->pool_stats();
   std::vector<std::string> outcomes(kWriters);
   write_in_a_group(*db_, kWriters, [&](int i) {
     auto done = write_query(*db_, "INSERT INTO child (id, parent_id) VALUES ($1, $2)", {i, i == 3 ? 99 : 1});
@@ -776,6 +773,45 @@ TEST_F(SqliteTest, AGroupWhoseCommitFailsRunsEachWriteAgainAlone) {
   for (int i = 0; i < kWriters; ++i) EXPECT_EQ(outcomes[i], i == 3 ? "foreign key" : "ok") << "write " << i;
   EXPECT_EQ(count_rows(*db_, "child"), kWriters - 1);
   expect_error(write_query(*db_, "INSERT INTO child (id, parent_id) VALUES (3, 99)"), DbError::Kind::ForeignKey);
+  // The group did form, and its writes then ran alone: more transactions than writes.
+  const auto after = db_->pool_stats();
+  EXPECT_GT(after.write_transactions - before.write_transactions, after.writes - before.writes);
+}
+
+TEST_F(SqliteTest, AWriteNeverFailsOnTheRowsOfALostGroup) {
+  exec("CREATE TABLE parent (id INTEGER PRIMARY KEY)");
+  exec("CREATE TABLE child (id INTEGER PRIMARY KEY, name TEXT UNIQUE, "
+       "parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)");
+  exec("INSERT INTO parent (id) VALUES (1)");
+  // Write 0 takes the name with a parent that does not exist, so the group
+  // fails at COMMIT; write 1, queued after it, wants the same name: inside
+  // the group it meets write 0's row, which never commits.
+  std::vector<std::string> outcomes(2);
+  write_in_a_group(*db_, 2, [&](int i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60 * i));
+    auto done = write_query(*db_, "INSERT INTO child (id, name, parent_id) VALUES ($1, 'x', $2)", {i, i == 0 ? 99 : 1});
+    outcomes[i] = done.ok() ? "ok" : "failed";
+  });
+  EXPECT_EQ(outcomes[0], "failed");
+  EXPECT_EQ(outcomes[1], "ok");
+  auto rows = read_query(*db_, "SELECT id FROM child");
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->rows.size(), 1u);
+  EXPECT_EQ(rows->rows[0][0], Value(1));
+}
+
+TEST_F(SqliteTest, AWriteThatMakesSqliteRollBackLosesOnlyItself) {
+  exec("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+  exec("INSERT INTO t (id) VALUES (100)");
+  // OR ROLLBACK on a conflict ends the whole transaction, not only the statement.
+  constexpr int kWriters = 5;
+  std::vector<std::string> outcomes(kWriters);
+  write_in_a_group(*db_, kWriters, [&](int i) {
+    auto done = write_query(*db_, "INSERT OR ROLLBACK INTO t (id) VALUES ($1)", {i == 2 ? 100 : i});
+    outcomes[i] = done.ok() ? "ok" : done.error().kind == DbError::Kind::Unique ? "unique" : done.error().message;
+  });
+  for (int i = 0; i < kWriters; ++i) EXPECT_EQ(outcomes[i], i == 2 ? "unique" : "ok") << "write " << i;
+  EXPECT_EQ(count_rows(*db_, "t"), kWriters);
 }
 
 TEST_F(SqliteTest, AQueuedWriteGivesUpAfterTheBusyTimeout) {
