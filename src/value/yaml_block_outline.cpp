@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "value/yaml_outline.hpp"
+#include "value/yaml_outline_top.hpp"
 #include "value/yaml_scalar.hpp"
 
 namespace sindri {
@@ -32,7 +33,6 @@ namespace {
 
 using yaml_detail::ResolvedScalar;
 
-constexpr size_t kNoKey = static_cast<size_t>(-1);
 // Well under YamlOptions::max_depth, so the reader's depth error never applies.
 constexpr size_t kMaxDepth = 256;
 // YAML limits an implicit key to 1024 characters; stay clear of the edge.
@@ -171,7 +171,7 @@ struct Block {
   // A sequence at its parent mapping's indentation (`key:` then `- item`
   // lines at the key's column), which ends at the next key of that mapping.
   bool indentless = false;
-  size_t first_key = 0;  // where this mapping's keys start in keys_
+  size_t first_key = 0;  // where this mapping's keys start in keys_seen_
 };
 
 // What a one-line scalar turned out to be.
@@ -179,7 +179,7 @@ enum class Scalar { Invalid, Quoted, QuotedWithEscapes };
 
 class BlockOutline {
  public:
-  explicit BlockOutline(std::span<const std::string_view> keys) : keys_(keys) {}
+  explicit BlockOutline(std::span<const std::string_view> keys) : top_(keys) {}
 
   std::optional<std::vector<YamlDocumentOutline>> scan(std::string_view text) {
     if (!only_plain_characters(text)) return std::nullopt;
@@ -222,8 +222,7 @@ class BlockOutline {
     outlines_.back().line = line;
     document_open_ = true;
     root_done_ = false;
-    captured_.assign(keys_.size(), std::nullopt);
-    capture_ = kNoKey;
+    top_.start_document();
   }
 
   bool end_document() {
@@ -277,7 +276,7 @@ class BlockOutline {
     if (blocks_.size() >= kMaxDepth) return false;
     const bool is_mapping = !is_dash(line);
     if (!blocks_.empty()) {
-      place(capture_ == kNoKey ? Value() : is_mapping ? Value(Object{}) : Value(Array{}));
+      place(!top_.awaiting() ? Value() : is_mapping ? Value(Object{}) : Value(Array{}));
     }
     blocks_.push_back(Block{line.column(), is_mapping, indentless, keys_seen_.size()});
     return is_mapping ? mapping_entry(line) : sequence_entry(line);
@@ -341,7 +340,7 @@ class BlockOutline {
   // After a key's `:`.
   bool member_value(Line& line, std::string_view key) {
     keys_seen_.push_back(key);
-    if (blocks_.size() == 1) capture_ = index_of_key(key);
+    if (blocks_.size() == 1) top_.key(key);
     const size_t before = line.at;
     line.skip_spaces();
     if (line.done() || (line.peek() == '#' && line.at > before)) {
@@ -360,7 +359,7 @@ class BlockOutline {
         std::string_view body;
         const Scalar scalar = quoted(line, body);
         if (scalar == Scalar::Invalid || !line.rest_is_blank()) return false;
-        if (capture_ == kNoKey) return place(Value());
+        if (!top_.awaiting()) return place(Value());
         if (scalar == Scalar::Quoted) return place(Value(body));
         // Only a single-quoted scalar's escapes (`''`) are worth decoding here.
         return quote == '\'' && place(Value(unquote_single(body)));
@@ -375,7 +374,7 @@ class BlockOutline {
       default: {
         std::string_view body;
         if (!block_plain(line, body)) return false;
-        if (capture_ == kNoKey) return has_json_value(body) && place(Value());
+        if (!top_.awaiting()) return has_json_value(body) && place(Value());
         auto value = yaml_detail::json_value_of(yaml_detail::resolve_plain(body), body);
         return value && place(std::move(*value));
       }
@@ -455,7 +454,7 @@ class BlockOutline {
     ++line.at;
     if (line.peek() == '-' || line.peek() == '+') ++line.at;
     if (!line.rest_is_blank()) return false;
-    if (capture_ != kNoKey) return false;
+    if (top_.awaiting()) return false;
     if (!place(Value())) return false;
     block_scalar_ = true;
     block_scalar_parent_ = blocks_.back().indent;
@@ -506,7 +505,7 @@ class BlockOutline {
       }
     }
     ++line.at;
-    return place(capture_ == kNoKey ? Value() : Value(Array{}));
+    return place(!top_.awaiting() ? Value() : Value(Array{}));
   }
 
   // `{a: b, c: "d"}` on one line: keys as in block mappings, scalar values.
@@ -531,7 +530,7 @@ class BlockOutline {
     }
     ++line.at;
     if (!unique_keys_from(first_key)) return false;
-    return place(capture_ == kNoKey ? Value() : Value(Object{}));
+    return place(!top_.awaiting() ? Value() : Value(Object{}));
   }
 
   // A quoted scalar, or a plain one of key characters, inside a flow collection.
@@ -555,12 +554,11 @@ class BlockOutline {
   }
 
   // The value of the innermost open block's pending slot: a member's value
-  // or a sequence item. Only a top-level member's is ever kept (capture_ is
-  // set for no other).
+  // or a sequence item. Only a top-level member's is ever kept (top_ is
+  // given no other key).
   bool place(Value value) {
     pending_ = false;
-    if (capture_ != kNoKey) captured_[capture_] = std::move(value);
-    capture_ = kNoKey;
+    top_.value(std::move(value));
     return true;
   }
 
@@ -577,7 +575,7 @@ class BlockOutline {
     if (block.is_mapping && !unique_keys_from(block.first_key)) return false;
     if (blocks_.empty()) {
       root_done_ = true;
-      outlines_.back().top = captured_top();
+      outlines_.back().top = top_.top();
     }
     return true;
   }
@@ -603,22 +601,6 @@ class BlockOutline {
     return unique;
   }
 
-  Value captured_top() {
-    Object members;
-    for (size_t i = 0; i < keys_.size(); ++i) {
-      if (captured_[i]) members.push_back(Member{Value(keys_[i]), std::move(*captured_[i])});
-    }
-    std::sort(members.begin(), members.end(),
-              [](const Member& a, const Member& b) { return a.key.get_string() < b.key.get_string(); });
-    return Value(std::move(members));
-  }
-
-  size_t index_of_key(std::string_view key) const {
-    auto it = std::find(keys_.begin(), keys_.end(), key);
-    return it == keys_.end() ? kNoKey : static_cast<size_t>(it - keys_.begin());
-  }
-
-  std::span<const std::string_view> keys_;
   std::string_view text_;
   std::vector<YamlDocumentOutline> outlines_;
   bool document_open_ = false;
@@ -630,8 +612,7 @@ class BlockOutline {
   size_t block_scalar_parent_ = 0;
   size_t block_scalar_indent_ = 0;  // of its first content line; 0 before that
   size_t block_scalar_leading_spaces_ = 0;  // the most spaces on a blank line before that
-  std::vector<std::optional<Value>> captured_;
-  size_t capture_ = kNoKey;  // the asked-for top-level key whose value comes next
+  yaml_detail::TopLevelKeys top_;
 };
 
 }  // namespace

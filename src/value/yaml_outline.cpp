@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "value/yaml_events.hpp"
+#include "value/yaml_outline_top.hpp"
 #include "value/yaml_scalar.hpp"
 
 namespace sindri {
@@ -24,8 +25,6 @@ using yaml_detail::ResolvedScalar;
 using yaml_detail::SyntaxError;
 using yaml_detail::YamlEventParser;
 
-constexpr size_t kNoKey = static_cast<size_t>(-1);
-
 struct Frame {
   bool is_mapping = false;
   bool awaits_key = false;  // a mapping whose next node is a key
@@ -34,7 +33,7 @@ struct Frame {
 
 class OutlineWalk {
  public:
-  explicit OutlineWalk(std::span<const std::string_view> keys) : keys_(keys) {}
+  explicit OutlineWalk(std::span<const std::string_view> keys) : top_(keys) {}
 
   std::optional<YamlOutlines> walk(std::string_view text) {
     auto parser = YamlEventParser::open(text);
@@ -61,8 +60,7 @@ class OutlineWalk {
       case FYET_DOCUMENT_START:
         outlines_.emplace_back();
         outlines_.back().line = yaml_detail::position_of(fy_event_start_mark(event)).line;
-        captured_.assign(keys_.size(), std::nullopt);
-        capture_ = kNoKey;
+        top_.start_document();
         return true;
       case FYET_MAPPING_START:
         return open(event, true, event->mapping_start.anchor || event->mapping_start.tag);
@@ -100,11 +98,10 @@ class OutlineWalk {
     }
     if (!stack_.back().is_mapping) return;
     stack_.back().awaits_key = true;
-    if (capture_ != kNoKey) captured_[capture_] = std::move(value);
-    capture_ = kNoKey;
+    if (top_.awaiting()) top_.value(std::move(*value));
   }
 
-  bool wants_value() const { return stack_.empty() || capture_ != kNoKey; }
+  bool wants_value() const { return stack_.empty() || top_.awaiting(); }
 
   bool open(fy_event* event, bool is_mapping, bool anchored_or_tagged) {
     if (anchored_or_tagged || in_key_slot() || stack_.size() >= YamlOptions{}.max_depth) return false;
@@ -120,18 +117,8 @@ class OutlineWalk {
     if (std::adjacent_find(first, key_hashes_.end()) != key_hashes_.end()) return false;
     key_hashes_.erase(first, key_hashes_.end());
     stack_.pop_back();
-    if (stack_.empty()) outlines_.back().top = captured_top();
+    if (stack_.empty()) outlines_.back().top = top_.top();
     return true;
-  }
-
-  Value captured_top() {
-    Object members;
-    for (size_t i = 0; i < keys_.size(); ++i) {
-      if (captured_[i]) members.push_back(Member{Value(keys_[i]), std::move(*captured_[i])});
-    }
-    std::sort(members.begin(), members.end(),
-              [](const Member& a, const Member& b) { return a.key.get_string() < b.key.get_string(); });
-    return Value(std::move(members));
   }
 
   bool scalar(fy_event* event, YamlEventParser& parser) {
@@ -146,7 +133,7 @@ class OutlineWalk {
       if (!is_text || (plain && text == "<<")) return false;
       key_hashes_.push_back(std::hash<std::string_view>{}(text));
       stack_.back().awaits_key = false;
-      if (stack_.size() == 1) capture_ = index_of_key(text);
+      if (stack_.size() == 1) top_.key(text);
       return true;
     }
     if (resolved.type == ResolvedScalar::Type::Float && !std::isfinite(resolved.floating)) return false;
@@ -154,17 +141,10 @@ class OutlineWalk {
     return true;
   }
 
-  size_t index_of_key(std::string_view key) const {
-    auto it = std::find(keys_.begin(), keys_.end(), key);
-    return it == keys_.end() ? kNoKey : static_cast<size_t>(it - keys_.begin());
-  }
-
-  std::span<const std::string_view> keys_;
   std::vector<YamlDocumentOutline> outlines_;
   std::vector<Frame> stack_;
   std::vector<size_t> key_hashes_;  // of every open mapping, innermost last
-  std::vector<std::optional<Value>> captured_;
-  size_t capture_ = kNoKey;  // the asked-for key whose value comes next
+  yaml_detail::TopLevelKeys top_;
 };
 
 // A value cut down as YamlDocumentOutline::top describes.
