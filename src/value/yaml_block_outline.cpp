@@ -489,47 +489,46 @@ class BlockOutline {
     return block_scalar_leading_spaces_ == 0 && next_column != block_scalar_parent_;
   }
 
-  // `[a, "b", 'c']` on one line: scalars only.
-  bool flow_sequence(Line& line) {
-    if (blocks_.size() + 1 >= kMaxDepth) return false;
+  // From the opening bracket at line.at to past `close`: the items read by
+  // `item`, separated by commas, none after the last.
+  template <class Item>
+  bool flow_items(Line& line, char close, Item&& item) {
     ++line.at;
     line.skip_spaces();
-    if (line.peek() != ']') {
-      for (;;) {
-        if (!flow_scalar(line)) return false;
-        line.skip_spaces();
-        if (line.peek() == ']') break;
+    for (bool first = true;; first = false) {
+      if (line.peek() == close) {
+        ++line.at;
+        return true;
+      }
+      if (!first) {
         if (line.peek() != ',') return false;
         ++line.at;
         line.skip_spaces();
       }
+      if (!item()) return false;
+      line.skip_spaces();
     }
-    ++line.at;
+  }
+
+  // `[a, "b", 'c']` on one line: scalars only.
+  bool flow_sequence(Line& line) {
+    if (blocks_.size() + 1 >= kMaxDepth) return false;
+    if (!flow_items(line, ']', [&] { return flow_scalar(line); })) return false;
     return place(!top_.awaiting() ? Value() : Value(Array{}));
   }
 
   // `{a: b, c: "d"}` on one line: keys as in block mappings, scalar values.
   bool flow_mapping(Line& line) {
     if (blocks_.size() + 1 >= kMaxDepth) return false;
-    ++line.at;
-    line.skip_spaces();
     const size_t first_key = keys_seen_.size();
-    if (line.peek() != '}') {
-      for (;;) {
-        auto key = read_key(line);
-        if (!key) return false;
-        keys_seen_.push_back(*key);
-        line.skip_spaces();
-        if (!flow_scalar(line)) return false;
-        line.skip_spaces();
-        if (line.peek() == '}') break;
-        if (line.peek() != ',') return false;
-        ++line.at;
-        line.skip_spaces();
-      }
-    }
-    ++line.at;
-    if (!unique_keys_from(first_key)) return false;
+    const bool read = flow_items(line, '}', [&] {
+      auto key = read_key(line);
+      if (!key) return false;
+      keys_seen_.push_back(*key);
+      line.skip_spaces();
+      return flow_scalar(line);
+    });
+    if (!read || !unique_keys_from(first_key)) return false;
     return place(!top_.awaiting() ? Value() : Value(Object{}));
   }
 
