@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <new>
 
+#include "value/text_position.hpp"
+
 namespace sindri::yaml_detail {
 
 Position position_of(const fy_mark* mark) {
@@ -152,7 +154,13 @@ Result<Ok, SyntaxError> check_utf8(std::string_view text) {
 
 }  // namespace
 
-Result<YamlEventParser, SyntaxError> YamlEventParser::open(std::string_view text) {
+Result<YamlEventParser, SyntaxError> YamlEventParser::open(std::string_view text) { return create(text, true); }
+
+Result<YamlEventParser, SyntaxError> YamlEventParser::open_unrepaired(std::string_view text) {
+  return create(text, false);
+}
+
+Result<YamlEventParser, SyntaxError> YamlEventParser::create(std::string_view text, bool repairs) {
   if (auto utf8 = check_utf8(text); !utf8.ok()) return std::move(utf8).error();
   fy_diag_cfg diag_cfg;
   fy_diag_cfg_default(&diag_cfg);
@@ -171,10 +179,59 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::open(std::string_view text
   if (fy_parser_set_string(parser.get(), text.data(), text.size()) != 0) {
     return SyntaxError{{}, "cannot read the YAML text"};
   }
-  return YamlEventParser(text, std::move(diag), std::move(parser));
+  return YamlEventParser(text, std::move(diag), std::move(parser), repairs);
 }
 
-fy_event* YamlEventParser::next() { return fy_parser_parse(parser_.get()); }
+fy_event* YamlEventParser::next() {
+  for (;;) {
+    fy_event* event = fy_parser_parse(parser_.get());
+    if (!event || !repairs_) return event;
+    const std::optional<EmptyBlockScalar> misread = watch_.follow(text_, event);
+    if (!misread) {
+      ++given_;
+      return event;
+    }
+    release(event);
+    if (!restart_repaired(*misread)) return nullptr;
+  }
+}
+
+// Repairs every misread block scalar of the text at once (those inside the
+// lines a misread one swallowed too), so that one restart is the rule.
+// Another comes only where the look ahead missed one (it reads swallowed
+// lines out of their document: a `!e!` tag handle there fails it).
+bool YamlEventParser::restart_repaired(const EmptyBlockScalar& misread) {
+  constexpr size_t kMaxRestarts = 8;
+  std::optional<std::vector<size_t>> offsets = indentation_indicators_needed(text_);
+  if (!offsets || ++restarts_ > kMaxRestarts) {
+    const LineColumn at = line_column(text_, misread.indicator_end - 1);
+    failure_ = SyntaxError{{static_cast<uint32_t>(at.line), static_cast<uint32_t>(at.column)},
+                           "block scalars with no content nested too deeply to read"};
+    return false;
+  }
+  if (!std::binary_search(offsets->begin(), offsets->end(), misread.indicator_end)) {
+    offsets->insert(std::lower_bound(offsets->begin(), offsets->end(), misread.indicator_end), misread.indicator_end);
+  }
+  auto repaired = std::make_unique<std::string>(with_indentation_indicators(text_, *offsets));
+  auto reopened = create(*repaired, false);
+  if (!reopened) {
+    failure_ = std::move(reopened).error();
+    return false;
+  }
+  parser_ = std::move(reopened->parser_);  // before the text it reads goes
+  diag_ = std::move(reopened->diag_);
+  repaired_ = std::move(repaired);
+  text_ = *repaired_;
+  watch_ = EmptyBlockScalarWatch();
+  // The text before the first repair is unchanged, and so are its events.
+  for (size_t i = 0; i < given_; ++i) {
+    fy_event* event = fy_parser_parse(parser_.get());
+    if (!event) break;
+    watch_.follow(text_, event);
+    release(event);
+  }
+  return true;
+}
 
 void YamlEventParser::release(fy_event* event) { fy_parser_event_free(parser_.get(), event); }
 
@@ -201,6 +258,7 @@ std::string_view YamlEventParser::scalar_text(fy_token* value) {
 }
 
 Result<Ok, SyntaxError> YamlEventParser::outcome() const {
+  if (failure_) return *failure_;
   if (!fy_parser_get_stream_error(parser_.get())) return Ok{};
   void* iterator = nullptr;
   while (fy_diag_error* err = fy_diag_errors_iterate(diag_.get(), &iterator)) {

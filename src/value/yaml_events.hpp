@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "value/result.hpp"
+#include "value/yaml_block_indent.hpp"
 
 struct fy_diag;
 struct fy_event;
@@ -36,8 +38,13 @@ struct SyntaxError {
 
 class YamlEventParser {
  public:
-  // `text` must outlive the parser.
+  // `text` must outlive the parser. Its events are those of a YAML reader:
+  // where libfyaml would read a block scalar with no content wrongly (see
+  // yaml_block_indent.hpp), the parser starts again on the text repaired and
+  // passes over the events it has already given.
   static Result<YamlEventParser, SyntaxError> open(std::string_view text);
+  // libfyaml's events as they come, for the repair's own look at a text.
+  static Result<YamlEventParser, SyntaxError> open_unrepaired(std::string_view text);
 
   // The next event (give it back with release), or nullptr at the end of the
   // stream or on a syntax error.
@@ -51,16 +58,31 @@ class YamlEventParser {
   // the event is released or this is called again.
   std::string_view scalar_text(fy_token* value);
 
+  // The text the events' marks count offsets (input_pos) in: the text given
+  // to open, or its repair, which has the same lines and columns up to each
+  // inserted indentation indicator. May change with each next().
+  std::string_view text() const { return text_; }
+
  private:
   using DiagHandle = std::unique_ptr<fy_diag, void (*)(fy_diag*)>;
   using ParserHandle = std::unique_ptr<fy_parser, void (*)(fy_parser*)>;
-  YamlEventParser(std::string_view text, DiagHandle diag, ParserHandle parser)
-      : text_(text), diag_(std::move(diag)), parser_(std::move(parser)) {}
+  YamlEventParser(std::string_view text, DiagHandle diag, ParserHandle parser, bool repairs)
+      : text_(text), diag_(std::move(diag)), parser_(std::move(parser)), repairs_(repairs) {}
+  static Result<YamlEventParser, SyntaxError> create(std::string_view text, bool repairs);
+  // Starts again on the text with the indentation indicators libfyaml needs,
+  // up to where `misread` was found; false (and failure_ set) if it cannot.
+  bool restart_repaired(const EmptyBlockScalar& misread);
 
   std::string_view text_;
   DiagHandle diag_;
   ParserHandle parser_;
-  std::string scalar_buffer_;  // scalar_text's, when libfyaml's text cannot be used
+  bool repairs_;
+  std::unique_ptr<std::string> repaired_;  // text_, once repaired (libfyaml keeps pointers into it)
+  EmptyBlockScalarWatch watch_;
+  size_t given_ = 0;  // events next() has returned
+  size_t restarts_ = 0;
+  std::optional<SyntaxError> failure_;  // the repair's own, when it gave up
+  std::string scalar_buffer_;           // scalar_text's, when libfyaml's text cannot be used
 };
 
 }  // namespace sindri::yaml_detail

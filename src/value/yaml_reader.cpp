@@ -101,7 +101,7 @@ class Reader {
   Result<std::vector<YamlDocument>, YamlError> read(std::string_view text) {
     auto parser = YamlEventParser::open(text);
     if (!parser) return error_at(parser.error().where, parser.error().message);
-    text_ = text;
+    parser_ = &*parser;
     while (fy_event* event = parser->next()) {
       bool ok = handle(event, *parser);
       parser->release(event);
@@ -124,7 +124,7 @@ class Reader {
     const fy_mark* mark = fy_event_start_mark(event);
     Position where = position_of(mark);
     if (mark && after_indicator && mark->input_pos > 0 && where.column > 1 &&
-        std::strchr("\"'*", text_[mark->input_pos - 1])) {
+        std::strchr("\"'*", parser_->text()[mark->input_pos - 1])) {
       --where.column;
     }
     // An implicit document starts where its first node does.
@@ -443,7 +443,7 @@ class Reader {
   }
 
   std::string_view file_;
-  std::string_view text_;
+  const YamlEventParser* parser_ = nullptr;  // whose text marks count offsets in
   const YamlOptions& options_;
   std::vector<YamlDocument> documents_;
   std::vector<Frame> stack_;

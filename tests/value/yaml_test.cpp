@@ -280,6 +280,111 @@ TEST(YamlScalars, CrLfBreaksBeforeAClosingQuote) {
   EXPECT_EQ((*docs)[3].value, Value("a'''''b\nc''''' "));
 }
 
+// --- Block scalars with no content, around libfyaml 0.7.12's misreading ----
+// libfyaml reads a line at the parent's indentation after a block scalar
+// header with no content as the scalar's content; kubectl ends the scalar
+// there (yaml_cases/empty_block_scalars pins more of it against kubectl).
+
+TEST(YamlEmptyBlockScalars, EveryIndicatorAtEveryLevel) {
+  for (std::string header : {"|", "|-", "|+", ">", ">-", ">+", "|  # c", ">-  # c"}) {
+    SCOPED_TRACE(header);
+    EXPECT_EQ(parse_one("a: " + header + "\nb: 1\n"), json(R"({"a": "", "b": 1})"));
+    EXPECT_EQ(parse_one("x:\n  a: " + header + "\n  b: 1\n"), json(R"({"x": {"a": "", "b": 1}})"));
+    EXPECT_EQ(parse_one("x:\n    a: " + header + "\n    b: 1\n"), json(R"({"x": {"a": "", "b": 1}})"));
+    EXPECT_EQ(parse_one("- a: " + header + "\n  b: 1\n"), json(R"([{"a": "", "b": 1}])"));
+    EXPECT_EQ(parse_one("x:\n  - " + header + "\n  - b\n"), json(R"({"x": ["", "b"]})"));
+    EXPECT_EQ(parse_one("x:\n  list:\n  - " + header + "\n  - b\n"), json(R"({"x": {"list": ["", "b"]}})"));
+    EXPECT_EQ(parse_one("- - " + header + "\n  - b\n"), json(R"([["", "b"]])"));
+    EXPECT_EQ(parse_one("x:\n  ? " + header + "\n  : v\n"), json(R"({"x": {"": "v"}})"));
+    EXPECT_EQ(parse_one("x:\n  \"k|\": !!str &a " + header + "\n  b: *a\n"), json(R"({"x": {"k|": "", "b": ""}})"));
+  }
+}
+
+TEST(YamlEmptyBlockScalars, CommentsAndBlankLinesBetween) {
+  EXPECT_EQ(parse_one("x:\n  a: |\n  # c\n  b: 1\n"), json(R"({"x": {"a": "", "b": 1}})"));
+  EXPECT_EQ(parse_one("x:\n  a: |\n\n  \n# c\n  b: 1\n"), json(R"({"x": {"a": "", "b": 1}})"));
+  // Keep chomping keeps the blank lines as line breaks, as kubectl does.
+  EXPECT_EQ(parse_one("x:\n  a: |+\n\n  \n  b: 1\n  c: >+\n\n  d: 2\n"),
+            json(R"({"x": {"a": "\n\n", "b": 1, "c": "\n", "d": 2}})"));
+  // Blank lines wider than the parent's indentation: libfyaml reads these right.
+  EXPECT_EQ(parse_one("x:\n  a: |+\n     \n  b: 1\n"), json(R"({"x": {"a": "\n", "b": 1}})"));
+  EXPECT_EQ(parse_one("x:\r\n  a: |\r\n  b: 1\r\n"), json(R"({"x": {"a": "", "b": 1}})"));
+}
+
+TEST(YamlEmptyBlockScalars, OnesInsideTheLinesAMisreadOneSwallowed) {
+  EXPECT_EQ(parse_one("x:\n  a: |\n  b: |\n  c: >-\n  d: 1\n"), json(R"({"x": {"a": "", "b": "", "c": "", "d": 1}})"));
+  EXPECT_EQ(parse_one("x:\n  a: |\n  inner:\n    p: |\n    q: 1\n  z: |\n    text\n  w: 2\n"),
+            json(R"({"x": {"a": "", "inner": {"p": "", "q": 1}, "z": "text\n", "w": 2}})"));
+  // Content indented more than the parent is content; `---` there is text.
+  EXPECT_EQ(parse_one("x:\n  cfg: |\n    a: |\n    b: 1\n  next: |\n  ---: 1\n"),
+            json(R"({"x": {"cfg": "a: |\nb: 1\n", "next": "", "---": 1}})"));
+}
+
+TEST(YamlEmptyBlockScalars, AtTheEndOfDocumentsOfAStream) {
+  auto docs = parse_yaml_stream("x:\n  a: |\n  b: 1\n---\n- a: >\n  b: 2\n  c: |-\n...\n---\nx:\n  a: |+\n");
+  ASSERT_TRUE(docs.ok()) << docs.error().describe();
+  ASSERT_EQ(docs->size(), 3u);
+  EXPECT_EQ((*docs)[0].value, json(R"({"x": {"a": "", "b": 1}})"));
+  EXPECT_EQ((*docs)[1].value, json(R"([{"a": "", "b": 2, "c": ""}])"));
+  EXPECT_EQ((*docs)[1].line, 4u);
+  EXPECT_EQ((*docs)[2].value, json(R"({"x": {"a": ""}})"));
+}
+
+// The repair gives libfyaml an indentation indicator it did not read in the
+// text: positions and errors must still be the text's own.
+TEST(YamlEmptyBlockScalars, PositionsAndErrorsAfterThemAreTheTexts) {
+  YamlOptions options;
+  options.record_positions = true;
+  auto docs = parse_yaml_stream("x:\n  a: |\n  b: \"q\"\n  c: |  # c\n  d: 'r'\n", {}, options);
+  ASSERT_TRUE(docs.ok()) << docs.error().describe();
+  const YamlPosition* b = (*docs)[0].position_of("/x/b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->line, 3u);
+  EXPECT_EQ(b->column, 6u);
+  const YamlPosition* d = (*docs)[0].position_of("/x/d");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->line, 5u);
+  EXPECT_EQ(d->column, 6u);
+
+  auto bad_tag = parse_yaml_stream("x:\n  a: |\n  b: 1\n  c: !!int x\n");
+  ASSERT_FALSE(bad_tag.ok());
+  EXPECT_EQ(bad_tag.error().line, 4u);
+  EXPECT_EQ(bad_tag.error().column, 12u);
+  auto syntax = parse_yaml_stream("x:\n  a: | # c\n  b: \"x\n");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.error().line, 3u);
+  EXPECT_EQ(syntax.error().column, 7u);
+  auto duplicate = parse_yaml_stream("x:\n  a: |\n  a: 1\n");
+  ASSERT_FALSE(duplicate.ok());
+  EXPECT_EQ(duplicate.error().describe(), "<input>:3:3: document 1: duplicate key \"a\" (first at line 2 column 3)");
+}
+
+// Each level of empty block scalars nested inside the lines one swallowed
+// is read again; past kMaxEmptyBlockScalarNesting levels the reader refuses.
+TEST(YamlEmptyBlockScalars, NestingIsBounded) {
+  auto nested = [](size_t levels) {
+    std::string text = "m:\n";
+    for (size_t level = 0; level < levels; ++level) {
+      const std::string indent((level + 1) * 2, ' ');
+      text += indent + "a: |\n" + indent + "b:\n";
+    }
+    return text + std::string((levels + 1) * 2, ' ') + "end: 1\n";
+  };
+  auto ten = parse_yaml(nested(10));
+  ASSERT_TRUE(ten.ok()) << ten.error().describe();
+  const Value* level = &ten->get_object()[0].value;
+  for (size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(level->get_object()[0].value, Value(""));
+    level = &level->get_object()[1].value;
+  }
+  EXPECT_EQ(*level, json(R"({"end": 1})"));
+  auto deep = parse_yaml(nested(40));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.error().message, "block scalars with no content nested too deeply to read");
+  EXPECT_EQ(deep.error().line, 2u);
+  EXPECT_EQ(deep.error().column, 6u);
+}
+
 // --- Emission in kubectl's style ------------------------------------------
 
 TEST(YamlEmit, KubectlLayout) {
