@@ -151,10 +151,23 @@ const char* const kCorpus[] = {
     "  x: |\n # c\n  kind: K\n", "x:\n  w: |\n# c\n  v: 1\nkind: K\n", "kind: a:\xC2\xA0" "b\n",
     "kind: a\xC2\xA0: b\n", "kind: 'a''''b'\napiVersion: ''''''\n", "x:\n- ---\n- ... a\nkind: --- # c\n",
     "x:\n-   a:\n    - b\n    c: 1\nkind: K\n",
+    // empty block scalars followed by a line at their parent's indentation,
+    // which libfyaml alone reads as their content
+    "x:\n  a: |\n  kind: K\napiVersion: v1\n", "apiVersion: v1\nkind: K\nx:\n  a: |+\n\n  b: 1\n",
+    "- a: |\n  kind: 1\n", "x:\n  a: >-\n  b: |\n  c: 1\n---\nkind: K\n", "x:\n  a: |\n  b: 1\n  b: 2\nkind: K\n",
 };
 
 TEST(YamlOutline, SameAsParseYamlStreamOnTheCorpus) {
   for (const char* text : kCorpus) expect_same_as_reference(text);
+}
+
+// The event walk reads libfyaml's events with their repair (yaml_block_indent.hpp).
+TEST(YamlOutline, TheEventWalkDecidesEmptyBlockScalarsItself) {
+  for (const char* text : {"apiVersion: v1\nkind: K\ndata:\n  a: |\n  b: \"1\"\n", "- a: |\n  b: 1\n"}) {
+    expect_same_as_reference(text);
+    EXPECT_FALSE(takes_block_path(text)) << text;
+    EXPECT_TRUE(takes_fast_path(text)) << text;
+  }
 }
 
 TEST(YamlOutline, SameOnTheKubectlPinnedCasesAndTheBenchOutput) {
