@@ -26,10 +26,10 @@ size_t next_line(std::string_view text, size_t at) {
 }
 
 // Where the header's `|` or `>` is, between `from` (the end of what libfyaml
-// read before: a key, a tag, an anchor, an earlier item) and the header's
-// line break; only blanks, the indicators `-`, `?`, `:` and the closing
-// quote of a quoted key (libfyaml ends a quoted scalar at its quote) may
-// come between. nullopt where the text does not read so.
+// read before on the header's line: a key, a tag, an anchor, or the line's
+// start) and its line break; only blanks, the indicators `-`, `?`, `:` and
+// the closing quote of a quoted key (libfyaml ends a quoted scalar at its
+// quote) may come between. nullopt where the text does not read so.
 std::optional<size_t> indicator_at(std::string_view text, size_t from, size_t line_end) {
   size_t at = from;
   if (at < line_end && (text[at] == '"' || text[at] == '\'')) ++at;
@@ -181,11 +181,14 @@ std::optional<EmptyBlockScalar> EmptyBlockScalarWatch::follow(std::string_view t
       if (!open_columns_.empty() && open_columns_.back() != kFlow && (nested_ || open_columns_.back() > 0)) {
         found = empty_block_scalar(text, event, open_columns_.back(), previous_end_);
       }
+      if (event->scalar.value) previous_end_ = end_of(event->scalar.value);
+      break;
+    case FYET_ALIAS:
+      previous_end_ = end_of(event->alias.anchor);
       break;
     default:
       break;
   }
-  if (const fy_mark* end = fy_event_end_mark(event)) previous_end_ = end->input_pos;
   return found;
 }
 

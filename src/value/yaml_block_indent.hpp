@@ -53,7 +53,7 @@ class EmptyBlockScalarWatch {
   static constexpr uint32_t kFlow = UINT32_MAX;
   bool nested_;
   std::vector<uint32_t> open_columns_;  // of the open collections, kFlow for flow ones
-  size_t previous_end_ = 0;             // where the previous event's text ends
+  size_t previous_end_ = 0;             // where the last scalar or alias read ends
 };
 
 // Every offset of `text` where an indentation indicator `1` must go, sorted;
