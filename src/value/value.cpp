@@ -66,6 +66,7 @@ Value::Value(double d) noexcept {
 
 Value::Value(std::string_view s) {
   if (s.size() <= kInline) {
+    std::memset(raw_, 0, kInline);  // equal inline strings are equal words (KeyProbe)
     std::memcpy(raw_, s.data(), s.size());
     raw_[14] = static_cast<unsigned char>(s.size());
   } else {
@@ -153,6 +154,24 @@ const Value* Value::find(std::string_view key) const noexcept {
   auto it = lower_bound(members, key);
   if (it == members.end() || it->key.get_string() != key) return nullptr;
   return &it->value;
+}
+
+const Value* Value::find(const KeyProbe& key) const noexcept {
+  if (key.high_ == 0) return find(key.text_);
+  if (!is_object()) return nullptr;
+  const Object& members = get_object();
+  if (members.size() > 16) return find(key.text_);
+  for (const Member& m : members) {
+    if (m.key.load<uint64_t>() == key.low_ && m.key.load_high() == key.high_) return &m.value;
+  }
+  return nullptr;
+}
+
+KeyProbe::KeyProbe(std::string_view key) noexcept : text_(key) {
+  if (key.size() > Value::kInline) return;
+  const Value inline_string(key);
+  low_ = inline_string.load<uint64_t>();
+  high_ = inline_string.load_high();
 }
 
 const Value* Value::at(size_t index) const noexcept {

@@ -21,6 +21,7 @@
 namespace sindri {
 
 class Value;
+class KeyProbe;
 struct Member;
 using Array = std::vector<Value>;
 using Object = std::vector<Member>;  // sorted by key, keys unique
@@ -98,6 +99,7 @@ class Value {
 
   // Object member by key, or nullptr (also for non-objects).
   const Value* find(std::string_view key) const noexcept;
+  const Value* find(const KeyProbe& key) const noexcept;
   // Array element by index, or nullptr (also for non-arrays).
   const Value* at(size_t index) const noexcept;
   // Elements of an array, members of an object, 0 for anything else.
@@ -136,6 +138,12 @@ class Value {
   void store(T in) noexcept {
     std::memcpy(raw_, &in, sizeof(T));
   }
+  friend class KeyProbe;
+  uint64_t load_high() const noexcept {
+    uint64_t out;
+    std::memcpy(&out, raw_ + 8, sizeof(out));
+    return out;
+  }
   Shared* shared() const noexcept;  // the block of a heap string, array or object
   bool has_shared() const noexcept {
     const Kind k = kind();
@@ -159,6 +167,22 @@ class Value {
 struct Member {
   Value key;  // always a string
   Value value;
+};
+
+// An object key made ready for many lookups (a template's variable names):
+// a key of up to 14 bytes is kept as the two words an inline string Value
+// holds, so finding it compares words instead of bytes.
+class KeyProbe {
+ public:
+  KeyProbe() = default;
+  explicit KeyProbe(std::string_view key) noexcept;
+  std::string_view text() const noexcept { return text_; }
+
+ private:
+  friend class Value;
+  std::string_view text_;
+  uint64_t low_ = 0;
+  uint64_t high_ = 0;  // stays 0 for a longer key: no string's words are 0
 };
 
 static_assert(sizeof(Value) == 16);
