@@ -13,6 +13,8 @@ namespace sindri::tera::builtins {
 
 namespace {
 
+constexpr size_t kInsertionSortMax = 16;
+
 #define SINDRI_ARRAY_INPUT(var, filter)                                        \
   if (!input.is_array()) return incorrect_value(filter, input, "Vec<Value>"); \
   const Array& var = input.get_array()
@@ -130,8 +132,16 @@ Result<Value> f_sort(const Value& input, const Args& args) {
     order.emplace_back(key, i);
   }
   auto by = [&](auto less) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](const auto& a, const auto& b) { return less(*a.first, *b.first); });
+    auto key_less = [&](const auto& a, const auto& b) { return less(*a.first, *b.first); };
+    if (order.size() > kInsertionSortMax) {
+      std::stable_sort(order.begin(), order.end(), key_less);
+      return;
+    }
+    // Short lists (the usual env or port list) sort in place: stable_sort
+    // would allocate a buffer for them.
+    for (size_t i = 1; i < order.size(); ++i) {
+      for (size_t j = i; j > 0 && key_less(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+    }
   };
   switch (kind) {
     case Value::Kind::Bool:
