@@ -111,8 +111,18 @@ struct FilterCall {
 
 // One step of a variable path: `.name`, `.0`, `["key"]`, `[0]` or `[other.path]`.
 struct PathSegment {
-  std::string_view key;  // static key (a view into the source), also an array index
+  KeyProbe key;  // static key (a view into the source), also an array index
   ExprPtr dynamic = nullptr;  // `[var]`: a Path expression evaluated at render time
+};
+
+// Where a variable read finds its value, as far as the template's own text
+// tells (scopes.cpp).
+enum class VariableBinding : uint8_t {
+  Frames,     // ask each frame from `frames_to_skip` outwards, then the context
+  Context,    // no frame can hold it
+  LoopValue,  // the value variable of that loop
+  LoopKey,    // the key variable of that loop
+  LoopMagic,  // `loop` of that loop
 };
 
 enum class MathOp : uint8_t { Add, Sub, Mul, Div, Mod };
@@ -144,8 +154,15 @@ struct Expr {
   // Path: the root name and the segments after it; `dotted` is the path as
   // written, for messages. Both are views into the template's source.
   std::string_view root;
+  KeyProbe root_key;  // `root`, for finding it in the context
   AstList<PathSegment> segments;
+  bool dynamic_segments = false;  // some segment is `[other.path]`
   std::string_view dotted;
+  // Path, set by resolve_scopes: how many innermost frames cannot hold
+  // `root`, and how the next one holds it. Valid only while the frames are
+  // this template's own (the renderer knows when).
+  uint32_t frames_to_skip = 0;
+  VariableBinding binding = VariableBinding::Frames;
 
   AstList<ExprPtr> items;  // Array items, Concat parts, Test args
   ExprPtr lhs = nullptr, rhs = nullptr;

@@ -1033,6 +1033,7 @@ class Parser {
     e->dotted = t.text;
     if (t.plain_ident) {
       e->root = t.text;
+      e->root_key = KeyProbe(e->root);
       return e;
     }
     std::string_view s = t.text;
@@ -1048,22 +1049,23 @@ class Parser {
     };
     size_t end = ident_end(i);
     e.root = s.substr(i, end - i);
+    e.root_key = KeyProbe(e.root);
     i = end;
     while (i < s.size()) {
       if (s[i] == '.') {
         size_t seg_end = ident_end(i + 1);
-        e.segments.push_back(PathSegment{s.substr(i + 1, seg_end - i - 1), nullptr});
+        e.segments.push_back(PathSegment{KeyProbe(s.substr(i + 1, seg_end - i - 1)), nullptr});
         i = seg_end;
       } else if (s[i] == '[') {
         ++i;
         if (s[i] == '"' || s[i] == '\'' || s[i] == '`') {
           size_t close = s.find(s[i], i + 1);
-          e.segments.push_back(PathSegment{s.substr(i + 1, close - i - 1), nullptr});
+          e.segments.push_back(PathSegment{KeyProbe(s.substr(i + 1, close - i - 1)), nullptr});
           i = close + 1;
         } else if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
           size_t num_end = i + 1;
           while (num_end < s.size() && s[num_end] >= '0' && s[num_end] <= '9') ++num_end;
-          e.segments.push_back(PathSegment{s.substr(i, num_end - i), nullptr});
+          e.segments.push_back(PathSegment{KeyProbe(s.substr(i, num_end - i)), nullptr});
           i = num_end;
         } else {
           auto inner = arena_new<Expr>(tpl_.arena);
@@ -1072,7 +1074,8 @@ class Parser {
           if (!split_path(s, i, *inner, t)) return false;
           inner->dotted = s.substr(inner_start, i - inner_start);
           inner->span = Span{static_cast<uint32_t>(t.offset + inner_start), static_cast<uint32_t>(i - inner_start)};
-          e.segments.push_back(PathSegment{std::string_view(), inner});
+          e.segments.push_back(PathSegment{KeyProbe(), inner});
+          e.dynamic_segments = true;
         }
         ++i;  // ]
       } else {
@@ -1240,6 +1243,7 @@ Result<Ok, TemplateError> parse_template(Template& tpl) {
   Parser parser(tpl, std::move(lexed.tokens));
   if (!parser.parse(tpl.ast)) return parser.error();
   remove_whitespace(tpl.ast, nullptr);
+  resolve_scopes(tpl);
   return Ok{};
 }
 

@@ -80,8 +80,9 @@ struct ActiveBlock {
   size_t level;
 };
 
-// A segment key resolved to text: static keys point into the syntax tree,
-// dynamic ones into `storage`.
+std::string_view text_of(std::string_view key) { return key; }
+std::string_view text_of(const KeyProbe& key) { return key.text(); }
+
 bool parse_index(std::string_view key, size_t& index) {
   if (key.empty() || key.size() > 19) return false;
   if (key.size() > 1 && key[0] == '0') return false;
@@ -93,11 +94,12 @@ bool parse_index(std::string_view key, size_t& index) {
   return true;
 }
 
-const Value* step(const Value* v, std::string_view key) {
+template <class Key>
+const Value* step(const Value* v, const Key& key) {
   if (v->is_object()) return v->find(key);
   if (v->is_array()) {
     size_t index;
-    if (!parse_index(key, index)) return nullptr;
+    if (!parse_index(text_of(key), index)) return nullptr;
     return v->at(index);
   }
   return nullptr;
@@ -238,7 +240,7 @@ class Renderer {
     if (dynamic) keys.storage.reserve(dynamic);
     for (const PathSegment& seg : path.segments) {
       if (!seg.dynamic) {
-        keys.push(seg.key);
+        keys.push(seg.key.text());
         continue;
       }
       Value index;
@@ -276,22 +278,23 @@ class Renderer {
   // otherwise valid until the next lookup.
   bool lookup_ref(const Expr& path, const Value*& v) {
     // Most paths have only static keys: walk them without building anything.
-    for (const PathSegment& seg : path.segments) {
-      if (seg.dynamic) {
-        Keys keys;
-        if (!segment_keys(path, keys)) return false;
-        v = lookup_keys(path.root, keys);
-        return true;
-      }
-    }
-    v = lookup_keys(path.root, StaticKeys{path.segments});
+    if (path.dynamic_segments) return lookup_dynamic(path, v);
+    v = lookup_keys(path, StaticKeys{path.segments});
+    return true;
+  }
+
+  // Kept apart so that the common case above stays small.
+  [[gnu::noinline]] bool lookup_dynamic(const Expr& path, const Value*& v) {
+    Keys keys;
+    if (!segment_keys(path, keys)) return false;
+    v = lookup_keys(path, keys);
     return true;
   }
 
   struct StaticKeys {
     const AstList<PathSegment>& segments;
     size_t size() const { return segments.size(); }
-    std::string_view operator[](size_t i) const { return segments[i].key; }
+    const KeyProbe& operator[](size_t i) const { return segments[i].key; }
   };
 
   template <class K>
@@ -308,34 +311,50 @@ class Renderer {
   // Values made up on the spot (loop.index, a loop key, a grapheme) are
   // returned from `scratch_`. Inlined: every variable of a template comes
   // through here.
+  // With the frames this template's own, the read goes where resolve_scopes
+  // found it may be bound; a loop variable that does not have the keys asked
+  // for is looked for further out, as the walk over every frame does.
   template <class K>
-  [[gnu::always_inline]] const Value* lookup_keys(std::string_view root, const K& keys) {
-    for (size_t i = depth_; i-- > 0;) {
+  [[gnu::always_inline]] const Value* lookup_keys(const Expr& path, const K& keys) {
+    size_t top = depth_;
+    if (own_frames_) {
+      if (path.binding == VariableBinding::Context) return walk_keys(context_.find(path.root_key), keys);
+      assert(path.frames_to_skip < depth_);
+      top -= path.frames_to_skip;
+      if (path.binding != VariableBinding::Frames) {
+        const ForLoop& loop = frames_[top - 1].loop;
+        const Value* v = nullptr;
+        switch (path.binding) {
+          case VariableBinding::LoopValue:
+            v = loop_value(loop, keys);
+            break;
+          case VariableBinding::LoopKey:
+            v = loop_key(loop, keys);
+            break;
+          default:
+            v = loop_magic(loop, keys);
+            break;
+        }
+        if (v) return v;
+        --top;
+      }
+    }
+    const std::string_view root = path.root;
+    for (size_t i = top; i-- > 0;) {
       const Frame& f = frames_[i];
       if (const Value* local = f.find_local(root)) {
         if (const Value* v = walk_keys(local, keys)) return v;
       } else if (f.kind == FrameKind::For) {
         const ForLoop& loop = f.loop;
+        const Value* v = nullptr;
         if (!loop.key_var.empty() && root == loop.key_var) {
-          if (key_count(keys) == 0) return &loop.container.get_object()[loop.index].key;
+          v = loop_key(loop, keys);
         } else if (root == "loop") {
-          if (key_count(keys) == 1) {
-            std::string_view k = keys[0];
-            if (k == "index") scratch_ = Value(static_cast<long>(loop.index + 1));
-            else if (k == "index0") scratch_ = Value(static_cast<long>(loop.index));
-            else if (k == "first") scratch_ = Value(loop.index == 0);
-            else if (k == "last") scratch_ = Value(loop.index + 1 == loop.length);
-            else continue;
-            return &scratch_;
-          }
+          v = loop_magic(loop, keys);
         } else if (root == loop.value_var) {
-          if (const Value* ref = loop.current_ref()) {
-            if (const Value* v = walk_keys(ref, keys)) return v;
-          } else {
-            scratch_ = loop.current_value();
-            if (const Value* v = walk_keys(&scratch_, keys)) return v;
-          }
+          v = loop_value(loop, keys);
         }
+        if (v) return v;
       }
       if (f.kind == FrameKind::Macro || f.kind == FrameKind::Origin) break;
     }
@@ -343,14 +362,51 @@ class Renderer {
       scratch_ = Value(to_json_pretty(context_dump()));
       return &scratch_;
     }
-    return walk_keys(context_.find(root), keys);
+    return walk_keys(context_.find(path.root_key), keys);
   }
 
+  template <class K>
+  const Value* loop_value(const ForLoop& loop, const K& keys) {
+    if (const Value* ref = loop.current_ref()) return walk_keys(ref, keys);
+    scratch_ = loop.current_value();
+    return walk_keys(&scratch_, keys);
+  }
+
+  template <class K>
+  static const Value* loop_key(const ForLoop& loop, const K& keys) {
+    if (key_count(keys) != 0) return nullptr;
+    return &loop.container.get_object()[loop.index].key;
+  }
+
+  template <class K>
+  const Value* loop_magic(const ForLoop& loop, const K& keys) {
+    if (key_count(keys) != 1) return nullptr;
+    const std::string_view k = text_of(keys[0]);
+    if (k == "index") scratch_ = Value(static_cast<long>(loop.index + 1));
+    else if (k == "index0") scratch_ = Value(static_cast<long>(loop.index));
+    else if (k == "first") scratch_ = Value(loop.index == 0);
+    else if (k == "last") scratch_ = Value(loop.index + 1 == loop.length);
+    else return nullptr;
+    return &scratch_;
+  }
+
+  // `__tera_context` as Tera builds it: from the innermost frame outwards,
+  // each frame's names replacing the same names from frames inside it and a
+  // loop's variables replacing its own `set`s; inside a macro only the
+  // macro's frames, elsewhere on top of the context.
   Value context_dump() {
-    Value dump = context_.is_object() ? context_ : Value(Object{});
-    for (size_t i = 0; i < depth_; ++i) {
-      for (const auto& [name, value] : frames_[i].locals) dump.set(name, value);
+    Value names(Object{});
+    for (size_t i = depth_; i-- > 0;) {
+      const Frame& f = frames_[i];
+      for (const auto& [name, value] : f.locals) names.set(name, value);
+      if (f.kind == FrameKind::For) {
+        names.set(f.loop.value_var, f.loop.current_value());
+        if (!f.loop.key_var.empty()) names.set(f.loop.key_var, f.loop.container.get_object()[f.loop.index].key);
+      }
+      if (f.kind == FrameKind::Macro) return names;
     }
+    Value dump = context_.is_object() ? context_ : Value(Object{});
+    for (const Member& m : names.get_object()) dump.set(m.key.get_string(), m.value);
     return dump;
   }
 
@@ -578,8 +634,19 @@ class Renderer {
         break;
       case Expr::Kind::Path: {
         // An undefined or failing variable is simply false here.
-        Value v;
         Renderer::Snapshot snap = snapshot();
+        if (e.filters.empty() && !e.negated) {
+          // Read in place, without building the error an undefined variable would have.
+          const Value* found = nullptr;
+          if (lookup_ref(e, found)) {
+            out = found && is_truthy(*found);
+          } else {
+            restore(snap);
+            out = false;
+          }
+          return true;
+        }
+        Value v;
         if (eval(e, v)) {
           out = is_truthy(v);
         } else {
@@ -917,9 +984,12 @@ class Renderer {
     f.locals = std::move(args);
     const Template* saved = source_;
     source_ = owner->tpl.get();
+    const bool saved_own_frames = own_frames_;
+    own_frames_ = true;  // a macro frame ends every lookup
     ++macro_depth_;
     bool ok = render_body(def.body, out);
     --macro_depth_;
+    own_frames_ = saved_own_frames;
     source_ = saved;
     pop_frame();
     return ok;
@@ -1137,9 +1207,12 @@ class Renderer {
       push_frame(FrameKind::Include, tpl);
       const Template* saved = source_;
       source_ = tpl->tpl.get();
+      const bool saved_own_frames = own_frames_;
+      own_frames_ = false;  // lookups go on into the includer's frames
       ++include_depth_;
       bool ok = render_body(tpl->tpl->ast, out);
       --include_depth_;
+      own_frames_ = saved_own_frames;
       source_ = saved;
       pop_frame();
       return ok;
@@ -1206,6 +1279,9 @@ class Renderer {
   size_t macro_depth_ = 0;
   uint64_t steps_ = 0;
   size_t include_depth_ = 0;
+  // The frames below the code running now are its own template's, so the
+  // frame hints of resolve_scopes hold.
+  bool own_frames_ = true;
 
   bool failed_ = false;
   const Template* error_source_ = nullptr;

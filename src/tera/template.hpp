@@ -34,4 +34,8 @@ Result<Ok, TemplateError> parse_template(Template& out);
 // Applies `{%-`/`-%}` whitespace control to a parsed body, as Tera does.
 void remove_whitespace(Body& nodes, const WS* body_ws);
 
+// Tells each variable read which of the renderer's frames can hold it
+// (scopes.cpp). Runs once, after parsing.
+void resolve_scopes(Template& tpl);
+
 }  // namespace sindri::tera

@@ -5,6 +5,7 @@
 #include "value/value.hpp"
 
 using sindri::Array;
+using sindri::KeyProbe;
 using sindri::Member;
 using sindri::Object;
 using sindri::Value;
@@ -89,4 +90,28 @@ TEST(Value, SharedValuesCanBeCopiedFromManyThreads) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(shared.size(), 2u);
+}
+
+TEST(Value, KeyProbeFindsWhatFindByTextFinds) {
+  // Keys around the inline limit (14 bytes), the empty key, keys that share
+  // a prefix, and objects on both sides of the 16-member linear search.
+  const std::vector<std::string> keys = {"", "a", "ab", "abc", "name", "13-bytes-long", "fourteen-bytes",
+                                         "fifteen-bytes-x", "a-much-longer-key-than-inline"};
+  for (size_t extra : {0, 20}) {
+    Object members;
+    for (size_t i = 0; i < keys.size(); ++i) members.push_back(Member{Value(keys[i]), Value(static_cast<long>(i))});
+    for (size_t i = 0; i < extra; ++i) members.push_back(Member{Value("filler-" + std::to_string(i)), Value(true)});
+    const Value object(std::move(members));
+    for (const std::string& key : keys) {
+      const KeyProbe probe(key);
+      ASSERT_NE(object.find(probe), nullptr) << key;
+      EXPECT_EQ(object.find(probe), object.find(key)) << key;
+    }
+    // "a" followed by a NUL differs from "a" only in its length byte.
+    const std::vector<std::string> missing = {"b", "nam", "names", "fourteen-bytez", "fifteen-bytes-y",
+                                              std::string("a\0", 2)};
+    for (const std::string& key : missing) EXPECT_EQ(object.find(KeyProbe(key)), nullptr) << key;
+    EXPECT_EQ(Value(std::string_view("name")).find(KeyProbe("name")), nullptr);
+    EXPECT_EQ(Value(Array{Value("name")}).find(KeyProbe("name")), nullptr);
+  }
 }
