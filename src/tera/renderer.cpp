@@ -317,9 +317,10 @@ class Renderer {
   template <class K>
   [[gnu::always_inline]] const Value* lookup_keys(const Expr& path, const K& keys) {
     size_t top = depth_;
-    if (own_frames_) {
+    // The walk over every frame is always right; the bounds check keeps it
+    // the answer should the marks ever disagree with the frames.
+    if (own_frames_ && path.frames_to_skip < depth_) {
       if (path.binding == VariableBinding::Context) return walk_keys(context_.find(path.root_key), keys);
-      assert(path.frames_to_skip < depth_);
       top -= path.frames_to_skip;
       if (path.binding != VariableBinding::Frames) {
         const ForLoop& loop = frames_[top - 1].loop;
@@ -342,19 +343,13 @@ class Renderer {
     const std::string_view root = path.root;
     for (size_t i = top; i-- > 0;) {
       const Frame& f = frames_[i];
+      // Tera asks a frame's own names first and, when they do not have the
+      // keys asked for, the same frame's loop.
       if (const Value* local = f.find_local(root)) {
         if (const Value* v = walk_keys(local, keys)) return v;
-      } else if (f.kind == FrameKind::For) {
-        const ForLoop& loop = f.loop;
-        const Value* v = nullptr;
-        if (!loop.key_var.empty() && root == loop.key_var) {
-          v = loop_key(loop, keys);
-        } else if (root == "loop") {
-          v = loop_magic(loop, keys);
-        } else if (root == loop.value_var) {
-          v = loop_value(loop, keys);
-        }
-        if (v) return v;
+      }
+      if (f.kind == FrameKind::For) {
+        if (const Value* v = loop_variable(f.loop, root, keys)) return v;
       }
       if (f.kind == FrameKind::Macro || f.kind == FrameKind::Origin) break;
     }
@@ -363,6 +358,18 @@ class Renderer {
       return &scratch_;
     }
     return walk_keys(context_.find(path.root_key), keys);
+  }
+
+  // In Tera's order: the key variable standing alone, then `loop` (which
+  // ends the search in this frame), then the value variable.
+  template <class K>
+  const Value* loop_variable(const ForLoop& loop, std::string_view root, const K& keys) {
+    if (!loop.key_var.empty() && root == loop.key_var) {
+      if (const Value* key = loop_key(loop, keys)) return key;
+    }
+    if (root == "loop") return loop_magic(loop, keys);
+    if (root == loop.value_var) return loop_value(loop, keys);
+    return nullptr;
   }
 
   template <class K>
@@ -543,7 +550,12 @@ class Renderer {
         break;
       case Expr::Kind::Path: {
         bool found = false;
-        if (!lookup(e, out, found)) return false;
+        const Snapshot before = snapshot();
+        if (!lookup(e, out, found)) {
+          // As in Tera, `default` and `not` also cover an index that fails.
+          if (!has_default(e) && !e.negated) return false;
+          restore(before);
+        }
         if (!found || out.is_null()) {
           if (has_default(e)) {
             if (!default_value(e, out)) return false;
