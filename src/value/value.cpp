@@ -169,9 +169,13 @@ const Value* Value::find(const KeyProbe& key) const noexcept {
 
 KeyProbe::KeyProbe(std::string_view key) noexcept : text_(key) {
   if (key.size() > Value::kInline) return;
-  const Value inline_string(key);
-  low_ = inline_string.load<uint64_t>();
-  high_ = inline_string.load_high();
+  // The bytes Value(std::string_view) gives an inline string.
+  unsigned char raw[16] = {};
+  for (size_t i = 0; i < key.size(); ++i) raw[i] = static_cast<unsigned char>(key[i]);
+  raw[14] = static_cast<unsigned char>(key.size());
+  raw[15] = static_cast<unsigned char>(Value::Kind::String);
+  std::memcpy(&low_, raw, sizeof(low_));
+  std::memcpy(&high_, raw + 8, sizeof(high_));
 }
 
 const Value* Value::at(size_t index) const noexcept {
