@@ -113,6 +113,7 @@ struct FilterCall {
 struct PathSegment {
   KeyProbe key;  // static key (a view into the source), also an array index
   ExprPtr dynamic = nullptr;  // `[var]`: a Path expression evaluated at render time
+  bool after_dot = false;     // written `.name`, not in brackets
 };
 
 // Where a variable read finds its value, as far as the template's own text

@@ -1054,7 +1054,7 @@ class Parser {
     while (i < s.size()) {
       if (s[i] == '.') {
         size_t seg_end = ident_end(i + 1);
-        e.segments.push_back(PathSegment{KeyProbe(s.substr(i + 1, seg_end - i - 1)), nullptr});
+        e.segments.push_back(PathSegment{KeyProbe(s.substr(i + 1, seg_end - i - 1)), nullptr, true});
         i = seg_end;
       } else if (s[i] == '[') {
         ++i;

@@ -308,6 +308,15 @@ class Renderer {
   static size_t key_count(const Keys& k) { return k.count; }
   static size_t key_count(const StaticKeys& k) { return k.size(); }
 
+  // Tera knows `loop.index` only as written with a dot: `loop["index"]` and
+  // `loop[name]` are not the loop's.
+  static bool single_dotted_key(const StaticKeys& k, std::string_view& key) {
+    if (k.size() != 1 || !k.segments[0].after_dot) return false;
+    key = k.segments[0].key.text();
+    return true;
+  }
+  static bool single_dotted_key(const Keys&, std::string_view&) { return false; }
+
   // Values made up on the spot (loop.index, a loop key, a grapheme) are
   // returned from `scratch_`. Inlined: every variable of a template comes
   // through here.
@@ -341,6 +350,12 @@ class Renderer {
       }
     }
     const std::string_view root = path.root;
+    // Tera makes `__tera_context` up before asking any frame, and only as a
+    // whole: `__tera_context.x` is an ordinary variable.
+    if (key_count(keys) == 0 && root == "__tera_context") {
+      scratch_ = Value(to_json_pretty(context_dump()));
+      return &scratch_;
+    }
     for (size_t i = top; i-- > 0;) {
       const Frame& f = frames_[i];
       // Tera asks a frame's own names first and, when they do not have the
@@ -352,10 +367,6 @@ class Renderer {
         if (const Value* v = loop_variable(f.loop, root, keys)) return v;
       }
       if (f.kind == FrameKind::Macro || f.kind == FrameKind::Origin) break;
-    }
-    if (root == "__tera_context") {
-      scratch_ = Value(to_json_pretty(context_dump()));
-      return &scratch_;
     }
     return walk_keys(context_.find(path.root_key), keys);
   }
@@ -387,8 +398,8 @@ class Renderer {
 
   template <class K>
   const Value* loop_magic(const ForLoop& loop, const K& keys) {
-    if (key_count(keys) != 1) return nullptr;
-    const std::string_view k = text_of(keys[0]);
+    std::string_view k;
+    if (!single_dotted_key(keys, k)) return nullptr;
     if (k == "index") scratch_ = Value(static_cast<long>(loop.index + 1));
     else if (k == "index0") scratch_ = Value(static_cast<long>(loop.index));
     else if (k == "first") scratch_ = Value(loop.index == 0);
