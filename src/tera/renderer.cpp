@@ -41,6 +41,7 @@ struct ForLoop {
     size_t end = index + 1 < grapheme_starts.size() ? grapheme_starts[index + 1] : s.size();
     return Value(s.substr(begin, end - begin));
   }
+  const Value& current_key() const { return container.get_object()[index].key; }
   const Value* current_ref() const {
     if (container.is_array()) return &container.get_array()[index];
     if (container.is_object()) return &container.get_object()[index].value;
@@ -317,12 +318,11 @@ class Renderer {
   }
   static bool single_dotted_key(const Keys&, std::string_view&) { return false; }
 
-  // Values made up on the spot (loop.index, a loop key, a grapheme) are
-  // returned from `scratch_`. Inlined: every variable of a template comes
-  // through here.
-  // With the frames this template's own, the read goes where resolve_scopes
-  // found it may be bound; a loop variable that does not have the keys asked
-  // for is looked for further out, as the walk over every frame does.
+  // Inlined: every variable of a template comes through here. With the
+  // frames this template's own, the read goes where resolve_scopes found it
+  // may be bound; a loop variable that does not have the keys asked for is
+  // looked for further out, as the walk over every frame does. Values made
+  // up on the spot (loop.index, a grapheme) are returned from `scratch_`.
   template <class K>
   [[gnu::always_inline]] const Value* lookup_keys(const Expr& path, const K& keys) {
     size_t top = depth_;
@@ -393,7 +393,7 @@ class Renderer {
   template <class K>
   static const Value* loop_key(const ForLoop& loop, const K& keys) {
     if (key_count(keys) != 0) return nullptr;
-    return &loop.container.get_object()[loop.index].key;
+    return &loop.current_key();
   }
 
   template <class K>
@@ -419,7 +419,7 @@ class Renderer {
       for (const auto& [name, value] : f.locals) names.set(name, value);
       if (f.kind == FrameKind::For) {
         names.set(f.loop.value_var, f.loop.current_value());
-        if (!f.loop.key_var.empty()) names.set(f.loop.key_var, f.loop.container.get_object()[f.loop.index].key);
+        if (!f.loop.key_var.empty()) names.set(f.loop.key_var, f.loop.current_key());
       }
       if (f.kind == FrameKind::Macro) return names;
     }

@@ -38,18 +38,22 @@ struct FrameNames {
   std::string_view key_var;  // empty unless `for k, v in`
   Names locals;
 
-  // How this frame binds `name`: one way, several, or not at all.
-  std::optional<VariableBinding> binding(std::string_view name, bool& several) const {
-    std::optional<VariableBinding> found;
-    auto add = [&](VariableBinding b) {
-      several = several || found.has_value();
+  // How this frame binds `name`: not at all, one way, or several (Frames:
+  // the renderer then asks the frame as it always does).
+  std::optional<VariableBinding> binding(std::string_view name) const {
+    int ways = 0;
+    VariableBinding found = VariableBinding::Frames;
+    auto add = [&](bool binds, VariableBinding b) {
+      if (!binds) return;
+      ++ways;
       found = b;
     };
-    if (std::find(locals.begin(), locals.end(), name) != locals.end()) add(VariableBinding::Frames);
-    if (loop && name == value_var) add(VariableBinding::LoopValue);
-    if (loop && !key_var.empty() && name == key_var) add(VariableBinding::LoopKey);
-    if (loop && name == "loop") add(VariableBinding::LoopMagic);
-    return found;
+    add(std::find(locals.begin(), locals.end(), name) != locals.end(), VariableBinding::Frames);
+    add(loop && name == value_var, VariableBinding::LoopValue);
+    add(loop && !key_var.empty() && name == key_var, VariableBinding::LoopKey);
+    add(loop && name == "loop", VariableBinding::LoopMagic);
+    if (ways == 0) return std::nullopt;
+    return ways == 1 ? found : VariableBinding::Frames;
   }
 };
 
@@ -153,15 +157,13 @@ class ScopeResolver {
   }
 
   void resolve_read(Expr& path) {
-    // The renderer makes `__tera_context` up after asking the frames.
+    // The renderer makes `__tera_context` up in its walk over the frames.
     if (path.root == "__tera_context") return;
     const size_t innermost = frames_.size() - 1;
     for (size_t i = frames_.size(); i-- > 0;) {
-      bool several = false;
-      const std::optional<VariableBinding> binding = frames_[i]->binding(path.root, several);
-      if (binding) {
+      if (const std::optional<VariableBinding> binding = frames_[i]->binding(path.root)) {
         path.frames_to_skip = static_cast<uint32_t>(innermost - i);
-        path.binding = several ? VariableBinding::Frames : *binding;
+        path.binding = *binding;
         return;
       }
     }

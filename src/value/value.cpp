@@ -64,15 +64,20 @@ Value::Value(double d) noexcept {
   set_kind(Kind::Float);
 }
 
+void Value::write_inline_string(unsigned char* raw, std::string_view s) noexcept {
+  std::memset(raw, 0, kInline);  // equal inline strings are equal words (KeyProbe)
+  std::memcpy(raw, s.data(), s.size());
+  raw[14] = static_cast<unsigned char>(s.size());
+  raw[15] = static_cast<unsigned char>(Kind::String);
+}
+
 Value::Value(std::string_view s) {
   if (s.size() <= kInline) {
-    std::memset(raw_, 0, kInline);  // equal inline strings are equal words (KeyProbe)
-    std::memcpy(raw_, s.data(), s.size());
-    raw_[14] = static_cast<unsigned char>(s.size());
-  } else {
-    store<HeapString*>(HeapString::make(s));
-    raw_[14] = 0xff;
+    write_inline_string(raw_, s);
+    return;
   }
+  store<HeapString*>(HeapString::make(s));
+  raw_[14] = 0xff;
   set_kind(Kind::String);
 }
 
@@ -169,11 +174,8 @@ const Value* Value::find(const KeyProbe& key) const noexcept {
 
 KeyProbe::KeyProbe(std::string_view key) noexcept : text_(key) {
   if (key.size() > Value::kInline) return;
-  // The bytes Value(std::string_view) gives an inline string.
-  unsigned char raw[16] = {};
-  for (size_t i = 0; i < key.size(); ++i) raw[i] = static_cast<unsigned char>(key[i]);
-  raw[14] = static_cast<unsigned char>(key.size());
-  raw[15] = static_cast<unsigned char>(Value::Kind::String);
+  unsigned char raw[16];
+  Value::write_inline_string(raw, key);
   std::memcpy(&low_, raw, sizeof(low_));
   std::memcpy(&high_, raw + 8, sizeof(high_));
 }

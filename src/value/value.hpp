@@ -139,6 +139,8 @@ class Value {
     std::memcpy(raw_, &in, sizeof(T));
   }
   friend class KeyProbe;
+  // The 16 bytes of an inline string (at most kInline bytes of text).
+  static void write_inline_string(unsigned char* raw, std::string_view s) noexcept;
   uint64_t load_high() const noexcept {
     uint64_t out;
     std::memcpy(&out, raw_ + 8, sizeof(out));
