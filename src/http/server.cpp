@@ -117,6 +117,8 @@ bool is_framing_header(std::string_view name) {
          beast::iequals(name, "connection");
 }
 
+constexpr size_t kReadBufferSize = 16 * 1024;
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(ServerState& server, tcp::socket socket) : server_(server), socket_(std::move(socket)) {
@@ -124,6 +126,9 @@ class Session : public std::enable_shared_from_this<Session> {
     beast::error_code ec;
     const tcp::endpoint peer = socket_.remote_endpoint(ec);
     if (!ec) remote_ = peer.address().to_string();
+    // Beast reads max(512, free capacity) bytes at a time: without room a
+    // request of a few kilobytes would take several reads.
+    buffer_.reserve(kReadBufferSize);
   }
 
   ~Session() {

@@ -236,8 +236,20 @@ DbStatus in_transaction(SqliteConnection& conn, std::string_view begin, const Wo
 
 enum class Role { Writer, Reader };
 
+// SQLite keeps memory statistics by default, behind one process-wide mutex
+// that every allocation of every connection takes; the broker never reads
+// them. Set once, before the library initialises itself on the first open.
+void configure_sqlite_library() {
+  static const bool configured = [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    return true;
+  }();
+  (void)configured;
+}
+
 DbResult<std::unique_ptr<SqliteConnection>> connect(const std::string& name, bool memory,
                                                     std::chrono::milliseconds busy_timeout, Role role) {
+  configure_sqlite_library();
   // NOMUTEX: a pooled connection is used by one thread at a time.
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (memory) flags |= SQLITE_OPEN_URI;
