@@ -153,11 +153,7 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
 }
 
 http::Response Broker::readiness() {
-  auto status = db_.read([](store::Connection& connection) -> store::DbStatus {
-    auto rows = connection.query("SELECT generation FROM broker_state WHERE id = 1");
-    if (!rows.ok()) return std::move(rows).error();
-    return Ok{};
-  });
+  auto status = db_.read_statement("SELECT credentials_generation FROM broker_state WHERE id = 1");
   if (!status.ok()) return render_error(503, "not_ready", "the database is not reachable: " + status.error().message);
   return json_response(200, Value(Object{{Value("status"), Value("ready")}}));
 }

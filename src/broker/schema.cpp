@@ -202,6 +202,26 @@ std::string with_sequence_column(std::string_view tables, std::string_view colum
   return sql;
 }
 
+// Every write that changes a target state bumped broker_state.generation, so
+// on PostgreSQL each such transaction waited on that one row until the
+// previous one committed. Now a writer bumps one of kTargetStateShards rows
+// and readers take the sum, which still rises by one per bump.
+std::string target_state_shards_sql() {
+  std::string sql =
+      "CREATE TABLE target_state_generations (\n"
+      "  shard INTEGER PRIMARY KEY,\n"
+      "  generation BIGINT NOT NULL\n"
+      ");\n"
+      "INSERT INTO target_state_generations (shard, generation) SELECT 0, generation FROM broker_state;\n"
+      "INSERT INTO target_state_generations (shard, generation) VALUES ";
+  for (int shard = 1; shard < kTargetStateShards; ++shard) {
+    if (shard > 1) sql += ", ";
+    sql += "(" + std::to_string(shard) + ", 0)";
+  }
+  sql += ";\nALTER TABLE broker_state DROP COLUMN generation;\n";
+  return sql;
+}
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -210,9 +230,11 @@ std::span<const store::Migration> broker_migrations() {
       with_sequence_column(kCoreTables, "sequence_id INTEGER PRIMARY KEY AUTOINCREMENT");
   static const std::string core_postgres =
       with_sequence_column(kCoreTables, "sequence_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
+  static const std::string target_state_shards = target_state_shards_sql();
   static const store::Migration migrations[] = {
       {1, "core: identities, stacks, deployment objects, agents, events", core_sqlite, core_postgres},
       {2, "templates: versions, labels, annotations, targets, provenance", kTemplateTables, kTemplateTables},
+      {3, "target-state generation in shards", target_state_shards, target_state_shards},
   };
   return migrations;
 }

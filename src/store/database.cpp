@@ -1,5 +1,6 @@
 #include "store/database.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 #include "store/backend.hpp"
@@ -41,6 +42,18 @@ DbError statement_error(DbError::Kind kind, std::string_view what, std::string_v
   message += first_line(sql);
   message += ')';
   return DbError{kind, std::move(message)};
+}
+
+DbResult<Rows> Database::read_statement(std::string_view sql, std::span<const Value> params) {
+  constexpr std::string_view kBlank = " \t\r\n";
+  constexpr std::string_view kSelect = "select";
+  const size_t start = std::min(sql.find_first_not_of(kBlank), sql.size());
+  const std::string_view text = sql.substr(start);
+  const bool select = text.size() > kSelect.size() && kBlank.find(text[kSelect.size()]) != std::string_view::npos &&
+                      std::equal(kSelect.begin(), kSelect.end(), text.begin(),
+                                 [](char want, char got) { return want == (got | 0x20); });
+  if (!select) return statement_error(DbError::Kind::Invalid, "read_statement runs only a SELECT", sql);
+  return query_alone(sql, params);
 }
 
 DbResult<std::unique_ptr<Database>> Database::open(const std::string& url, const OpenOptions& options) {

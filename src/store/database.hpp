@@ -86,6 +86,14 @@ class Database {
   // Runs `work` on a pooled connection inside a read transaction (a
   // consistent snapshot across its statements).
   virtual DbStatus read(const std::function<DbStatus(Connection&)>& work) = 0;
+  // One SELECT on a pooled connection, as a transaction of its own:
+  // consistent by itself, without read()'s BEGIN and COMMIT (two round trips
+  // on PostgreSQL). Anything but a SELECT is refused as Invalid, since no
+  // read-only transaction guards it.
+  DbResult<Rows> read_statement(std::string_view sql, std::span<const Value> params = {});
+  DbResult<Rows> read_statement(std::string_view sql, std::initializer_list<Value> params) {
+    return read_statement(sql, std::span<const Value>(params.begin(), params.size()));
+  }
   // Runs `work` inside a write transaction: committed when it returns Ok and
   // durable against a process crash once write() returns; rolled back when it
   // returns an error. SQLite has one writer at a time (BEGIN IMMEDIATE) and
@@ -107,6 +115,10 @@ class Database {
     uint64_t write_transactions = 0;
   };
   virtual PoolStats pool_stats() const = 0;
+
+ protected:
+  // read_statement() once the statement is known to be a SELECT.
+  virtual DbResult<Rows> query_alone(std::string_view sql, std::span<const Value> params) = 0;
 };
 
 // True for the names seed 002 accepts as tenant schema names:

@@ -322,6 +322,12 @@ class PgDatabase final : public Database {
     return in_transaction(**lease, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work);
   }
 
+  DbResult<Rows> query_alone(std::string_view sql, std::span<const Value> params) override {
+    DbResult<Pool<PgConnection>::Lease> lease = pool_.acquire();
+    if (!lease.ok()) return std::move(lease).error();
+    return (*lease)->query(sql, params);
+  }
+
   DbStatus write(const Work& work) override {
     ++writes_;
     for (int attempt = 1;; ++attempt) {

@@ -306,6 +306,12 @@ class SqliteDatabase final : public Database {
     return in_transaction(**lease, "BEGIN", work);
   }
 
+  DbResult<Rows> query_alone(std::string_view sql, std::span<const Value> params) override {
+    DbResult<Pool<SqliteConnection>::Lease> lease = readers_.acquire();
+    if (!lease.ok()) return std::move(lease).error();
+    return (*lease)->query(sql, params);
+  }
+
   DbStatus write(const Work& work) override {
     if (writing_thread_ == this) {
       return DbError{DbError::Kind::Invalid,

@@ -51,10 +51,7 @@ class BrokerProcess {
  public:
   // A scratch directory, and a database URL for the backend. On PostgreSQL
   // the URL comes from SINDRI_TEST_POSTGRES_URL and a fresh tenant schema.
-  explicit BrokerProcess(Backend backend) : backend_(backend) {
-    std::string pattern = (fs::temp_directory_path() / "sindri-broker-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
+  explicit BrokerProcess(Backend backend) : backend_(backend), dir_(scratch_directory()) {
     if (backend == Backend::Sqlite) {
       database_ = "sqlite://" + (dir_ / "sindri.db").string();
     } else {
@@ -70,6 +67,12 @@ class BrokerProcess {
       schema_ = "t" + std::to_string(random()) + std::to_string(::getpid());
     }
   }
+  // Another broker on the database of `first`, as several brokers share one
+  // PostgreSQL; its files go to a scratch directory of its own. The admin
+  // PAK is first's: the database was initialised once.
+  struct SharedDatabase {};
+  BrokerProcess(const BrokerProcess& first, SharedDatabase)
+      : backend_(first.backend_), dir_(scratch_directory()), database_(first.database_), schema_(first.schema_) {}
   ~BrokerProcess() {
     stop();
     std::error_code ignored;
@@ -148,6 +151,12 @@ class BrokerProcess {
     waitpid(pid_, &status, 0);
     pid_ = -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  static fs::path scratch_directory() {
+    std::string pattern = (fs::temp_directory_path() / "sindri-broker-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    return pattern;
   }
 
   Backend backend_;

@@ -252,6 +252,62 @@ TEST_P(DeploymentFlow, SurvivesARestartAndKeepsTheAdminPak) {
   EXPECT_EQ(generators.json.size(), 2u);
 }
 
+// Several brokers share one database: what one broker caches (target
+// states, PAKs) follows the writes made through another.
+TEST_P(DeploymentFlow, BrokersSharingADatabaseFollowEachOthersWrites) {
+  BrokerProcess first(GetParam());
+  if (!first.usable()) return;
+  first.start();
+  BrokerProcess second(first, BrokerProcess::SharedDatabase{});
+  second.start();
+  const std::string admin_pak = first.admin_pak();
+  auto admin = first.client(admin_pak);
+
+  Reply generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"ci"})");
+  ASSERT_EQ(generator.status, 201) << generator.body;
+  const std::string generator_id = text_of(*generator.json.find("generator"), "id");
+  auto ci_on_second = second.client(text_of(generator.json, "pak"));
+  Reply stack = call(*ci_on_second, "POST", "/api/v1/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  const std::string stack_id = text_of(stack.json, "id");
+  ASSERT_EQ(call(*ci_on_second, "POST", "/api/v1/stacks/" + stack_id + "/labels", R"("env=prod")").status, 201);
+  Reply agent = call(*admin, "POST", "/api/v1/agents", R"({"name":"a","cluster_name":"prod"})");
+  ASSERT_EQ(agent.status, 201) << agent.body;
+  const std::string agent_id = text_of(*agent.json.find("agent"), "id");
+  const std::string agent_pak = text_of(agent.json, "initial_pak");
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + agent_id + "/labels", R"("env=prod")").status, 201);
+
+  auto agent_on_first = first.client(agent_pak);
+  const std::string state_path = "/api/v1/agents/" + agent_id + "/target-state";
+  auto state_on_first = [&] {
+    Reply state = call(*agent_on_first, "GET", state_path);
+    EXPECT_EQ(state.status, 200) << state.body;
+    return state;
+  };
+  EXPECT_EQ(state_on_first().json.size(), 0u);  // cached by the first broker
+
+  for (const char* name : {"one", "two"}) {
+    const std::string manifest = std::string("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ") + name + "\n";
+    Reply object = call(*ci_on_second, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                        R"({"yaml_content":)" + json_string(manifest) + "}");
+    ASSERT_EQ(object.status, 201) << object.body;
+    Reply state = state_on_first();
+    ASSERT_EQ(state.json.size(), 1u) << state.body;
+    EXPECT_EQ(text_of(*state.json.at(0), "id"), text_of(object.json, "id"));
+  }
+
+  // The agent loses its label through the second broker: the stack leaves
+  // its target state on the first.
+  ASSERT_EQ(call(*second.client(admin_pak), "DELETE", "/api/v1/agents/" + agent_id + "/labels/env=prod").status, 204);
+  EXPECT_EQ(state_on_first().json.size(), 0u);
+
+  // A PAK rotated through the second broker stops working on the first.
+  Reply rotated = call(*second.client(agent_pak), "POST", "/api/v1/agents/" + agent_id + "/rotate-pak");
+  ASSERT_EQ(rotated.status, 200) << rotated.body;
+  EXPECT_EQ(call(*agent_on_first, "GET", state_path).status, 401);
+  EXPECT_EQ(call(*first.client(text_of(rotated.json, "pak")), "GET", state_path).status, 200);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DeploymentFlow, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
 
 }  // namespace

@@ -448,6 +448,35 @@ TEST_P(StoreTest, ReadCannotWrite) {
   EXPECT_EQ(count_rows(*db_, "events"), 0);
 }
 
+TEST_P(StoreTest, ReadStatementRunsOneSelectAlone) {
+  exec("CREATE TABLE events (id INTEGER PRIMARY KEY, kind TEXT NOT NULL)");
+  exec("INSERT INTO events (id, kind) VALUES (1, 'a'), (2, 'b')");
+  auto rows = db_->read_statement("  select id FROM events WHERE kind = $1", {Value("b")});
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->rows[0][0], Value(2));
+  // It sees what was committed since.
+  ASSERT_TRUE(write_query(*db_, "INSERT INTO events (id, kind) VALUES (3, 'b')").ok());
+  rows = db_->read_statement("SELECT\n  COUNT(*) FROM events WHERE kind = $1", {Value("b")});
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  EXPECT_EQ(rows->rows[0][0], Value(2));
+
+  // Nothing but a SELECT runs: no transaction would keep it read-only.
+  for (const char* sql : {"DELETE FROM events", "INSERT INTO events (id, kind) VALUES (9, 'x')",
+                          "WITH gone AS (DELETE FROM events RETURNING id) SELECT COUNT(*) FROM gone", "SELECTED",
+                          ""}) {
+    auto refused = db_->read_statement(sql);
+    ASSERT_FALSE(refused.ok()) << sql;
+    EXPECT_EQ(refused.error().kind, DbError::Kind::Invalid) << sql;
+    EXPECT_NE(refused.error().message.find("only a SELECT"), std::string::npos) << refused.error().message;
+  }
+  EXPECT_EQ(count_rows(*db_, "events"), 3);
+  // A bad SELECT is the database's error, naming the statement.
+  auto bad = db_->read_statement("SELECT nope FROM events");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("SELECT nope FROM events"), std::string::npos) << bad.error().message;
+}
+
 const Migration kMigrations[] = {
     {1, "widgets", "CREATE TABLE widgets (id INTEGER PRIMARY KEY, name TEXT NOT NULL);",
      "CREATE TABLE widgets (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL);"},

@@ -1,0 +1,82 @@
+// The broker's migrations on a database that already holds data: migration 3
+// moves the target-state generation into shards without losing its value.
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "broker/schema.hpp"
+#include "store/migrations.hpp"
+
+namespace sindri::broker {
+namespace {
+
+namespace fs = std::filesystem;
+
+int64_t single_int(store::Database& db, const std::string& sql) {
+  int64_t value = -1;
+  auto read = db.read([&](store::Connection& connection) -> store::DbStatus {
+    auto rows = connection.query(sql);
+    if (!rows.ok()) return std::move(rows).error();
+    value = rows->rows.at(0).at(0).get_int();
+    return Ok{};
+  });
+  EXPECT_TRUE(read.ok()) << sql << ": " << read.error().message;
+  return value;
+}
+
+void carries_the_generation_over(store::Database& db) {
+  const auto all = broker_migrations();
+  ASSERT_TRUE(store::migrate(db, all.first(2)).ok());
+  ASSERT_TRUE(db.write([](store::Connection& connection) -> store::DbStatus {
+                  auto updated = connection.query("UPDATE broker_state SET generation = 41 WHERE id = 1");
+                  if (!updated.ok()) return std::move(updated).error();
+                  return Ok{};
+                }).ok());
+
+  auto applied = store::migrate(db, all);
+  ASSERT_TRUE(applied.ok()) << applied.error().message;
+  EXPECT_EQ(*applied, 1);
+  EXPECT_EQ(single_int(db, "SELECT COUNT(*) FROM target_state_generations"), kTargetStateShards);
+  EXPECT_EQ(single_int(db, "SELECT CAST(SUM(generation) AS BIGINT) FROM target_state_generations"), 41);
+  // The old counter is gone, so nothing can read a value that no longer moves.
+  auto old_column = db.read([](store::Connection& connection) -> store::DbStatus {
+    auto rows = connection.query("SELECT generation FROM broker_state");
+    if (!rows.ok()) return std::move(rows).error();
+    return Ok{};
+  });
+  EXPECT_FALSE(old_column.ok());
+}
+
+TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnSqlite) {
+  const fs::path path = fs::temp_directory_path() / ("sindri-schema-" + std::to_string(getpid()) + ".db");
+  fs::remove(path);
+  {
+    auto db = store::Database::open("sqlite://" + path.string());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    carries_the_generation_over(**db);
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+}
+
+TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnPostgres) {
+  const char* url = std::getenv("SINDRI_TEST_POSTGRES_URL");
+  if (url == nullptr) {
+    ADD_FAILURE() << "SINDRI_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh";
+    return;
+  }
+  store::OpenOptions options;
+  options.pool_size = 2;
+  options.tenant_schema = "schema_test_" + std::to_string(std::random_device{}()) + "_" + std::to_string(getpid());
+  auto db = store::Database::open(url, options);
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  carries_the_generation_over(**db);
+}
+
+}  // namespace
+}  // namespace sindri::broker
