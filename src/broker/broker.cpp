@@ -168,6 +168,8 @@ http::Response Broker::metrics_text() {
   gauges.push_back({"sindri_db_writes_total", "Database writes run", static_cast<double>(pool.writes), true});
   gauges.push_back({"sindri_db_write_transactions_total", "Database transactions the writes took",
                     static_cast<double>(pool.write_transactions), true});
+  gauges.push_back({"sindri_db_wal_checkpoints_total", "SQLite WAL checkpoints run in the background",
+                    static_cast<double>(pool.wal_checkpoints), true});
   for (const auto& source : gauge_sources_) source(gauges);
   http::Response response;
   response.content_type = "text/plain; version=0.0.4";

@@ -105,14 +105,15 @@ class Database {
 
   // Connections in use and in the pool, writes waiting for SQLite's writer,
   // and the writes run so far and the transactions they took (fewer when
-  // SQLite commits them in groups; more when PostgreSQL retries), for
-  // /metrics.
+  // SQLite commits them in groups; more when PostgreSQL retries), and
+  // SQLite's WAL checkpoints, for /metrics.
   struct PoolStats {
     size_t in_use = 0;
     size_t size = 0;
     size_t queued_writes = 0;
     uint64_t writes = 0;
     uint64_t write_transactions = 0;
+    uint64_t wal_checkpoints = 0;  // SQLite's, run off the write path
   };
   virtual PoolStats pool_stats() const = 0;
 

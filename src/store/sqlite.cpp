@@ -10,6 +10,7 @@
 
 #include "store/backend.hpp"
 #include "store/pool.hpp"
+#include "store/wal_checkpointer.hpp"
 #include "store/write_queue.hpp"
 
 namespace sindri::store {
@@ -116,6 +117,7 @@ class SqliteConnection final : public Connection {
   // False once SQLite has rolled a transaction back on its own (a full disk,
   // an I/O error), which it does without being asked.
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  sqlite3* handle() const { return db_; }
 
  private:
   DbError error(std::string_view sql) const {
@@ -288,8 +290,10 @@ DbResult<std::unique_ptr<SqliteConnection>> connect(const std::string& name, boo
 
 class SqliteDatabase final : public Database {
  public:
-  SqliteDatabase(std::unique_ptr<SqliteConnection> writer, std::string name, bool memory, const OpenOptions& options)
+  SqliteDatabase(std::unique_ptr<SqliteConnection> writer, std::unique_ptr<WalCheckpointer> checkpointer,
+                 std::string name, bool memory, const OpenOptions& options)
       : writer_(std::move(writer)),
+        checkpointer_(std::move(checkpointer)),
         write_queue_(options.busy_timeout),
         readers_(std::clamp<size_t>(options.pool_size, 1, kMaxReaders), options.busy_timeout,
                  [name = std::move(name), memory, timeout = options.busy_timeout] {
@@ -327,6 +331,7 @@ class SqliteDatabase final : public Database {
     stats.queued_writes = write_queue_.queued();
     stats.writes = writes_;
     stats.write_transactions = write_transactions_;
+    stats.wal_checkpoints = checkpointer_ ? checkpointer_->checkpoints() : 0;
     return stats;
   }
 
@@ -418,6 +423,7 @@ class SqliteDatabase final : public Database {
   static thread_local const SqliteDatabase* writing_thread_;
 
   std::unique_ptr<SqliteConnection> writer_;
+  std::unique_ptr<WalCheckpointer> checkpointer_;  // after writer_: it lets go of writer_'s hook first
   WriteQueue write_queue_;
   std::atomic<bool> writing_{false};
   std::atomic<uint64_t> writes_{0};
@@ -484,8 +490,14 @@ DbResult<std::unique_ptr<Database>> open_sqlite(std::string_view path, const Ope
   }
   DbResult<std::unique_ptr<SqliteConnection>> writer = connect(name, memory, options.busy_timeout, Role::Writer);
   if (!writer.ok()) return std::move(writer).error();
-  return std::unique_ptr<Database>(
-      std::make_unique<SqliteDatabase>(std::move(writer).value(), std::move(name), memory, options));
+  std::unique_ptr<WalCheckpointer> checkpointer;
+  if (!memory) {
+    auto started = WalCheckpointer::start(name, (*writer)->handle());
+    if (!started.ok()) return std::move(started).error();
+    checkpointer = std::move(started).value();
+  }
+  return std::unique_ptr<Database>(std::make_unique<SqliteDatabase>(std::move(writer).value(), std::move(checkpointer),
+                                                                    std::move(name), memory, options));
 }
 
 }  // namespace sindri::store

@@ -662,6 +662,39 @@ TEST(SqliteOpen, BadPaths) {
   fs::remove_all(pattern);
 }
 
+// Commits never checkpoint the WAL themselves: a thread of the store's does,
+// once the WAL passes 1,000 pages, and the pages reach the database file
+// while every connection stays open.
+TEST(SqliteCheckpoints, RunInTheBackgroundOnceTheWalIsLarge) {
+  std::string pattern = (fs::temp_directory_path() / "sindri-store-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const fs::path file = fs::path(pattern) / "test.db";
+  {
+    auto db = Database::open("sqlite://" + file.string());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    ASSERT_TRUE(write_query(**db, "CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)").ok());
+    const std::string body(64 * 1024, 'x');
+    // About 10,000 pages of 4 KiB (40 MiB), one commit each: without a
+    // checkpoint they would all still be in the WAL.
+    for (int i = 0; i < 600; ++i) {
+      ASSERT_TRUE(write_query(**db, "INSERT INTO blobs (body) VALUES ($1)", {Value(body)}).ok());
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while ((*db)->pool_stats().wal_checkpoints == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_GE((*db)->pool_stats().wal_checkpoints, 1u);
+    // Until a checkpoint the database file holds next to nothing; the first
+    // one copies the WAL's first 1,000 frames or more, most of them new pages.
+    EXPECT_GE(fs::file_size(file), 2u * 1024u * 1024u);
+    // And the WAL started over rather than growing with every commit: the
+    // writer waits for the thread before it gets 4,000 frames behind.
+    EXPECT_LT(fs::file_size(file.string() + "-wal"), 5000u * 4096u);
+    EXPECT_EQ(count_rows(**db, "blobs"), 600);
+  }
+  fs::remove_all(pattern);
+}
+
 TEST(SqliteOpen, TenantSchemaNeedsPostgres) {
   OpenOptions options;
   options.tenant_schema = "tenant_a";
