@@ -48,13 +48,14 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
   BROKER_TRY(stack_id, call.id_param());
   BROKER_TRY(submission, read_submission(call.request));
   const std::string checksum = sha256_hex(submission.yaml);
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  // The answer is written outside the transaction: SQLite's writes queue
+  // behind it.
+  BROKER_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     BROKER_TRY(stack, load_stack(connection, stack_id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    BROKER_TRY(object, insert_deployment_object(connection, stack_id, submission.yaml, checksum,
-                                                submission.deletion_marker));
-    return json_response(201, object);
-  });
+    return insert_deployment_object(connection, stack_id, submission.yaml, checksum, submission.deletion_marker);
+  }));
+  return json_response(201, object);
 }
 
 ApiResult<http::Response> list_deployment_objects(Call& call) {

@@ -118,7 +118,9 @@ ApiResult<http::Response> instantiate(Call& call) {
   }
   const std::string checksum = sha256_hex(rendered->yaml);
   const std::string recorded_parameters = to_json(parameters);
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  // The answer is written outside the transaction: SQLite's writes queue
+  // behind it.
+  BROKER_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     BROKER_CHECK(check_target(connection, call.caller, template_id, stack_id));
     BROKER_TRY(object, insert_deployment_object(connection, stack_id, rendered->yaml, checksum, false));
     BROKER_CHECK(connection.query(
@@ -126,8 +128,9 @@ ApiResult<http::Response> instantiate(Call& call) {
         "template_parameters, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
         {Value(new_uuid()), *object.find("id"), Value(template_id), Value(rendered->version), Value(recorded_parameters),
          *object.find("created_at")}));
-    return json_response(201, object);
-  });
+    return object;
+  }));
+  return json_response(201, object);
 }
 
 // Beyond Brokkr: every check of an instantiation, nothing stored; the
