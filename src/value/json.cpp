@@ -1,6 +1,8 @@
 #include "value/json.hpp"
 
+#include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 #include "value/number_format.hpp"
@@ -13,6 +15,46 @@ std::string TextError::describe() const {
 }
 
 namespace {
+
+// For each byte, how JSON escapes it inside a string: 0 when it stands for
+// itself, else the letter after the backslash ('u' for \u00XX). The reader
+// stops at the same bytes, since a quote, a backslash or a control character
+// is never part of a plain run.
+constexpr std::array<char, 256> kStringEscapes = [] {
+  std::array<char, 256> table{};
+  for (int c = 0; c < 0x20; ++c) table[c] = 'u';
+  table['"'] = '"';
+  table['\\'] = '\\';
+  table['\b'] = 'b';
+  table['\f'] = 'f';
+  table['\n'] = 'n';
+  table['\r'] = 'r';
+  table['\t'] = 't';
+  return table;
+}();
+
+char string_escape(char c) { return kStringEscapes[static_cast<unsigned char>(c)]; }
+
+// How many bytes from `from` on need no escape, eight at a time: a byte
+// needs one when it is below 0x20, a quote or a backslash. For each test the
+// lowest flagged byte of a word is exact (borrows only run upwards), which is
+// all the first match needs.
+size_t plain_run(const char* from, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101;
+  constexpr uint64_t kHighs = 0x8080808080808080;
+  const char* at = from;
+  while (end - at >= 8) {
+    uint64_t word;
+    std::memcpy(&word, at, 8);
+    const uint64_t quote = word ^ (kOnes * '"');
+    const uint64_t backslash = word ^ (kOnes * '\\');
+    const uint64_t flagged = ((word - kOnes * 0x20) | (quote - kOnes) | (backslash - kOnes)) & ~word & kHighs;
+    if (flagged != 0) return static_cast<size_t>(at - from) + static_cast<size_t>(__builtin_ctzll(flagged) / 8);
+    at += 8;
+  }
+  while (at < end && string_escape(*at) == 0) ++at;
+  return static_cast<size_t>(at - from);
+}
 
 class JsonReader {
  public:
@@ -163,11 +205,7 @@ class JsonReader {
   bool read_string(std::string& s) {
     ++pos_;  // opening quote
     while (true) {
-      size_t run = pos_;
-      while (run < text_.size() && text_[run] != '"' && text_[run] != '\\' &&
-             static_cast<unsigned char>(text_[run]) >= 0x20) {
-        ++run;
-      }
+      const size_t run = pos_ + plain_run(text_.data() + pos_, text_.data() + text_.size());
       s.append(text_.data() + pos_, run - pos_);
       pos_ = run;
       if (at_end()) return fail("unterminated string");
@@ -316,29 +354,27 @@ Result<Value, TextError> parse_json(std::string_view text, size_t max_depth) {
 }
 
 void append_json_string(std::string& out, std::string_view s) {
-  static const char* hex = "0123456789abcdef";
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.reserve(out.size() + s.size() + 2);
   out += '"';
-  size_t run = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        out += "\\u00";
-        out += hex[c >> 4];
-        out += hex[c & 0xF];
+  const char* at = s.data();
+  const char* const end = at + s.size();
+  while (true) {
+    const size_t run = plain_run(at, end);
+    out.append(at, run);
+    at += run;
+    if (at == end) break;
+    const char escape = string_escape(*at);
+    const char short_escape[2] = {'\\', escape};
+    if (escape != 'u') {
+      out.append(short_escape, 2);
+    } else {
+      const auto byte = static_cast<unsigned char>(*at);
+      const char long_escape[6] = {'\\', 'u', '0', '0', kHex[byte >> 4], kHex[byte & 0xF]};
+      out.append(long_escape, 6);
     }
+    ++at;
   }
-  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 

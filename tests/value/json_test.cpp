@@ -25,6 +25,58 @@ TEST(Json, RoundTripsDocuments) {
   EXPECT_EQ(to_json_pretty(*parse_json(R"({"a":[],"b":{},"c":[1]})")), "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1\n  ]\n}");
 }
 
+TEST(Json, StringsEscapeExactlyWhatJsonRequires) {
+  std::string out;
+  append_json_string(out, std::string("a\"b\\c\b\f\n\r\t\x01\x1f /\x7f\xc3\xa9", 17));
+  EXPECT_EQ(out, R"("a\"b\\c\b\f\n\r\t\u0001\u001f /)" "\x7f\xc3\xa9\"");
+  // Appends to what is there.
+  out = "x";
+  append_json_string(out, "");
+  EXPECT_EQ(out, "x\"\"");
+
+  // Every byte below 0x80, alone and in a run, reads back as itself.
+  for (int c = 0; c < 0x80; ++c) {
+    const std::string text = "ab" + std::string(1, static_cast<char>(c)) + "cd" + std::string(3, static_cast<char>(c));
+    std::string encoded;
+    append_json_string(encoded, text);
+    auto decoded = parse_json(encoded);
+    ASSERT_TRUE(decoded.ok()) << c << ": " << encoded;
+    EXPECT_EQ(decoded->get_string(), text) << c;
+  }
+}
+
+// The scan for bytes to escape goes eight bytes at a time: every position
+// in a word, next to bytes above 0x7f, both ways.
+TEST(Json, EscapesAreFoundAtEveryPositionOfAWord) {
+  for (char special : {'"', '\\', '\n', '\x01', '\x1f'}) {
+    for (size_t position = 0; position < 24; ++position) {
+      std::string text(24, 'a');
+      for (size_t i = 0; i < text.size(); i += 3) text[i] = static_cast<char>(0xa0 + i);
+      text[position] = special;
+      std::string encoded;
+      append_json_string(encoded, text);
+      EXPECT_EQ(encoded.size(), text.size() + 2 + (special == '\x01' || special == '\x1f' ? 5 : 1)) << encoded;
+      auto decoded = parse_json(encoded);
+      ASSERT_TRUE(decoded.ok()) << encoded;
+      EXPECT_EQ(decoded->get_string(), text) << int(special) << " at " << position;
+    }
+  }
+}
+
+TEST(Json, StringsWithManyEscapesReadBack) {
+  std::string manifest;
+  for (int line = 0; line < 200; ++line) manifest += "  key" + std::to_string(line) + ": \"value\\" + "\t\n";
+  std::string encoded;
+  append_json_string(encoded, manifest);
+  auto decoded = parse_json(encoded);
+  ASSERT_TRUE(decoded.ok()) << decoded.error().describe();
+  EXPECT_EQ(decoded->get_string(), manifest);
+  // A raw control character inside a string is an error, not data.
+  auto raw = parse_json(std::string("\"a\nb\""));
+  ASSERT_FALSE(raw.ok());
+  EXPECT_NE(raw.error().message.find("control character"), std::string::npos) << raw.error().message;
+}
+
 TEST(Json, IntegersStayIntegers) {
   EXPECT_TRUE(parse_json("12345678901")->is_int());
   EXPECT_TRUE(parse_json("1.0")->is_float());
