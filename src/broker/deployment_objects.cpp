@@ -51,9 +51,16 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
   // The answer is written outside the transaction: SQLite's writes queue
   // behind it.
   BROKER_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
+    // One statement checks the stack and its owner as it inserts; only when
+    // it inserts nothing does the stack's row say which answer is due.
+    const std::string_view owner =
+        call.caller.kind == Identity::Kind::Generator ? std::string_view(call.caller.id) : std::string_view();
+    auto inserted =
+        insert_deployment_object(connection, stack_id, submission.yaml, checksum, submission.deletion_marker, owner);
+    if (inserted.ok() || inserted.error().status != 404) return inserted;
     BROKER_TRY(stack, load_stack(connection, stack_id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    return insert_deployment_object(connection, stack_id, submission.yaml, checksum, submission.deletion_marker);
+    return inserted;
   }));
   return json_response(201, object);
 }

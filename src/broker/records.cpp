@@ -53,16 +53,18 @@ ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_v
 }
 
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
-                                          const std::string& yaml, const std::string& checksum, bool deletion_marker) {
+                                          const std::string& yaml, const std::string& checksum, bool deletion_marker,
+                                          std::string_view owner) {
   const std::string now = now_timestamp();
   BROKER_TRY(rows, connection.query(
                        "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, "
                        "is_deletion_marker, submitted_at, created_at, updated_at) "
                        "SELECT $1, $2, $3, $4, CAST($5 AS BOOLEAN), $6, $6, $6 "
-                       "WHERE EXISTS (SELECT 1 FROM stacks WHERE id = $2 AND deleted_at IS NULL) "
+                       "WHERE EXISTS (SELECT 1 FROM stacks WHERE id = $2 AND deleted_at IS NULL "
+                       "AND (CAST($7 AS TEXT) = '' OR generator_id = $7)) "
                        "RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS,
                        {Value(new_uuid()), Value(stack_id), Value(yaml), Value(checksum), Value(deletion_marker),
-                        Value(now)}));
+                        Value(now), Value(owner)}));
   if (rows.empty()) return not_found("stack", stack_id);
   BROKER_CHECK(touch_target_state(connection));
   return deployment_object_object(rows, 0);

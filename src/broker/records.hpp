@@ -37,10 +37,12 @@ ApiResult<Value> load_template(store::Connection& connection, std::string_view i
 // field at `pointer` otherwise.
 ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_view id, std::string_view pointer);
 
-// A new deployment object in a live stack (404 when the stack is gone),
-// answered as the API shows it.
+// A new deployment object in a live stack, answered as the API shows it;
+// 404 when the stack is gone or, with `owner` not empty, belongs to another
+// generator than `owner` (the caller tells the two apart when it matters).
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
-                                          const std::string& yaml, const std::string& checksum, bool deletion_marker);
+                                          const std::string& yaml, const std::string& checksum, bool deletion_marker,
+                                          std::string_view owner = {});
 
 ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id);

@@ -131,9 +131,22 @@ TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
   EXPECT_EQ(call(*stranger, "GET", "/api/v1/deployment-objects/" + object_id).status, 403);
   EXPECT_EQ(call(*stranger, "DELETE", "/api/v1/stacks/" + stack_id).status, 403);
   EXPECT_EQ(call(*stranger, "GET", "/api/v1/stacks").json.size(), 0u);
+  const size_t objects_before = call(*ci, "GET", "/api/v1/stacks/" + stack_id + "/deployment-objects").json.size();
+  Reply intrusion = call(*stranger, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                         R"({"yaml_content":)" + json_string(kManifest) + "}");
+  EXPECT_EQ(intrusion.status, 403) << intrusion.body;
+  EXPECT_EQ(call(*stranger, "POST", "/api/v1/stacks/01900000-0000-7000-8000-000000000000/deployment-objects",
+                 R"({"yaml_content":)" + json_string(kManifest) + "}")
+                .status,
+            404);
+  EXPECT_EQ(call(*ci, "GET", "/api/v1/stacks/" + stack_id + "/deployment-objects").json.size(), objects_before);
 
   // Deleting the stack: it disappears; its deletion marker takes its place.
   ASSERT_EQ(call(*ci, "DELETE", "/api/v1/stacks/" + stack_id).status, 204);
+  EXPECT_EQ(call(*ci, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                 R"({"yaml_content":)" + json_string(kManifest) + "}")
+                .status,
+            404);
   EXPECT_EQ(call(*ci, "GET", "/api/v1/stacks/" + stack_id).status, 404);
   Reply after = call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state");
   ASSERT_EQ(after.json.size(), 1u) << after.body;
