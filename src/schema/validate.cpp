@@ -540,6 +540,44 @@ class Validator {
   int depth_ = 0;
 };
 
+// Whether fill() would add a default anywhere below `id`. Read-only, so
+// that parameters already holding every default are not copied: setting a
+// member copies a shared object, and fill() would set every member it
+// visits.
+bool lacks_defaults(const CompiledSchemaData& data, NodeId id, const Value& instance, int depth) {
+  if (depth > kMaxInPlaceDepth) return false;
+  for (const Keyword& k : data.nodes[id].keywords) {
+    switch (k.kind) {
+      case KeywordKind::Ref:
+        if (lacks_defaults(data, k.node, instance, depth + 1)) return true;
+        break;
+      case KeywordKind::AllOf:
+        for (NodeId branch : k.nodes) {
+          if (lacks_defaults(data, branch, instance, depth + 1)) return true;
+        }
+        break;
+      case KeywordKind::Properties:
+        if (!instance.is_object()) break;
+        for (const PropertyRule& rule : k.properties) {
+          const Value* present = instance.find(rule.name);
+          if (present ? lacks_defaults(data, rule.node, *present, depth + 1) : data.nodes[rule.node].has_default) {
+            return true;
+          }
+        }
+        break;
+      case KeywordKind::Items:
+        if (!instance.is_array()) break;
+        for (size_t i = 0; i < instance.size(); ++i) {
+          NodeId item = i < k.nodes.size() ? k.nodes[i] : k.node;
+          if (item != kNoNode && lacks_defaults(data, item, *instance.at(i), depth + 1)) return true;
+        }
+        break;
+      default: break;
+    }
+  }
+  return false;
+}
+
 // apply_defaults: follows properties, allOf, $ref and items.
 Value fill(const CompiledSchemaData& data, NodeId id, Value instance, int depth) {
   if (depth > kMaxInPlaceDepth) return instance;
@@ -557,7 +595,9 @@ Value fill(const CompiledSchemaData& data, NodeId id, Value instance, int depth)
         for (const PropertyRule& rule : k.properties) {
           const Value* present = instance.find(rule.name);
           if (present) {
-            instance.set(rule.name, fill(data, rule.node, *present, depth + 1));
+            if (lacks_defaults(data, rule.node, *present, depth + 1)) {
+              instance.set(rule.name, fill(data, rule.node, *present, depth + 1));
+            }
           } else if (data.nodes[rule.node].has_default) {
             instance.set(rule.name, fill(data, rule.node, data.nodes[rule.node].default_value, depth + 1));
           }
@@ -567,7 +607,7 @@ Value fill(const CompiledSchemaData& data, NodeId id, Value instance, int depth)
         if (!instance.is_array()) break;
         for (size_t i = 0; i < instance.size(); ++i) {
           NodeId item = i < k.nodes.size() ? k.nodes[i] : k.node;
-          if (item == kNoNode) continue;
+          if (item == kNoNode || !lacks_defaults(data, item, *instance.at(i), depth + 1)) continue;
           Value filled = fill(data, item, *instance.at(i), depth + 1);
           instance.mutable_array()[i] = std::move(filled);
         }
@@ -600,6 +640,7 @@ bool is_valid(const CompiledSchema& schema, const Value& instance, const Validat
 }
 
 Value apply_defaults(const CompiledSchema& schema, const Value& instance) {
+  if (!lacks_defaults(schema.data(), schema.data().root, instance, 0)) return instance;
   return fill(schema.data(), schema.data().root, instance, 0);
 }
 

@@ -178,6 +178,24 @@ TEST(SchemaDefaults, FillsAbsentPropertiesWhereTheInstanceReaches) {
             R"({"choice":{},"db":{"host":"localhost"},"list":[{"on":true},{"on":false}],"mode":"fast","port":80})");
 }
 
+// Defaults reached only through $ref and items, missing in one place: that
+// place is filled, and an instance that already holds them all comes back
+// as it was.
+TEST(SchemaDefaults, FillsOnlyWhereADefaultIsMissing) {
+  CompiledSchema schema = compile(R"({
+    "definitions": {"port": {"properties": {"number": {"default": 80}, "name": {"type": "string"}}}},
+    "properties": {
+      "services": {"items": {"properties": {"ports": {"items": {"$ref": "#/definitions/port"}}}}},
+      "replicas": {"default": 1}}})");
+  const Value complete =
+      json(R"({"replicas": 3, "services": [{"ports": [{"number": 1, "name": "a"}]}, {"ports": [{"number": 2}]}]})");
+  EXPECT_EQ(apply_defaults(schema, complete), complete);
+  Value deep = apply_defaults(
+      schema, json(R"({"replicas": 3, "services": [{"ports": [{"number": 1}]}, {"ports": [{"name": "b"}, {}]}]})"));
+  EXPECT_EQ(to_json(deep),
+            R"({"replicas":3,"services":[{"ports":[{"number":1}]},{"ports":[{"name":"b","number":80},{"number":80}]}]})");
+}
+
 TEST(SchemaMeta, CheckSchemaReportsProblemsWithPointers) {
   EXPECT_TRUE(check_schema(json(R"({"type": "object", "properties": {"a": {"type": "string"}}})")).empty());
   std::vector<Violation> problems = check_schema(json(R"({"$schema": "http://json-schema.org/draft-07/schema#",
