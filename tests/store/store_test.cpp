@@ -377,6 +377,19 @@ TEST_P(StoreTest, ErrorFromWorkRollsBack) {
   expect_error(status, DbError::Kind::Unique);
   EXPECT_EQ(count_rows(*db_, "notes"), 0);
 
+  // The first statement failing (on PostgreSQL it carries the BEGIN with
+  // it), and works that run no statement at all.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    status = db_->write([](Connection& conn) -> DbStatus {
+      auto inserted = conn.query("INSERT INTO nowhere (id) VALUES ($1)", {1});
+      if (!inserted.ok()) return inserted.error();
+      return Ok{};
+    });
+    EXPECT_NE(expect_error(status, DbError::Kind::Invalid).find("nowhere"), std::string::npos);
+    EXPECT_TRUE(db_->write([](Connection&) -> DbStatus { return Ok{}; }).ok());
+    EXPECT_TRUE(db_->read([](Connection&) -> DbStatus { return Ok{}; }).ok());
+  }
+
   // Later writes on the same connections work.
   exec("INSERT INTO notes (id, body) VALUES ($1, $2)", {3, "kept"});
   EXPECT_EQ(count_rows(*db_, "notes"), 1);
