@@ -202,23 +202,26 @@ std::string with_sequence_column(std::string_view tables, std::string_view colum
   return sql;
 }
 
-// Every write that changes a target state bumped broker_state.generation, so
-// on PostgreSQL each such transaction waited on that one row until the
-// previous one committed. Now a writer bumps one of kTargetStateShards rows
-// and readers take the sum, which still rises by one per bump.
+// The target-state generation as kTargetStateShards rows, so that
+// concurrent transactions on PostgreSQL bump different rows instead of
+// queueing on one until the previous one commits; readers take the sum, which
+// rises by one per bump. Brokers of an earlier version read the column this
+// drops: stop them all before the upgrade.
 std::string target_state_shards_sql() {
   std::string sql =
       "CREATE TABLE target_state_generations (\n"
       "  shard INTEGER PRIMARY KEY,\n"
       "  generation BIGINT NOT NULL\n"
       ");\n"
-      "INSERT INTO target_state_generations (shard, generation) SELECT 0, generation FROM broker_state;\n"
       "INSERT INTO target_state_generations (shard, generation) VALUES ";
-  for (int shard = 1; shard < kTargetStateShards; ++shard) {
-    if (shard > 1) sql += ", ";
+  for (int shard = 0; shard < kTargetStateShards; ++shard) {
+    if (shard > 0) sql += ", ";
     sql += "(" + std::to_string(shard) + ", 0)";
   }
-  sql += ";\nALTER TABLE broker_state DROP COLUMN generation;\n";
+  sql +=
+      ";\nUPDATE target_state_generations SET generation = "
+      "COALESCE((SELECT generation FROM broker_state WHERE id = 1), 0) WHERE shard = 0;\n"
+      "ALTER TABLE broker_state DROP COLUMN generation;\n";
   return sql;
 }
 

@@ -88,8 +88,9 @@ class Database {
   virtual DbStatus read(const std::function<DbStatus(Connection&)>& work) = 0;
   // One SELECT on a pooled connection, as a transaction of its own:
   // consistent by itself, without read()'s BEGIN and COMMIT (two round trips
-  // on PostgreSQL). Anything but a SELECT is refused as Invalid, since no
-  // read-only transaction guards it.
+  // on PostgreSQL). Text that does not start with SELECT is refused as
+  // Invalid; no read-only transaction guards it, so a SELECT that writes
+  // (nextval, FOR UPDATE) is the caller's to avoid.
   DbResult<Rows> read_statement(std::string_view sql, std::span<const Value> params = {});
   DbResult<Rows> read_statement(std::string_view sql, std::initializer_list<Value> params) {
     return read_statement(sql, std::span<const Value>(params.begin(), params.size()));

@@ -492,7 +492,7 @@ DbResult<std::unique_ptr<Database>> open_sqlite(std::string_view path, const Ope
   if (!writer.ok()) return std::move(writer).error();
   std::unique_ptr<WalCheckpointer> checkpointer;
   if (!memory) {
-    auto started = WalCheckpointer::start(name, (*writer)->handle());
+    auto started = WalCheckpointer::start(name, (*writer)->handle(), options.busy_timeout);
     if (!started.ok()) return std::move(started).error();
     checkpointer = std::move(started).value();
   }

@@ -2,11 +2,14 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <climits>
 #include <string_view>
 
 namespace sindri::store {
 
-DbResult<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(const std::string& path, sqlite3* writer) {
+DbResult<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(const std::string& path, sqlite3* writer,
+                                                                   std::chrono::milliseconds busy_timeout) {
   sqlite3* own = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &own, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
@@ -14,6 +17,9 @@ DbResult<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(const std::str
     sqlite3_close(own);
     return DbError{DbError::Kind::Unavailable, "cannot open SQLite database '" + path + "' for checkpoints: " + message};
   }
+  // Waits as the writer does should another process hold the file; the
+  // PASSIVE checkpoints themselves never wait.
+  sqlite3_busy_timeout(own, static_cast<int>(std::min<std::chrono::milliseconds::rep>(busy_timeout.count(), INT_MAX)));
   // A connection opens the file lazily, and until it has read the database
   // it does not know the WAL is there: a checkpoint would do nothing.
   bool wal = false;
@@ -95,7 +101,6 @@ void WalCheckpointer::checkpoint(sqlite3* db, const char* schema) {
   if (sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) == SQLITE_OK) {
     copied_.store(copied, std::memory_order_relaxed);
   }
-  checkpoints_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void WalCheckpointer::run() {
@@ -105,6 +110,7 @@ void WalCheckpointer::run() {
     if (stopping_) return;
     lock.unlock();
     checkpoint(own_, nullptr);
+    checkpoints_.fetch_add(1, std::memory_order_relaxed);
     lock.lock();
     running_ = false;
     finished_ = true;

@@ -8,6 +8,7 @@
 // copies only the few frames committed meanwhile (see on_commit).
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -25,14 +26,15 @@ class WalCheckpointer {
   // Opens its own connection to `path` (a file already in WAL mode) and
   // takes over `writer`'s WAL hook, which turns SQLite's automatic
   // checkpoints off for that connection.
-  static DbResult<std::unique_ptr<WalCheckpointer>> start(const std::string& path, sqlite3* writer);
+  static DbResult<std::unique_ptr<WalCheckpointer>> start(const std::string& path, sqlite3* writer,
+                                                          std::chrono::milliseconds busy_timeout);
   // Stops the thread and gives the writer its automatic checkpoints back.
   ~WalCheckpointer();
   WalCheckpointer(const WalCheckpointer&) = delete;
   WalCheckpointer& operator=(const WalCheckpointer&) = delete;
 
-  // Checkpoints run so far, on the thread or the writer, whether or not
-  // they reached the end of the WAL.
+  // Checkpoints the thread has run so far (not the writer's catch-ups),
+  // whether or not they reached the end of the WAL.
   uint64_t checkpoints() const { return checkpoints_.load(std::memory_order_relaxed); }
 
   // The WAL frames not yet copied, past which a commit wakes the thread

@@ -1,6 +1,7 @@
 #include "value/json.hpp"
 
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -40,6 +41,7 @@ char string_escape(char c) { return kStringEscapes[static_cast<unsigned char>(c)
 // lowest flagged byte of a word is exact (borrows only run upwards), which is
 // all the first match needs.
 size_t plain_run(const char* from, const char* end) {
+  static_assert(std::endian::native == std::endian::little, "the lowest flagged byte is found with ctz");
   constexpr uint64_t kOnes = 0x0101010101010101;
   constexpr uint64_t kHighs = 0x8080808080808080;
   const char* at = from;
@@ -355,7 +357,6 @@ Result<Value, TextError> parse_json(std::string_view text, size_t max_depth) {
 
 void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out.reserve(out.size() + s.size() + 2);
   out += '"';
   const char* at = s.data();
   const char* const end = at + s.size();

@@ -76,6 +76,9 @@ TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnPostgres) {
   auto db = store::Database::open(url, options);
   ASSERT_TRUE(db.ok()) << db.error().message;
   carries_the_generation_over(**db);
+  EXPECT_TRUE((*db)->write([&](store::Connection& connection) {
+                   return connection.execute_script("DROP SCHEMA \"" + options.tenant_schema + "\" CASCADE");
+                 }).ok());
 }
 
 }  // namespace

@@ -377,8 +377,8 @@ TEST_P(StoreTest, ErrorFromWorkRollsBack) {
   expect_error(status, DbError::Kind::Unique);
   EXPECT_EQ(count_rows(*db_, "notes"), 0);
 
-  // The first statement failing (on PostgreSQL it carries the BEGIN with
-  // it), and works that run no statement at all.
+  // The first statement of a transaction failing, and works that run no
+  // statement at all.
   for (int attempt = 0; attempt < 3; ++attempt) {
     status = db_->write([](Connection& conn) -> DbStatus {
       auto inserted = conn.query("INSERT INTO nowhere (id) VALUES ($1)", {1});
@@ -696,7 +696,7 @@ TEST(SqliteCheckpoints, RunInTheBackgroundOnceTheWalIsLarge) {
     while ((*db)->pool_stats().wal_checkpoints == 0 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    EXPECT_GE((*db)->pool_stats().wal_checkpoints, 1u);
+    EXPECT_GE((*db)->pool_stats().wal_checkpoints, 1u);  // the thread's own, not the writer's catch-ups
     // Until a checkpoint the database file holds next to nothing; the first
     // one copies the WAL's first 1,000 frames or more, most of them new pages.
     EXPECT_GE(fs::file_size(file), 2u * 1024u * 1024u);
