@@ -66,7 +66,7 @@ Value::Value(double d) noexcept {
 
 void Value::write_inline_string(unsigned char* raw, std::string_view s) noexcept {
   std::memset(raw, 0, kInline);  // equal inline strings are equal words (KeyProbe)
-  std::memcpy(raw, s.data(), s.size());
+  if (!s.empty()) std::memcpy(raw, s.data(), s.size());  // an empty view's data() may be null
   raw[14] = static_cast<unsigned char>(s.size());
   raw[15] = static_cast<unsigned char>(Kind::String);
 }

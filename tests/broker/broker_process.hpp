@@ -74,6 +74,7 @@ class BrokerProcess {
   BrokerProcess(const BrokerProcess& first, SharedDatabase)
       : backend_(first.backend_), dir_(scratch_directory()), database_(first.database_), schema_(first.schema_) {}
   ~BrokerProcess() {
+    report_unexpected_exit();
     stop();
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
@@ -144,6 +145,20 @@ class BrokerProcess {
   }
 
  private:
+  // A broker that died under a test takes its reason with it unless its log
+  // is shown: a sanitizer's report or a crash message is there.
+  void report_unexpected_exit() {
+    if (pid_ <= 0) return;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) != pid_) return;
+    pid_ = -1;
+    ADD_FAILURE() << "sindri serve exited under the test ("
+                  << (WIFEXITED(status) ? "status " + std::to_string(WEXITSTATUS(status))
+                                        : "signal " + std::to_string(WTERMSIG(status)))
+                  << "); its log:\n"
+                  << log();
+  }
+
   int signal_and_wait(int signal_number) {
     if (pid_ <= 0) return -1;
     ::kill(pid_, signal_number);

@@ -30,6 +30,9 @@ TEST(Value, ShortAndLongStrings) {
   Value empty("");
   EXPECT_TRUE(empty.is_string());
   EXPECT_EQ(empty.get_string(), "");
+  // A default string_view has a null data(): UBSan checks that it is never copied from.
+  const Value from_null_view{std::string_view()};
+  EXPECT_EQ(from_null_view, empty);
 }
 
 TEST(Value, ObjectsAreSortedAndLastDuplicateWins) {
