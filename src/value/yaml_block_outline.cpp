@@ -129,6 +129,8 @@ constexpr std::array<bool, 256> table_of(std::string_view characters) {
 constexpr auto kFlowIndicatorOrHash = table_of(",[]{}#");
 // Indicators, and the characters this scanner does not let a plain scalar start with.
 constexpr auto kNotPlainStart = table_of(",[]{}#&*!|>'\"%@`?:\n ");
+// The characters at which a block plain scalar may end or leave the subset.
+constexpr auto kPlainInterruptions = table_of(" :[]{}");
 // YAML 1.1's double-quoted escapes other than \x, \u, \U and an escaped line break.
 constexpr auto kSimpleEscapes = table_of("0abtnvfre \"\\N_LP");
 
@@ -390,13 +392,16 @@ class BlockOutline {
     const char* p = begin;
     for (; p < stop; ++p) {
       const char c = *p;
+      if (!kPlainInterruptions[static_cast<unsigned char>(c)]) {
+        last = p + 1;
+        continue;
+      }
       const char next = p + 1 < stop ? p[1] : '\n';
       if (c == ' ') {
         if (next == '#') break;
         continue;
       }
-      if (c == ':' && (next == ' ' || next == '\n')) return false;
-      if (c == '[' || c == ']' || c == '{' || c == '}') return false;
+      if (c != ':' || next == ' ' || next == '\n') return false;
       last = p + 1;
     }
     line.at = static_cast<size_t>(p - text_.data());
@@ -548,6 +553,10 @@ class BlockOutline {
   // False for the plain scalars that resolve to a float with no JSON value.
   static bool has_json_value(std::string_view plain) {
     if (!yaml_detail::plain_may_not_be_string(plain)) return true;
+    // Ports, replicas and the like: an int (or, past 63 bits, a float far from infinity).
+    if (plain.size() <= 18 && std::all_of(plain.begin(), plain.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return true;
+    }
     ResolvedScalar resolved = yaml_detail::resolve_plain(plain);
     return resolved.type != ResolvedScalar::Type::Float || std::isfinite(resolved.floating);
   }

@@ -1,6 +1,7 @@
 #include "value/yaml_scalar.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -231,6 +232,23 @@ static_assert(
     }() == kLongestPlainWord,
     "plain_may_not_be_string must know the longest word");
 
+// The known words by their first character (at most six share one), so
+// that a plain scalar is compared with a handful of them, not all 37.
+struct WordsStartingWith {
+  std::array<uint8_t, 6> indices{};
+  uint8_t count = 0;
+  const uint8_t* begin() const { return indices.data(); }
+  const uint8_t* end() const { return indices.data() + count; }
+};
+constexpr auto kKnownWordsByFirst = [] {
+  std::array<WordsStartingWith, 256> table{};
+  for (size_t i = 0; i < std::size(kKnownWords); ++i) {
+    WordsStartingWith& words = table[static_cast<unsigned char>(kKnownWords[i].text[0])];
+    words.indices.at(words.count++) = static_cast<uint8_t>(i);
+  }
+  return table;
+}();
+
 ResolvedScalar make_float(double d) {
   ResolvedScalar r;
   r.type = ResolvedScalar::Type::Float;
@@ -291,8 +309,9 @@ ResolvedScalar resolve_plain(std::string_view text) {
   if (!plain_may_not_be_string(text)) return result;
   char first = text[0];
   bool sign_or_digit = is_digit(first) || first == '+' || first == '-';
-  for (const KnownWord& word : kKnownWords) {
-    if (word.text.size() == text.size() && word.text[0] == first && word.text == text) {
+  for (const uint8_t index : kKnownWordsByFirst[static_cast<unsigned char>(first)]) {
+    const KnownWord& word = kKnownWords[index];
+    if (word.text == text) {
       result.type = word.type;
       result.boolean = word.boolean;
       result.floating = word.floating;
