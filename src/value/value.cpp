@@ -89,21 +89,34 @@ Value::Value(Array items) {
 }
 
 Value::Value(Object members) {
-  std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
-    return a.key.get_string() < b.key.get_string();
-  });
+  const auto key_less = [](const Member& a, const Member& b) { return a.key.get_string() < b.key.get_string(); };
+  // Most objects are small, and many arrive sorted: neither needs
+  // stable_sort's temporary buffer.
+  constexpr size_t kInsertionSortLimit = 16;
+  if (members.size() <= kInsertionSortLimit) {
+    for (size_t i = 1; i < members.size(); ++i) {
+      if (!key_less(members[i], members[i - 1])) continue;
+      Member moving = std::move(members[i]);
+      size_t j = i;
+      for (; j > 0 && key_less(moving, members[j - 1]); --j) members[j] = std::move(members[j - 1]);
+      members[j] = std::move(moving);
+    }
+  } else if (!std::is_sorted(members.begin(), members.end(), key_less)) {
+    std::stable_sort(members.begin(), members.end(), key_less);
+  }
   // Of equal keys keep the last, as a JSON object read left to right would.
-  Object unique;
-  unique.reserve(members.size());
-  for (auto& m : members) {
-    if (!unique.empty() && unique.back().key.get_string() == m.key.get_string()) {
-      unique.back().value = std::move(m.value);
+  size_t kept = 0;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (kept > 0 && members[kept - 1].key.get_string() == members[i].key.get_string()) {
+      members[kept - 1].value = std::move(members[i].value);
     } else {
-      unique.push_back(std::move(m));
+      if (kept != i) members[kept] = std::move(members[i]);
+      ++kept;
     }
   }
+  members.erase(members.begin() + static_cast<std::ptrdiff_t>(kept), members.end());
   auto* block = new ObjectBlock();
-  block->members = std::move(unique);
+  block->members = std::move(members);
   store<Shared*>(block);
   set_kind(Kind::Object);
 }

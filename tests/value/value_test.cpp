@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
 #include <thread>
 
 #include "value/value.hpp"
@@ -46,6 +48,30 @@ TEST(Value, ObjectsAreSortedAndLastDuplicateWins) {
   EXPECT_EQ(o.find("b")->get_int(), 3);
   EXPECT_EQ(o.find("zz"), nullptr);
   EXPECT_EQ(Value(1).find("a"), nullptr);
+}
+
+// Small objects are sorted in place, large ones by stable_sort: both keep
+// the last of equal keys, whatever the order they come in.
+TEST(Value, ObjectsOfEverySizeKeepTheLastOfEqualKeys) {
+  for (size_t size : {0, 1, 2, 15, 16, 17, 40}) {
+    for (unsigned seed = 0; seed < 5; ++seed) {
+      Object members;
+      std::map<std::string, long> expected;
+      for (size_t i = 0; i < size; ++i) {
+        const std::string key = "k" + std::to_string((i * 7 + seed * 13) % (size / 2 + 1));
+        members.push_back(Member{Value(key), Value(static_cast<long>(i))});
+        expected[key] = static_cast<long>(i);
+      }
+      const Value object(std::move(members));
+      ASSERT_EQ(object.size(), expected.size()) << size << " " << seed;
+      size_t at = 0;
+      for (const auto& [key, value] : expected) {
+        EXPECT_EQ(object.get_object()[at].key.get_string(), key);
+        EXPECT_EQ(object.get_object()[at].value.get_int(), value) << key;
+        ++at;
+      }
+    }
+  }
 }
 
 TEST(Value, CopyOnWriteLeavesOtherCopiesAlone) {
