@@ -42,15 +42,6 @@ ApiResult<http::Response> who_am_i(Call& call) {
 
 }  // namespace
 
-ApiResult<BrokerCounters> read_counters(store::Database& db) {
-  auto rows = db.read_statement(
-      "SELECT (SELECT CAST(SUM(generation) AS BIGINT) FROM target_state_generations), credentials_generation "
-      "FROM broker_state WHERE id = 1");
-  if (!rows.ok()) return database_error(std::move(rows).error());
-  if (rows->empty()) return database_error(store::DbError{store::DbError::Kind::Invalid, "broker_state is empty"});
-  return BrokerCounters{rows->rows[0][0].get_int(), rows->rows[0][1].get_int()};
-}
-
 std::optional<Identity> CredentialCache::find(const std::string& hash, int64_t generation) const {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(hash);

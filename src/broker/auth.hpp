@@ -12,13 +12,6 @@
 
 namespace sindri::broker {
 
-// The two counters cached answers are checked against, read once per request.
-struct BrokerCounters {
-  int64_t target_state_generation = 0;
-  int64_t credentials_generation = 0;
-};
-ApiResult<BrokerCounters> read_counters(store::Database& db);
-
 // PAK hashes already looked up, valid while the credentials generation they
 // were found at is current: a rotation or deletion anywhere (on any broker
 // sharing the database) bumps it, so a revoked PAK stops working at once.

@@ -42,14 +42,14 @@ std::vector<ApiRoute> all_routes() {
 
 }  // namespace
 
-Broker::Broker(store::Database& db, Logger& log)
-    : db_(db), log_(log), services_{db, log, target_states_} {
+Broker::Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_change_delay)
+    : db_(db), log_(log), counters_(peer_change_delay), services_{db, log, target_states_} {
   for (ApiRoute& route : all_routes()) {
     const std::string pattern = std::string(kApiPrefix) + route.pattern;
     const std::string method = route.method;
     router_.add(method, pattern, [this, route = std::move(route)](http::Request& request,
                                                                          const http::PathParams& params) {
-      auto counters = read_counters(db_);
+      auto counters = counters_.current(db_);
       if (!counters.ok()) return error_response(counters.error());
       auto caller = authenticate(db_, request, credentials_, counters->credentials_generation);
       if (!caller.ok()) return error_response(caller.error());
@@ -59,6 +59,7 @@ Broker::Broker(store::Database& db, Logger& log)
       }
       Call call{request, params, caller.value(), services_, counters->target_state_generation};
       auto response = route.handler(call);
+      if (route.method != "GET") counters_.wrote();
       if (response.ok()) return std::move(response).value();
       const ApiError& error = response.error();
       if (error.status >= 500) {
@@ -168,6 +169,8 @@ http::Response Broker::metrics_text() {
   gauges.push_back({"sindri_db_writes_total", "Database writes run", static_cast<double>(pool.writes), true});
   gauges.push_back({"sindri_db_write_transactions_total", "Database transactions the writes took",
                     static_cast<double>(pool.write_transactions), true});
+  gauges.push_back({"sindri_db_counter_reads_total", "Reads of the counters cached answers are checked against",
+                    static_cast<double>(counters_.reads()), true});
   gauges.push_back({"sindri_db_wal_checkpoints_total", "SQLite WAL checkpoints run in the background",
                     static_cast<double>(pool.wal_checkpoints), true});
   for (const auto& source : gauge_sources_) source(gauges);

@@ -12,6 +12,7 @@
 
 #include "broker/auth.hpp"
 #include "broker/context.hpp"
+#include "broker/counters.hpp"
 #include "broker/template_targets_job.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
@@ -20,7 +21,9 @@ namespace sindri::broker {
 
 class Broker {
  public:
-  Broker(store::Database& db, Logger& log);
+  // `peer_change_delay`: how long a change made through another broker
+  // sharing the database may go unseen here (see CountersReader).
+  Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_change_delay);
 
   // Migrations, then the first-start bootstrap. Errors name what failed.
   Status initialize(const std::string& admin_pak_file);
@@ -41,6 +44,7 @@ class Broker {
 
   store::Database& db_;
   Logger& log_;
+  CountersReader counters_;
   TargetStateCache target_states_;
   CredentialCache credentials_;
   Services services_;

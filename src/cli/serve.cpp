@@ -21,7 +21,7 @@ namespace {
 
 struct ServeFlags {
   std::optional<std::string> config_file, listen, database, database_schema, admin_pak_file, log_level, address_file;
-  std::optional<int64_t> threads, body_limit, database_pool_size;
+  std::optional<int64_t> threads, body_limit, database_pool_size, peer_change_delay_ms;
 };
 
 Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
@@ -44,6 +44,7 @@ Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
   if (flags.admin_pak_file) config.admin_pak_file = *flags.admin_pak_file;
   if (flags.threads) config.threads = *flags.threads;
   if (flags.body_limit) config.body_limit = *flags.body_limit;
+  if (flags.peer_change_delay_ms) config.peer_change_delay_ms = *flags.peer_change_delay_ms;
   if (flags.log_level) {
     auto level = broker::parse_log_level(*flags.log_level);
     if (!level) return make_error("--log-level: expected debug, info, warn or error, got \"" + *flags.log_level + "\"");
@@ -90,7 +91,7 @@ int serve(const ServeFlags& flags) {
     log.error("cannot open the database", {{"url", Value(config->database_url)}, {"error", Value(db.error().message)}});
     return 1;
   }
-  broker::Broker broker(**db, log);
+  broker::Broker broker(**db, log, std::chrono::milliseconds(config->peer_change_delay_ms));
   if (auto status = broker.initialize(config->admin_pak_file); !status.ok()) {
     log.error("cannot start", {{"error", Value(status.error().message)}});
     return 1;
@@ -147,6 +148,8 @@ Verb add_serve(CLI::App& app) {
   option("--admin-pak-file", flags->admin_pak_file, "Where the first start writes the admin PAK (default ./admin.pak)");
   option("--threads", flags->threads, "HTTP worker threads (default 4)");
   option("--body-limit", flags->body_limit, "Largest request body in bytes (default 10 MiB)");
+  option("--peer-change-delay-ms", flags->peer_change_delay_ms,
+         "How long another broker's changes to this database may go unseen here (default 1; 0: none)");
   option("--log-level", flags->log_level, "debug, info, warn or error (default info)");
   option("--address-file", flags->address_file, "Write the bound HOST:PORT here once listening");
   return Verb{command, [flags] { return serve(*flags); }};

@@ -25,6 +25,7 @@ TEST(BrokerConfig, DefaultsFollowTheSeed) {
   EXPECT_EQ(config.database_url, "sqlite://./sindri.db");
   EXPECT_EQ(config.database_pool_size, 50);
   EXPECT_EQ(config.admin_pak_file, "./admin.pak");
+  EXPECT_EQ(config.peer_change_delay_ms, 1);
   EXPECT_TRUE(validate_config(config).ok());
 }
 
@@ -32,7 +33,7 @@ TEST(BrokerConfig, FileThenEnvironmentOverride) {
   const fs::path file = write_temp("sindri-config.yaml",
                                    "listen: 0.0.0.0:9000\n"
                                    "database:\n  url: postgres://db/sindri\n  schema: tenant_a\n  pool_size: 20\n"
-                                   "threads: 8\ntemplate_targets_interval: 30\nlog:\n  level: debug\n");
+                                   "threads: 8\ntemplate_targets_interval: 30\npeer_change_delay_ms: 0\nlog:\n  level: debug\n");
   BrokerConfig config;
   ASSERT_TRUE(apply_config_file(config, file.string()).ok());
   EXPECT_EQ(config.listen, "0.0.0.0:9000");
@@ -41,11 +42,13 @@ TEST(BrokerConfig, FileThenEnvironmentOverride) {
   EXPECT_EQ(config.database_pool_size, 20);
   EXPECT_EQ(config.threads, 8);
   EXPECT_EQ(config.template_targets_interval, 30);
+  EXPECT_EQ(config.peer_change_delay_ms, 0);
   EXPECT_EQ(config.log_level, LogLevel::Debug);
 
   const std::map<std::string, std::string> environment = {{"SINDRI_DATABASE_POOL_SIZE", "5"},
                                                            {"SINDRI_LOG_LEVEL", "warn"},
-                                                           {"SINDRI_TEMPLATE_TARGETS_INTERVAL", "5"}};
+                                                           {"SINDRI_TEMPLATE_TARGETS_INTERVAL", "5"},
+                                                           {"SINDRI_PEER_CHANGE_DELAY_MS", "250"}};
   ASSERT_TRUE(apply_environment(config, [&](const char* name) -> const char* {
                 auto it = environment.find(name);
                 return it == environment.end() ? nullptr : it->second.c_str();
@@ -53,6 +56,7 @@ TEST(BrokerConfig, FileThenEnvironmentOverride) {
   EXPECT_EQ(config.database_pool_size, 5);
   EXPECT_EQ(config.log_level, LogLevel::Warn);
   EXPECT_EQ(config.template_targets_interval, 5);
+  EXPECT_EQ(config.peer_change_delay_ms, 250);
   EXPECT_EQ(config.threads, 8);
   fs::remove(file);
 }
@@ -101,6 +105,15 @@ TEST(BrokerConfig, ValidationCatchesBadValues) {
   config.body_limit = 1 << 20;
   config.template_targets_interval = 0;
   EXPECT_FALSE(validate_config(config).ok());
+  config.template_targets_interval = 60;
+  config.peer_change_delay_ms = -1;
+  auto negative = validate_config(config);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().message.find("peer change delay"), std::string::npos) << negative.error().message;
+  config.peer_change_delay_ms = 60001;
+  EXPECT_FALSE(validate_config(config).ok());
+  config.peer_change_delay_ms = 60000;
+  EXPECT_TRUE(validate_config(config).ok());
 }
 
 }  // namespace

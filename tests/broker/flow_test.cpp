@@ -270,9 +270,9 @@ TEST_P(DeploymentFlow, SurvivesARestartAndKeepsTheAdminPak) {
 TEST_P(DeploymentFlow, BrokersSharingADatabaseFollowEachOthersWrites) {
   BrokerProcess first(GetParam());
   if (!first.usable()) return;
-  first.start();
+  first.start({"--peer-change-delay-ms", "0"});
   BrokerProcess second(first, BrokerProcess::SharedDatabase{});
-  second.start();
+  second.start({"--peer-change-delay-ms", "0"});
   const std::string admin_pak = first.admin_pak();
   auto admin = first.client(admin_pak);
 
@@ -319,6 +319,81 @@ TEST_P(DeploymentFlow, BrokersSharingADatabaseFollowEachOthersWrites) {
   ASSERT_EQ(rotated.status, 200) << rotated.body;
   EXPECT_EQ(call(*agent_on_first, "GET", state_path).status, 401);
   EXPECT_EQ(call(*first.client(text_of(rotated.json, "pak")), "GET", state_path).status, 200);
+}
+
+int64_t counter_reads(const BrokerProcess& broker) {
+  Reply metrics = call(*broker.client(""), "GET", "/metrics");
+  const std::string name = "\nsindri_db_counter_reads_total ";
+  const size_t at = metrics.body.find(name);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no " << name.substr(1) << "in /metrics:\n" << metrics.body;
+    return -1;
+  }
+  return std::stoll(metrics.body.substr(at + name.size()));
+}
+
+struct PeerBrokers {
+  BrokerProcess first;
+  BrokerProcess second;
+  std::string agent_id;
+  std::string agent_pak;
+  std::string state_path;
+
+  // Two brokers on one database, `first` with the given peer change delay,
+  // and an agent created through it.
+  PeerBrokers(Backend backend, const std::string& first_delay_ms)
+      : first(backend), second(first, BrokerProcess::SharedDatabase{}) {
+    if (!first.usable()) return;
+    first.start({"--peer-change-delay-ms", first_delay_ms});
+    second.start({"--peer-change-delay-ms", "0"});
+    Reply agent = call(*first.client(first.admin_pak()), "POST", "/api/v1/agents", R"({"name":"a","cluster_name":"c"})");
+    EXPECT_EQ(agent.status, 201) << agent.body;
+    agent_id = text_of(*agent.json.find("agent"), "id");
+    agent_pak = text_of(agent.json, "initial_pak");
+    state_path = "/api/v1/agents/" + agent_id + "/target-state";
+  }
+
+  // The agent's PAK rotated through `broker`; the new PAK.
+  std::string rotate_through(const BrokerProcess& broker) {
+    Reply rotated = call(*broker.client(agent_pak), "POST", "/api/v1/agents/" + agent_id + "/rotate-pak");
+    EXPECT_EQ(rotated.status, 200) << rotated.body;
+    return text_of(rotated.json, "pak");
+  }
+};
+
+// A broker answers from one read of the database's counters for its peer
+// change delay: its own writes count at once, another broker's only once
+// the read is older than the delay.
+TEST_P(DeploymentFlow, ACountersReadServesThePeerChangeDelayButNotPastOwnWrites) {
+  PeerBrokers brokers(GetParam(), "60000");
+  if (!brokers.first.usable()) return;
+  auto poll_first = [&](const std::string& pak) { return call(*brokers.first.client(pak), "GET", brokers.state_path); };
+  ASSERT_EQ(poll_first(brokers.agent_pak).status, 200);
+  const int64_t reads_before = counter_reads(brokers.first);
+  for (int poll = 0; poll < 20; ++poll) ASSERT_EQ(poll_first(brokers.agent_pak).status, 200);
+  EXPECT_EQ(counter_reads(brokers.first), reads_before);
+
+  const std::string old_pak = brokers.agent_pak;
+  brokers.agent_pak = brokers.rotate_through(brokers.first);
+  EXPECT_EQ(poll_first(old_pak).status, 401);
+  EXPECT_EQ(poll_first(brokers.agent_pak).status, 200);
+  EXPECT_EQ(counter_reads(brokers.first), reads_before + 1);  // the first poll after the rotation
+
+  // Within the delay, the first broker has not yet seen the second's rotation.
+  const std::string rotated_elsewhere = brokers.agent_pak;
+  brokers.agent_pak = brokers.rotate_through(brokers.second);
+  EXPECT_EQ(poll_first(rotated_elsewhere).status, 200);
+}
+
+TEST_P(DeploymentFlow, AnotherBrokersChangesCountOnceThePeerChangeDelayHasPassed) {
+  PeerBrokers brokers(GetParam(), "300");
+  if (!brokers.first.usable()) return;
+  auto first_agent = brokers.first.client(brokers.agent_pak);
+  ASSERT_EQ(call(*first_agent, "GET", brokers.state_path).status, 200);
+  const std::string new_pak = brokers.rotate_through(brokers.second);
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
+  EXPECT_EQ(call(*first_agent, "GET", brokers.state_path).status, 401);
+  EXPECT_EQ(call(*brokers.first.client(new_pak), "GET", brokers.state_path).status, 200);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DeploymentFlow, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);

@@ -1,0 +1,50 @@
+#pragma once
+// The two counters that cached answers (target states, PAK lookups) are
+// checked against. They live in the database, so that brokers sharing it
+// see each other's writes. Reading them is a round trip on PostgreSQL, once
+// per request; a broker may instead reuse a read for up to
+// `peer_change_delay`, which delays only what other brokers change: a read
+// is never reused across a write this broker has answered.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+
+#include "broker/context.hpp"
+
+namespace sindri::broker {
+
+struct BrokerCounters {
+  int64_t target_state_generation = 0;
+  int64_t credentials_generation = 0;
+};
+
+class CountersReader {
+ public:
+  explicit CountersReader(std::chrono::microseconds peer_change_delay) : peer_change_delay_(peer_change_delay) {}
+
+  // The counters as of at most `peer_change_delay` ago, and after every
+  // write that `wrote` was called for.
+  ApiResult<BrokerCounters> current(store::Database& db);
+  // Call once a write of this broker has committed, before answering it.
+  void wrote() { writes_.fetch_add(1, std::memory_order_acq_rel); }
+  // Reads that went to the database.
+  uint64_t reads() const { return reads_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Snapshot {
+    BrokerCounters counters;
+    std::chrono::steady_clock::time_point read_started;
+    uint64_t writes_before = 0;  // `writes_` when the read started
+  };
+
+  const std::chrono::microseconds peer_change_delay_;
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> reads_{0};
+  std::mutex mutex_;
+  Snapshot latest_;
+  bool have_latest_ = false;
+};
+
+}  // namespace sindri::broker
