@@ -145,7 +145,7 @@ ApiResult<http::Response> delete_agent(Call& call) {
     BROKER_CHECK(connection.query("UPDATE agents SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                   {Value(id), Value(now_timestamp())}));
     BROKER_CHECK(touch_target_state(connection));
-    BROKER_CHECK(touch_credentials(connection));
+    BROKER_CHECK(touch_credentials(call, connection));
     return empty_response(204);
   });
 }
@@ -194,7 +194,7 @@ ApiResult<http::Response> rotate_agent_pak(Call& call) {
                                       "WHERE id = $1 AND deleted_at IS NULL RETURNING " SINDRI_AGENT_COLUMNS,
                                       {Value(id), Value(pak.hash), Value(now_timestamp())}));
     if (rows.empty()) return not_found("agent", id);
-    BROKER_CHECK(touch_credentials(connection));
+    BROKER_CHECK(touch_credentials(call, connection));
     return json_response(200, agent_with_pak(agent_object(rows, 0), "pak", pak.pak));
   });
 }
@@ -232,7 +232,7 @@ ApiResult<http::Response> target_state(Call& call) {
     incremental = *mode == "incremental";
   }
   const std::string cache_key = id + (incremental ? "/incremental" : "/full");
-  const int64_t generation = call.target_state_generation;
+  const int64_t generation = call.target_state_generation.value();
   // Agents poll this all the time and the answer holds every manifest:
   // compressed, when the agent accepts it, like the Kubernetes API server
   // does for large lists. Both forms are cached.

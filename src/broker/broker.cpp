@@ -49,7 +49,9 @@ Broker::Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_
     const std::string method = route.method;
     router_.add(method, pattern, [this, route = std::move(route)](http::Request& request,
                                                                          const http::PathParams& params) {
-      auto counters = counters_.current(db_);
+      // Only GET routes read target states (and every write changes them).
+      const bool reads_target_state = route.method == "GET";
+      auto counters = counters_.current(db_, reads_target_state);
       if (!counters.ok()) return error_response(counters.error());
       auto caller = authenticate(db_, request, credentials_, counters->credentials_generation);
       if (!caller.ok()) return error_response(caller.error());
@@ -57,9 +59,10 @@ Broker::Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_
         return error_response(forbidden(std::string(caller->kind_name()) + " PAKs may not call " + route.method + " " +
                                         std::string(kApiPrefix) + route.pattern));
       }
-      Call call{request, params, caller.value(), services_, counters->target_state_generation};
+      Call call{request, params, caller.value(), services_, std::nullopt};
+      if (reads_target_state) call.target_state_generation = counters->target_state_generation;
       auto response = route.handler(call);
-      if (route.method != "GET") counters_.wrote();
+      if (!reads_target_state) counters_.wrote(call.touched_credentials);
       if (response.ok()) return std::move(response).value();
       const ApiError& error = response.error();
       if (error.status >= 500) {

@@ -42,7 +42,9 @@ struct Call {
   const http::PathParams& params;
   const Identity& caller;
   Services& services;
-  int64_t target_state_generation;  // read when the request arrived
+  // Read when the request arrived; GET routes only (writes skip it).
+  std::optional<int64_t> target_state_generation;
+  bool touched_credentials = false;  // set by touch_credentials
 
   store::Database& db() const { return services.db; }
   // The path parameter, checked to be a UUID (400 naming it otherwise).
@@ -98,7 +100,8 @@ Value rows_array(const store::Rows& rows, std::initializer_list<std::string_view
 // in every write that can change what an agent's target state holds.
 ApiResult<Ok> touch_target_state(store::Connection& connection);
 // Bumps the counter that cached PAK lookups are checked against; call it in
-// every write that revokes a PAK or the identity behind it.
-ApiResult<Ok> touch_credentials(store::Connection& connection);
+// every write that revokes a PAK or the identity behind it. `call` learns of
+// it, so that this broker's next requests read the counter again.
+ApiResult<Ok> touch_credentials(Call& call, store::Connection& connection);
 
 }  // namespace sindri::broker

@@ -87,7 +87,7 @@ ApiResult<http::Response> update_generator(Call& call) {
       return conflict("generator_exists", "a generator named \"" + *name + "\" already exists");
     }
     BROKER_CHECK(rows);
-    if (is_active) BROKER_CHECK(touch_credentials(connection));
+    if (is_active) BROKER_CHECK(touch_credentials(call, connection));
     return json_response(200, generator_object(rows.value(), 0));
   });
 }
@@ -108,7 +108,7 @@ ApiResult<http::Response> delete_generator(Call& call) {
     BROKER_CHECK(connection.query("DELETE FROM template_targets WHERE template_id IN "
                                   "(SELECT id FROM stack_templates WHERE generator_id = $1)",
                                   {Value(id)}));
-    BROKER_CHECK(touch_credentials(connection));
+    BROKER_CHECK(touch_credentials(call, connection));
     return empty_response(204);
   });
 }
@@ -122,7 +122,7 @@ ApiResult<http::Response> rotate_generator_pak(Call& call) {
                                       "WHERE id = $1 AND deleted_at IS NULL RETURNING " SINDRI_GENERATOR_COLUMNS,
                                       {Value(id), Value(pak.hash), Value(now_timestamp())}));
     if (rows.empty()) return not_found("generator", id);
-    BROKER_CHECK(touch_credentials(connection));
+    BROKER_CHECK(touch_credentials(call, connection));
     return json_response(201, generator_with_pak(generator_object(rows, 0), pak.pak));
   });
 }

@@ -369,15 +369,40 @@ TEST_P(DeploymentFlow, ACountersReadServesThePeerChangeDelayButNotPastOwnWrites)
   if (!brokers.first.usable()) return;
   auto poll_first = [&](const std::string& pak) { return call(*brokers.first.client(pak), "GET", brokers.state_path); };
   ASSERT_EQ(poll_first(brokers.agent_pak).status, 200);
-  const int64_t reads_before = counter_reads(brokers.first);
+  int64_t reads = counter_reads(brokers.first);
   for (int poll = 0; poll < 20; ++poll) ASSERT_EQ(poll_first(brokers.agent_pak).status, 200);
-  EXPECT_EQ(counter_reads(brokers.first), reads_before);
+  EXPECT_EQ(counter_reads(brokers.first), reads);
 
+  // Writes that change target states: the next poll reads again and sees
+  // them; the writes themselves need only the credentials counter.
+  auto admin = brokers.first.client(brokers.first.admin_pak());
+  Reply generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"ci"})");
+  ASSERT_EQ(generator.status, 201) << generator.body;
+  auto ci = brokers.first.client(text_of(generator.json, "pak"));
+  Reply stack = call(*ci, "POST", "/api/v1/stacks",
+                     R"({"name":"web","generator_id":")" + text_of(*generator.json.find("generator"), "id") + R"("})");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  const std::string objects_path = "/api/v1/stacks/" + text_of(stack.json, "id") + "/deployment-objects";
+  ASSERT_EQ(call(*ci, "POST", "/api/v1/stacks/" + text_of(stack.json, "id") + "/labels", R"("env=prod")").status, 201);
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + brokers.agent_id + "/labels", R"("env=prod")").status, 201);
+  reads = counter_reads(brokers.first);
+  for (const char* name : {"one", "two", "three"}) {
+    const std::string manifest = std::string("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ") + name + "\n";
+    Reply object = call(*ci, "POST", objects_path, R"({"yaml_content":)" + json_string(manifest) + "}");
+    ASSERT_EQ(object.status, 201) << object.body;
+    Reply state = poll_first(brokers.agent_pak);
+    ASSERT_EQ(state.json.size(), 1u) << state.body;
+    EXPECT_EQ(text_of(*state.json.at(0), "id"), text_of(object.json, "id"));
+  }
+  EXPECT_EQ(counter_reads(brokers.first), reads + 3);  // the polls
+
+  // A write that revokes a PAK: the next request of any kind reads again.
   const std::string old_pak = brokers.agent_pak;
   brokers.agent_pak = brokers.rotate_through(brokers.first);
-  EXPECT_EQ(poll_first(old_pak).status, 401);
+  Reply refused = call(*brokers.first.client(old_pak), "POST", "/api/v1/agents/" + brokers.agent_id + "/heartbeat");
+  EXPECT_EQ(refused.status, 401) << refused.body;
   EXPECT_EQ(poll_first(brokers.agent_pak).status, 200);
-  EXPECT_EQ(counter_reads(brokers.first), reads_before + 1);  // the first poll after the rotation
+  EXPECT_EQ(counter_reads(brokers.first), reads + 4);
 
   // Within the delay, the first broker has not yet seen the second's rotation.
   const std::string rotated_elsewhere = brokers.agent_pak;
