@@ -1,6 +1,10 @@
 #include "broker/records.hpp"
 
+#include <array>
+#include <span>
+
 #include "broker/ids.hpp"
+#include "broker/template_targets.hpp"
 
 namespace sindri::broker {
 
@@ -52,22 +56,33 @@ ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_v
                      pointer);
 }
 
+// $1-$6: the object's columns; $7: the owner ('' for any); $8: the template.
+#define SINDRI_INSERT_DEPLOYMENT_OBJECT                                                   \
+  "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, "          \
+  "is_deletion_marker, submitted_at, created_at, updated_at) "                           \
+  "SELECT $1, $2, $3, $4, CAST($5 AS BOOLEAN), $6, $6, $6 "                               \
+  "WHERE EXISTS (SELECT 1 FROM stacks s WHERE s.id = $2 AND s.deleted_at IS NULL "       \
+  "AND (CAST($7 AS TEXT) = '' OR s.generator_id = $7)"
+#define SINDRI_RETURNING_DEPLOYMENT_OBJECT ") RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
                                           const std::string& yaml, const std::string& checksum, bool deletion_marker,
-                                          std::string_view owner) {
+                                          std::string_view owner, std::string_view matching_template) {
   const std::string now = now_timestamp();
-  BROKER_TRY(rows, connection.query(
-                       "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, "
-                       "is_deletion_marker, submitted_at, created_at, updated_at) "
-                       "SELECT $1, $2, $3, $4, CAST($5 AS BOOLEAN), $6, $6, $6 "
-                       "WHERE EXISTS (SELECT 1 FROM stacks WHERE id = $2 AND deleted_at IS NULL "
-                       "AND (CAST($7 AS TEXT) = '' OR generator_id = $7)) "
-                       "RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS,
-                       {Value(new_uuid()), Value(stack_id), Value(yaml), Value(checksum), Value(deletion_marker),
-                        Value(now), Value(owner)}));
-  if (rows.empty()) return not_found("stack", stack_id);
+  const std::array<Value, 8> params = {Value(new_uuid()), Value(stack_id), Value(yaml),  Value(checksum),
+                                       Value(deletion_marker), Value(now), Value(owner), Value(matching_template)};
+  auto rows = matching_template.empty()
+                  ? connection.query(SINDRI_INSERT_DEPLOYMENT_OBJECT SINDRI_RETURNING_DEPLOYMENT_OBJECT,
+                                     std::span(params).first(7))
+                  : connection.query(SINDRI_INSERT_DEPLOYMENT_OBJECT
+                                     " AND EXISTS (SELECT 1 FROM stack_templates t WHERE t.id = $8 "
+                                     "AND t.deleted_at IS NULL AND " SINDRI_STACK_MATCHES_TEMPLATE
+                                     ")" SINDRI_RETURNING_DEPLOYMENT_OBJECT,
+                                     params);
+  BROKER_CHECK(rows);
+  if (rows->empty()) return not_found("stack", stack_id);
   BROKER_CHECK(touch_target_state(connection));
-  return deployment_object_object(rows, 0);
+  return deployment_object_object(*rows, 0);
 }
 
 ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,

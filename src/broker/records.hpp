@@ -38,11 +38,13 @@ ApiResult<Value> load_template(store::Connection& connection, std::string_view i
 ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_view id, std::string_view pointer);
 
 // A new deployment object in a live stack, answered as the API shows it;
-// 404 when the stack is gone or, with `owner` not empty, belongs to another
-// generator than `owner` (the caller tells the two apart when it matters).
+// 404 when the stack is gone, with `owner` not empty belongs to another
+// generator than `owner`, or with `matching_template` not empty that
+// template is not live or does not match the stack's labels and annotations
+// (the caller tells these apart when it matters).
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
                                           const std::string& yaml, const std::string& checksum, bool deletion_marker,
-                                          std::string_view owner = {});
+                                          std::string_view owner = {}, std::string_view matching_template = {});
 
 ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id);
