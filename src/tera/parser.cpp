@@ -406,8 +406,11 @@ class Parser {
     node->span = span_from(start);
     std::string_view end;
     if (!parse_body(Context::For, node->body, end)) return nullptr;
-    if (end == "else") {
+    // Tera's grammar takes any number of `else` tags in a loop; the body
+    // after the last one is the one it keeps.
+    while (end == "else") {
       node->has_empty_body = true;
+      node->empty_body.truncate(0);
       WS else_ws = open_tag();
       if (!close_tag(else_ws)) return nullptr;
       if (!parse_body(Context::For, node->empty_body, end)) return nullptr;
