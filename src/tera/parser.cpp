@@ -304,10 +304,14 @@ class Parser {
   NodePtr parse_tag(Context ctx) {
     const Token& word = peek(1);
     std::string_view w = word.text;
-    if (w == "if") return parse_if(ctx);
+    if (w == "if" || w == "filter") {
+      ++unregistered_blocks_;
+      NodePtr node = w == "if" ? parse_if(ctx) : parse_filter_section();
+      --unregistered_blocks_;
+      return node;
+    }
     if (w == "for") return parse_for();
     if (w == "set" || w == "set_global") return parse_set(w == "set_global");
-    if (w == "filter") return parse_filter_section();
     if (w == "include") return parse_include();
     if (w == "block") {
       if (ctx == Context::For || ctx == Context::Macro) return fail_at(word, "`{% block %}` is not allowed here"), nullptr;
@@ -490,6 +494,7 @@ class Parser {
     if (!parse_body(Context::Block, node->body, end)) return nullptr;
     if (end != "endblock") return unexpected_end(end, "endblock");
     if (!end_tag("endblock", node->end_ws, true)) return nullptr;
+    if (unregistered_blocks_ > 0) return node;
     if (tpl_.blocks.count(node->text)) return fail_at(name_token, "block `" + std::string(node->text) + "` is duplicated"), nullptr;
     tpl_.blocks.emplace(std::string(node->text), node);
     return node;
@@ -1214,6 +1219,11 @@ class Parser {
   size_t pos_ = 0;
   size_t depth_ = 0;
   size_t expr_depth_ = 0;
+  // Above 0 inside an `if` or a filter section. Tera registers only the
+  // blocks at the top level and inside other blocks: one written in an `if`
+  // renders (a child's block of its name replacing it), but it is no
+  // definition of its own: super() never reaches it, and it duplicates none.
+  size_t unregistered_blocks_ = 0;
   bool failed_ = false;
   Span error_span_;
   std::string error_message_;

@@ -21,7 +21,9 @@ class Template {
   Body ast;
   std::deque<Value> literals;  // the tree's literal values (a deque: they never move)
   std::string parent;                                    // `{% extends %}`, empty if none
-  std::map<std::string, const Node*, std::less<>> blocks;  // every block, nested ones too
+  // The blocks defined at the top level and inside other blocks (not those
+  // inside an `if` or a filter section: Tera does not register them).
+  std::map<std::string, const Node*, std::less<>> blocks;
   std::map<std::string, const MacroDefinition*, std::less<>> macros;
   std::vector<std::pair<std::string, std::string>> imports;  // (template, namespace)
 
