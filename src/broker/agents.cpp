@@ -26,10 +26,18 @@ Value agent_with_pak(Value agent, const char* pak_field, const std::string& pak)
   return Value(std::move(body));
 }
 
+// An admin sees every agent; a generator those registered with it.
 ApiResult<http::Response> list_agents(Call& call) {
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(rows, connection.query("SELECT " SINDRI_AGENT_COLUMNS
-                                      " FROM agents WHERE deleted_at IS NULL ORDER BY created_at, id"));
+    auto listed = call.caller.is_admin()
+                      ? connection.query("SELECT " SINDRI_AGENT_COLUMNS
+                                         " FROM agents WHERE deleted_at IS NULL ORDER BY created_at, id")
+                      : connection.query("SELECT " SINDRI_AGENT_COLUMNS
+                                         " FROM agents WHERE deleted_at IS NULL AND id IN "
+                                         "(SELECT agent_id FROM agent_generators WHERE generator_id = $1) "
+                                         "ORDER BY created_at, id",
+                                         {Value(call.caller.id)});
+    BROKER_TRY(rows, std::move(listed));
     Array items;
     for (size_t i = 0; i < rows.size(); ++i) items.push_back(agent_object(rows, i));
     return json_response(200, Value(std::move(items)));
@@ -66,8 +74,8 @@ ApiResult<http::Response> create_agent(Call& call) {
     }
     for (const std::string& generator_id : registrations) {
       BROKER_CHECK(connection.query(
-          "INSERT INTO agent_generators (agent_id, generator_id, created_at) VALUES ($1, $2, $3)",
-          {Value(id), Value(generator_id), Value(now)}));
+          "INSERT INTO agent_generators (id, agent_id, generator_id, created_at) VALUES ($1, $2, $3, $4)",
+          {Value(new_uuid()), Value(id), Value(generator_id), Value(now)}));
     }
     Object response;
     response.push_back({Value("agent"), agent_object(rows.value(), 0)});

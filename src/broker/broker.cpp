@@ -33,6 +33,7 @@ std::vector<ApiRoute> all_routes() {
   add_agent_tag_routes(routes);
   add_agent_target_routes(routes);
   add_agent_event_routes(routes);
+  add_registration_routes(routes);
   add_template_routes(routes);
   add_template_tag_routes(routes);
   add_template_target_routes(routes);

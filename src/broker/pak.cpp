@@ -1,5 +1,8 @@
 #include "broker/pak.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "broker/ids.hpp"
 #include "value/digest.hpp"
 
@@ -29,8 +32,13 @@ IssuedPak issue_pak() {
 }
 
 std::optional<std::string_view> pak_from_header(std::string_view header) {
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header.size() >= kBearer.size() && header.substr(0, kBearer.size()) == kBearer) header.remove_prefix(kBearer.size());
+  // The scheme's name is case-insensitive (RFC 9110, 11.1).
+  constexpr std::string_view kBearer = "bearer ";
+  if (header.size() >= kBearer.size() &&
+      std::equal(kBearer.begin(), kBearer.end(), header.begin(),
+                 [](char expected, char given) { return expected == std::tolower(static_cast<unsigned char>(given)); })) {
+    header.remove_prefix(kBearer.size());
+  }
   while (!header.empty() && header.front() == ' ') header.remove_prefix(1);
   while (!header.empty() && header.back() == ' ') header.remove_suffix(1);
   if (header.size() != kPrefix.size() + kShortLength + 1 + kLongLength) return std::nullopt;

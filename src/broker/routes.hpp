@@ -17,6 +17,7 @@ void add_agent_routes(std::vector<ApiRoute>& routes);               // agents.cp
 void add_agent_tag_routes(std::vector<ApiRoute>& routes);           // tags.cpp
 void add_agent_target_routes(std::vector<ApiRoute>& routes);        // agent_targets.cpp
 void add_agent_event_routes(std::vector<ApiRoute>& routes);         // agent_events.cpp
+void add_registration_routes(std::vector<ApiRoute>& routes);        // registrations.cpp
 void add_template_routes(std::vector<ApiRoute>& routes);            // templates.cpp
 void add_template_tag_routes(std::vector<ApiRoute>& routes);        // tags.cpp
 void add_template_target_routes(std::vector<ApiRoute>& routes);     // template_targets.cpp

@@ -225,6 +225,25 @@ std::string target_state_shards_sql() {
   return sql;
 }
 
+// Brokkr's registrations (AgentGeneratorRegistration) carry an id of their
+// own. Rows of earlier versions get a random (version 4) UUID, written out in
+// SQL so that the migration stays plain statements.
+constexpr std::string_view kRegistrationIdsSqlite = R"sql(
+ALTER TABLE agent_generators ADD COLUMN id TEXT;
+UPDATE agent_generators SET id = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' ||
+  substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random() % 4), 1) ||
+  substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)));
+CREATE UNIQUE INDEX agent_generators_id ON agent_generators (id);
+CREATE INDEX agent_generators_generator ON agent_generators (generator_id);
+)sql";
+constexpr std::string_view kRegistrationIdsPostgres = R"sql(
+ALTER TABLE agent_generators ADD COLUMN id TEXT;
+UPDATE agent_generators SET id = gen_random_uuid()::text;
+ALTER TABLE agent_generators ALTER COLUMN id SET NOT NULL;
+CREATE UNIQUE INDEX agent_generators_id ON agent_generators (id);
+CREATE INDEX agent_generators_generator ON agent_generators (generator_id);
+)sql";
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -238,6 +257,7 @@ std::span<const store::Migration> broker_migrations() {
       {1, "core: identities, stacks, deployment objects, agents, events", core_sqlite, core_postgres},
       {2, "templates: versions, labels, annotations, targets, provenance", kTemplateTables, kTemplateTables},
       {3, "target-state generation in shards", target_state_shards, target_state_shards},
+      {4, "an id for every agent registration", kRegistrationIdsSqlite, kRegistrationIdsPostgres},
   };
   return migrations;
 }

@@ -137,7 +137,12 @@ TEST_P(BadInput, MissingMalformedAndRevokedPaks) {
     EXPECT_EQ(reply.status, 401) << header;
     EXPECT_EQ(text_of(reply.json, "code"), "unauthorized");
   }
-  // Without "Bearer " the PAK works too.
+  // Without "Bearer " the PAK works too, and the scheme's name is case-insensitive.
+  for (const std::string& scheme : {std::string("bearer "), std::string("BEARER "), std::string("Bearer ")}) {
+    sindri::http::Client client(broker_->url());
+    client.set_authorization(scheme + generator_pak_);
+    EXPECT_EQ(call(client, "GET", "/api/v1/stacks").status, 200) << scheme;
+  }
   sindri::http::Client plain(broker_->url());
   plain.set_authorization(generator_pak_);
   EXPECT_EQ(call(plain, "GET", "/api/v1/stacks").status, 200);
@@ -164,6 +169,8 @@ TEST_P(BadInput, JunkBodiesAreAlwaysClientErrors) {
       {"POST", "/api/v1/agents/" + agent_id + "/annotations"},
       {"POST", "/api/v1/agents/" + agent_id + "/targets"},
       {"POST", "/api/v1/agents/" + agent_id + "/events"},
+      {"POST", "/api/v1/generators/" + generator_id_ + "/register"},
+      {"DELETE", "/api/v1/generators/" + generator_id_ + "/register"},
   };
   const std::vector<std::string> junk = {
       "", "null", "true", "42", "\"\"", "[]", "{", "{}", "{\"name\":null}", "{\"name\":[]}", "{\"name\":{}}",

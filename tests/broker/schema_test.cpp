@@ -1,11 +1,14 @@
 // The broker's migrations on a database that already holds data: migration 3
-// moves the target-state generation into shards without losing its value.
+// moves the target-state generation into shards without losing its value;
+// migration 4 gives every agent registration an id of its own.
 
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <regex>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -39,7 +42,7 @@ void carries_the_generation_over(store::Database& db) {
                   return Ok{};
                 }).ok());
 
-  auto applied = store::migrate(db, all);
+  auto applied = store::migrate(db, all.first(3));
   ASSERT_TRUE(applied.ok()) << applied.error().message;
   EXPECT_EQ(*applied, 1);
   EXPECT_EQ(single_int(db, "SELECT COUNT(*) FROM target_state_generations"), kTargetStateShards);
@@ -53,18 +56,50 @@ void carries_the_generation_over(store::Database& db) {
   EXPECT_FALSE(old_column.ok());
 }
 
-TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnSqlite) {
+void gives_registrations_ids(store::Database& db) {
+  const auto all = broker_migrations();
+  ASSERT_TRUE(store::migrate(db, all.first(3)).ok());
+  ASSERT_TRUE(db.write([](store::Connection& connection) -> store::DbStatus {
+                  return connection.execute_script(
+                      "INSERT INTO generators (id, name, created_at, updated_at) VALUES "
+                      "('g1', 'one', 't', 't'), ('g2', 'two', 't', 't');"
+                      "INSERT INTO agents (id, name, cluster_name, created_at, updated_at) VALUES "
+                      "('a1', 'agent', 'c', 't', 't');"
+                      "INSERT INTO agent_generators (agent_id, generator_id, created_at) VALUES "
+                      "('a1', 'g1', 't'), ('a1', 'g2', 't');");
+                }).ok());
+
+  auto applied = store::migrate(db, all);
+  ASSERT_TRUE(applied.ok()) << applied.error().message;
+  EXPECT_EQ(*applied, 1);
+  std::set<std::string> ids;
+  auto read = db.read([&](store::Connection& connection) -> store::DbStatus {
+    auto rows = connection.query("SELECT id FROM agent_generators");
+    if (!rows.ok()) return std::move(rows).error();
+    for (const auto& row : rows->rows) ids.insert(std::string(row.at(0).get_string()));
+    return Ok{};
+  });
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_EQ(ids.size(), 2u);
+  const std::regex uuid_v4("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+  for (const std::string& id : ids) EXPECT_TRUE(std::regex_match(id, uuid_v4)) << id;
+}
+
+
+// A fresh database for each check: a file on SQLite, a tenant schema on
+// PostgreSQL (dropped afterwards).
+void on_sqlite(void (*check)(store::Database&)) {
   const fs::path path = fs::temp_directory_path() / ("sindri-schema-" + std::to_string(getpid()) + ".db");
   fs::remove(path);
   {
     auto db = store::Database::open("sqlite://" + path.string());
     ASSERT_TRUE(db.ok()) << db.error().message;
-    carries_the_generation_over(**db);
+    check(**db);
   }
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
 }
 
-TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnPostgres) {
+void on_postgres(void (*check)(store::Database&)) {
   const char* url = std::getenv("SINDRI_TEST_POSTGRES_URL");
   if (url == nullptr) {
     ADD_FAILURE() << "SINDRI_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh";
@@ -75,11 +110,16 @@ TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnPostgres) {
   options.tenant_schema = "schema_test_" + std::to_string(std::random_device{}()) + "_" + std::to_string(getpid());
   auto db = store::Database::open(url, options);
   ASSERT_TRUE(db.ok()) << db.error().message;
-  carries_the_generation_over(**db);
+  check(**db);
   EXPECT_TRUE((*db)->write([&](store::Connection& connection) {
                    return connection.execute_script("DROP SCHEMA \"" + options.tenant_schema + "\" CASCADE");
                  }).ok());
 }
+
+TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnSqlite) { on_sqlite(carries_the_generation_over); }
+TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnPostgres) { on_postgres(carries_the_generation_over); }
+TEST(BrokerSchema, RegistrationsGetIdsOnSqlite) { on_sqlite(gives_registrations_ids); }
+TEST(BrokerSchema, RegistrationsGetIdsOnPostgres) { on_postgres(gives_registrations_ids); }
 
 }  // namespace
 }  // namespace sindri::broker
