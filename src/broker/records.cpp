@@ -63,14 +63,16 @@ ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_v
   "SELECT $1, $2, $3, $4, CAST($5 AS BOOLEAN), $6, $6, $6 "                               \
   "WHERE EXISTS (SELECT 1 FROM stacks s WHERE s.id = $2 AND s.deleted_at IS NULL "       \
   "AND (CAST($7 AS TEXT) = '' OR s.generator_id = $7)"
-#define SINDRI_RETURNING_DEPLOYMENT_OBJECT ") RETURNING " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+// Only what the database makes: the rest of the object is the request's, and
+// sending the YAML back would double what crosses the wire.
+#define SINDRI_RETURNING_DEPLOYMENT_OBJECT ") RETURNING sequence_id"
 
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
                                           const std::string& yaml, const std::string& checksum, bool deletion_marker,
                                           std::string_view owner, std::string_view matching_template) {
   const std::string now = now_timestamp();
-  const std::array<Value, 8> params = {Value(new_uuid()), Value(stack_id), Value(yaml),  Value(checksum),
-                                       Value(deletion_marker), Value(now), Value(owner), Value(matching_template)};
+  std::array<Value, 8> params = {Value(new_uuid()), Value(stack_id), Value(yaml),  Value(checksum),
+                                 Value(deletion_marker), Value(now), Value(owner), Value(matching_template)};
   auto rows = matching_template.empty()
                   ? connection.query(SINDRI_INSERT_DEPLOYMENT_OBJECT SINDRI_RETURNING_DEPLOYMENT_OBJECT,
                                      std::span(params).first(7))
@@ -82,7 +84,19 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
   BROKER_CHECK(rows);
   if (rows->empty()) return not_found("stack", stack_id);
   BROKER_CHECK(touch_target_state(connection));
-  return deployment_object_object(*rows, 0);
+  Object object;
+  object.reserve(10);
+  object.push_back({Value("id"), std::move(params[0])});
+  object.push_back({Value("sequence_id"), std::move(rows->rows[0][0])});
+  object.push_back({Value("stack_id"), std::move(params[1])});
+  object.push_back({Value("yaml_content"), std::move(params[2])});
+  object.push_back({Value("yaml_checksum"), std::move(params[3])});
+  object.push_back({Value("is_deletion_marker"), std::move(params[4])});
+  object.push_back({Value("submitted_at"), params[5]});
+  object.push_back({Value("created_at"), params[5]});
+  object.push_back({Value("updated_at"), std::move(params[5])});
+  object.push_back({Value("deleted_at"), Value()});
+  return Value(std::move(object));
 }
 
 ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,
