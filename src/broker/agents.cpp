@@ -92,8 +92,9 @@ ApiResult<http::Response> search_agent(Call& call) {
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_TRY(rows, connection.query("SELECT " SINDRI_AGENT_COLUMNS
-                                      " FROM agents WHERE deleted_at IS NULL AND ($1 IS NULL OR name = $1) "
-                                      "AND ($2 IS NULL OR cluster_name = $2) ORDER BY created_at, id LIMIT 1",
+                                      " FROM agents WHERE deleted_at IS NULL AND (CAST($1 AS TEXT) IS NULL OR name = $1) "
+                                      "AND (CAST($2 AS TEXT) IS NULL OR cluster_name = $2) "
+                                      "ORDER BY created_at, id LIMIT 1",
                                       {name ? Value(*name) : Value(), cluster ? Value(*cluster) : Value()}));
     if (rows.empty()) {
       return ApiError{404, "agent_not_found", "no agent matches the search", Value(), std::nullopt};
