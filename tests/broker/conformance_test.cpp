@@ -33,7 +33,8 @@ const char* const kCoveredPaths[] = {
     "/stacks/{id}/annotations", "/stacks/{id}/annotations/{key}", "/stacks/{id}/deployment-objects",
     "/stacks/{id}/labels", "/stacks/{id}/labels/{label}", "/stacks/{stack_id}/deployment-objects/from-template",
     "/templates", "/templates/{id}", "/templates/{id}/labels", "/templates/{id}/labels/{label}",
-    "/templates/{id}/annotations", "/templates/{id}/annotations/{key}",
+    "/templates/{id}/annotations", "/templates/{id}/annotations/{key}", "/generators/{id}/register",
+    "/generators/{id}/registered-agents", "/agents/{id}/registrations",
 };
 
 Value load_api() {
@@ -417,6 +418,20 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
   Reply one_event = hit(*admin, "GET", "/agent-events/{id}", "/agent-events/" + event_id, 200);
   EXPECT_EQ(one_event.json, event.json) << one_event.body;
   hit(*admin, "GET", "/agent-events/{id}", "/agent-events/" + unknown_id, 404);
+
+  // The agent was registered with the generator when it was created.
+  const std::string register_path = "/generators/" + generator_id + "/register";
+  hit(*cluster, "POST", "/generators/{id}/register", register_path, 409);
+  Reply registered = hit(*ci, "GET", "/generators/{id}/registered-agents",
+                         "/generators/" + generator_id + "/registered-agents", 200);
+  EXPECT_EQ(registered.json.size(), 1u) << registered.body;
+  hit(*cluster, "GET", "/agents/{id}/registrations", "/agents/" + agent_id + "/registrations", 200);
+  hit(*cluster, "DELETE", "/generators/{id}/register", register_path, 204);
+  hit(*cluster, "DELETE", "/generators/{id}/register", register_path, 404);
+  hit(*ci, "POST", "/generators/{id}/register", register_path, 403);
+  hit(*admin, "POST", "/generators/{id}/register", register_path, 201, R"({"agent_id":")" + agent_id + R"("})");
+  hit(*admin, "POST", "/generators/{id}/register", "/generators/" + unknown_id + "/register", 404,
+      R"({"agent_id":")" + agent_id + R"("})");
 
   // A second stack, targeted by hand.
   Reply db_stack =
