@@ -540,82 +540,55 @@ class Validator {
   int depth_ = 0;
 };
 
-// Whether fill() would add a default anywhere below `id`. Read-only, so
-// that parameters already holding every default are not copied: setting a
-// member copies a shared object, and fill() would set every member it
-// visits.
-bool lacks_defaults(const CompiledSchemaData& data, NodeId id, const Value& instance, int depth) {
+// apply_defaults: follows properties, allOf, $ref and items, in one walk.
+// Members are replaced only where a default was added below them, so that
+// shared blocks of the parameters are copied only on the paths that change
+// (setting a member copies a shared object). Returns whether it changed
+// `instance`.
+bool fill(const CompiledSchemaData& data, NodeId id, Value& instance, int depth) {
   if (depth > kMaxInPlaceDepth) return false;
+  bool changed = false;
   for (const Keyword& k : data.nodes[id].keywords) {
     switch (k.kind) {
       case KeywordKind::Ref:
-        if (lacks_defaults(data, k.node, instance, depth + 1)) return true;
+        changed |= fill(data, k.node, instance, depth + 1);
         break;
       case KeywordKind::AllOf:
-        for (NodeId branch : k.nodes) {
-          if (lacks_defaults(data, branch, instance, depth + 1)) return true;
-        }
+        for (NodeId branch : k.nodes) changed |= fill(data, branch, instance, depth + 1);
         break;
       case KeywordKind::Properties:
         if (!instance.is_object()) break;
         for (const PropertyRule& rule : k.properties) {
-          const Value* present = instance.find(rule.name);
-          if (present ? lacks_defaults(data, rule.node, *present, depth + 1) : data.nodes[rule.node].has_default) {
-            return true;
+          const Node& node = data.nodes[rule.node];
+          if (const Value* present = instance.find(rule.name)) {
+            Value member = *present;
+            if (!fill(data, rule.node, member, depth + 1)) continue;
+            instance.set(rule.name, std::move(member));
+          } else if (node.has_default) {
+            Value member = node.default_value;
+            fill(data, rule.node, member, depth + 1);
+            instance.set(rule.name, std::move(member));
+          } else {
+            continue;
           }
+          changed = true;
         }
         break;
       case KeywordKind::Items:
         if (!instance.is_array()) break;
         for (size_t i = 0; i < instance.size(); ++i) {
-          NodeId item = i < k.nodes.size() ? k.nodes[i] : k.node;
-          if (item != kNoNode && lacks_defaults(data, item, *instance.at(i), depth + 1)) return true;
+          const NodeId item_node = i < k.nodes.size() ? k.nodes[i] : k.node;
+          if (item_node == kNoNode) continue;
+          Value item = *instance.at(i);
+          if (!fill(data, item_node, item, depth + 1)) continue;
+          instance.mutable_array()[i] = std::move(item);
+          changed = true;
         }
         break;
       default: break;
     }
   }
-  return false;
-}
-
-// apply_defaults: follows properties, allOf, $ref and items.
-Value fill(const CompiledSchemaData& data, NodeId id, Value instance, int depth) {
-  if (depth > kMaxInPlaceDepth) return instance;
-  const Node& node = data.nodes[id];
-  for (const Keyword& k : node.keywords) {
-    switch (k.kind) {
-      case KeywordKind::Ref:
-        instance = fill(data, k.node, std::move(instance), depth + 1);
-        break;
-      case KeywordKind::AllOf:
-        for (NodeId branch : k.nodes) instance = fill(data, branch, std::move(instance), depth + 1);
-        break;
-      case KeywordKind::Properties:
-        if (!instance.is_object()) break;
-        for (const PropertyRule& rule : k.properties) {
-          const Value* present = instance.find(rule.name);
-          if (present) {
-            if (lacks_defaults(data, rule.node, *present, depth + 1)) {
-              instance.set(rule.name, fill(data, rule.node, *present, depth + 1));
-            }
-          } else if (data.nodes[rule.node].has_default) {
-            instance.set(rule.name, fill(data, rule.node, data.nodes[rule.node].default_value, depth + 1));
-          }
-        }
-        break;
-      case KeywordKind::Items:
-        if (!instance.is_array()) break;
-        for (size_t i = 0; i < instance.size(); ++i) {
-          NodeId item = i < k.nodes.size() ? k.nodes[i] : k.node;
-          if (item == kNoNode || !lacks_defaults(data, item, *instance.at(i), depth + 1)) continue;
-          Value filled = fill(data, item, *instance.at(i), depth + 1);
-          instance.mutable_array()[i] = std::move(filled);
-        }
-        break;
-      default: break;
-    }
-  }
-  return instance;
+  return changed;
 }
 
 }  // namespace
@@ -640,8 +613,9 @@ bool is_valid(const CompiledSchema& schema, const Value& instance, const Validat
 }
 
 Value apply_defaults(const CompiledSchema& schema, const Value& instance) {
-  if (!lacks_defaults(schema.data(), schema.data().root, instance, 0)) return instance;
-  return fill(schema.data(), schema.data().root, instance, 0);
+  Value filled = instance;
+  fill(schema.data(), schema.data().root, filled, 0);
+  return filled;
 }
 
 std::vector<Violation> check_schema(const Value& schema, Draft default_draft) {
