@@ -38,10 +38,18 @@ struct MatchState {
   MatchState& operator=(const MatchState&) = delete;
 };
 
+bool is_ascii(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c >= 0x80) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct Regex::Code {
   pcre2_code* code = nullptr;
+  bool jit = false;  // pcre2_jit_compile succeeded
   ~Code() { pcre2_code_free(code); }
 };
 
@@ -58,9 +66,7 @@ Result<Regex> Regex::compile(std::string_view pattern) {
   }
   auto compiled = std::make_shared<Code>();
   compiled->code = code;
-  // pcre2_match uses the JIT code when there is some, and still checks
-  // that the subject is valid UTF-8.
-  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+  compiled->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
   Regex regex;
   regex.pattern_ = std::string(pattern);
   regex.code_ = std::move(compiled);
@@ -70,6 +76,11 @@ Result<Regex> Regex::compile(std::string_view pattern) {
 bool Regex::search(std::string_view subject) const {
   thread_local MatchState state;
   auto* text = reinterpret_cast<PCRE2_SPTR>(subject.data());
+  // pcre2_jit_match skips pcre2_match's checks, the subject's UTF-8 among
+  // them, which an ASCII subject passes anyway; anything else is checked.
+  if (code_->jit && is_ascii(subject)) {
+    return pcre2_jit_match(code_->code, text, subject.size(), 0, 0, state.data, state.context) >= 0;
+  }
   return pcre2_match(code_->code, text, subject.size(), 0, 0, state.data, state.context) >= 0;
 }
 
