@@ -908,6 +908,65 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   EXPECT_EQ(int_at(unchanged.json, "/version"), 1);
 }
 
+// The broker renders each template alone: a template naming another (to
+// extend, import from or include) could never render, so creation refuses
+// it, at the tag. An include with `ignore missing` renders nothing instead.
+TEST_P(Templates, TemplatesNamingOtherTemplatesAreRejectedAtCreation) {
+  struct Case {
+    std::string content;
+    int64_t line, column;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {std::string("{% extends \"base.html\" %}\n") + kConfigMapTemplate, 1, 1,
+       "`base.html` is not a template it can extend"},
+      {std::string("\n{% import \"macros.tera\" as m %}\n") + kConfigMapTemplate, 2, 1,
+       "`macros.tera` is not a template it can import"},
+      {std::string(kConfigMapTemplate) + "data:\n  {% include \"data.yaml\" %}\n", 6, 3,
+       "`data.yaml` is not a template it can include"},
+      {std::string(kConfigMapTemplate) + "data:\n{% if name %}{% include [\"a.yaml\", \"b.yaml\"] %}{% endif %}\n", 6,
+       14, "`a.yaml` is not a template it can include"},
+  };
+  const std::string template_id = make_template(*alice_.client, "cm", kConfigMapTemplate, kConfigMapSchema);
+  for (const Case& bad : cases) {
+    SCOPED_TRACE(bad.content);
+    for (const bool update : {false, true}) {
+      Reply reply = update ? call(*alice_.client, "PUT", "/api/v1/templates/" + template_id,
+                                  update_body(bad.content, kConfigMapSchema))
+                           : call(*alice_.client, "POST", "/api/v1/templates",
+                                  template_body("composed", bad.content, kConfigMapSchema));
+      EXPECT_TRUE(is_error(reply, 400, "template_syntax_error")) << (update ? "PUT" : "POST");
+      const Value& details = details_of(reply);
+      EXPECT_EQ(text_of(details, "pointer"), "/template_content") << reply.body;
+      EXPECT_NE(text_of(details, "template").find(update ? "cm" : "composed"), std::string::npos) << reply.body;
+      EXPECT_EQ(line_in_details(reply), bad.line) << reply.body;
+      EXPECT_EQ(int_at(details, "/column"), bad.column) << reply.body;
+      const std::string message = text_of(reply.json, "message");
+      EXPECT_NE(message.find(bad.message), std::string::npos) << reply.body;
+      EXPECT_NE(message.find(std::to_string(bad.line) + ":" + std::to_string(bad.column)), std::string::npos)
+          << reply.body;
+    }
+  }
+  Reply listed = call(*admin_, "GET", "/api/v1/templates?all_versions=true");
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_EQ(listed.json.size(), 1u) << listed.body;  // only "cm", still at version 1
+
+  // `ignore missing`: accepted by POST and PUT, and the include renders
+  // nothing.
+  const std::string body = std::string(kConfigMapTemplate) + "data:\n  a: \"1\"\n";
+  const std::string optional = body + "{% include [\"x.yaml\", \"y.yaml\"] ignore missing %}";
+  const std::string created = make_template(*alice_.client, "optional", optional, kConfigMapSchema);
+  Reply updated = call(*alice_.client, "PUT", "/api/v1/templates/" + template_id,
+                       update_body(body + "{% include \"extra.yaml\" ignore missing %}", kConfigMapSchema));
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  const std::string stack_id = make_stack(alice_, "s");
+  for (const std::string& id : {created, text_of(updated.json, "id")}) {
+    Reply object = instantiate(*alice_.client, stack_id, id, R"({"name":"x"})");
+    ASSERT_EQ(object.status, 201) << object.body;
+    EXPECT_EQ(text_of(object.json, "yaml_content"), replace_all(body, "{{ name }}", "x"));
+  }
+}
+
 TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) {
   const std::string stack_id = make_stack(alice_, "s");
   const std::string schema = R"({"type":"object","properties":{"replicas":{"type":"integer"},"name":{"type":"string"},
