@@ -1005,6 +1005,69 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
   EXPECT_EQ(object_count(stack_id), 0u);
 }
 
+// Several faults at once: the answer is the first in the seed's order
+// (404 template or stack, 403, 422 labels, 400 parameters, 400 render),
+// for instantiation and for the dry run into a stack alike.
+TEST_P(Templates, SeveralFaultsAnswerTheFirstInTheSeedsOrder) {
+  const std::string bad_parameters = R"({"database_name":"orders"})";  // three required fields missing
+  // Renders only with parameters it can never be given: `name` must be a
+  // string, and a string times two is a render error.
+  const std::string failing_content = std::string(kConfigMapTemplate) + "data:\n  twice: \"{{ name * 2 }}\"\n";
+
+  const std::string postgres = make_template(*alice_.client, "postgres-db", kPostgresTemplate, kPostgresSchema);
+  const std::string deleted = make_template(*alice_.client, "deleted", kPostgresTemplate, kPostgresSchema);
+  ASSERT_EQ(call(*alice_.client, "DELETE", "/api/v1/templates/" + deleted).status, 204);
+  const std::string database_only =
+      make_template(*alice_.client, "db-only", kPostgresTemplate, kPostgresSchema, {"tier=database"});
+  const std::string failing = make_template(*alice_.client, "failing", failing_content, kConfigMapSchema);
+  const std::string failing_database_only =
+      make_template(*alice_.client, "failing-db-only", failing_content, kConfigMapSchema, {"tier=database"});
+  const std::string alice_stack = make_stack(alice_, "alice", {"tier=web"});
+  const std::string bob_stack = make_stack(bob_, "bob");
+
+  struct Case {
+    std::string what;
+    Client* client;
+    std::string stack_id, template_id, parameters;
+    int status;
+    std::string code;
+  };
+  const std::vector<Case> cases = {
+      {"deleted template, bad parameters", alice_.client.get(), alice_stack, deleted, bad_parameters, 404,
+       "template_not_found"},
+      {"unknown template, bad parameters", alice_.client.get(), alice_stack, kUnknownId, bad_parameters, 404,
+       "template_not_found"},
+      {"deleted template, another generator's stack", alice_.client.get(), bob_stack, deleted, kPostgresParameters,
+       404, "template_not_found"},
+      {"unknown stack, bad parameters", alice_.client.get(), kUnknownId, postgres, bad_parameters, 404,
+       "stack_not_found"},
+      {"another generator's stack, bad parameters", alice_.client.get(), bob_stack, postgres, bad_parameters, 403,
+       "forbidden"},
+      {"another generator's stack, mismatched labels, bad parameters", alice_.client.get(), bob_stack, database_only,
+       bad_parameters, 403, "forbidden"},
+      {"another generator's stack, a render error", alice_.client.get(), bob_stack, failing, R"({"name":"x"})", 403,
+       "forbidden"},
+      {"mismatched labels, bad parameters", alice_.client.get(), alice_stack, database_only, bad_parameters, 422,
+       "template_labels_mismatch"},
+      {"mismatched labels, a render error", alice_.client.get(), alice_stack, failing_database_only,
+       R"({"name":"x"})", 422, "template_labels_mismatch"},
+      {"mismatched labels, bad parameters, a template that cannot render", alice_.client.get(), alice_stack,
+       failing_database_only, R"({"name":5})", 422, "template_labels_mismatch"},
+      {"bad parameters, a template that cannot render", alice_.client.get(), alice_stack, failing, R"({"name":5})",
+       400, "invalid_parameters"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    EXPECT_TRUE(is_error(instantiate(*c.client, c.stack_id, c.template_id, c.parameters), c.status, c.code));
+    EXPECT_TRUE(is_error(call(*c.client, "POST", "/api/v1/templates/" + c.template_id + "/render",
+                              render_body(c.parameters, c.stack_id)),
+                         c.status, c.code))
+        << "the dry run";
+  }
+  EXPECT_EQ(object_count(alice_stack), 0u);
+  EXPECT_EQ(object_count(bob_stack), 0u);
+}
+
 TEST_P(Templates, MalformedInstantiationBodiesNameTheField) {
   const std::string template_id = make_template(*alice_.client, "cm", kConfigMapTemplate, kConfigMapSchema);
   const std::string stack_id = make_stack(alice_, "s");
