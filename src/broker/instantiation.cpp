@@ -60,8 +60,8 @@ ApiResult<LoadedVersionPtr> load_version(Call& call, const std::string& template
 bool is_true(const Value& cell) { return cell.is_bool() ? cell.get_bool() : cell.is_int() && cell.get_int() != 0; }
 
 // Whether `template_id` may be instantiated into `stack_id` by the caller:
-// 404 for a missing stack or template, 403, or 422 listing what the stack
-// lacks. One query answers it when all is well.
+// 404 for a missing stack or template, then 403, then 422 listing what the
+// stack lacks. One query answers it when all is well.
 ApiResult<Ok> check_target(store::Connection& connection, const Identity& caller, const std::string& template_id,
                            const std::string& stack_id) {
   BROKER_TRY(rows, connection.query("SELECT s.generator_id, t.id IS NOT NULL AND t.deleted_at IS NULL, "
@@ -71,11 +71,11 @@ ApiResult<Ok> check_target(store::Connection& connection, const Identity& caller
                                     {Value(stack_id), Value(template_id)}));
   if (rows.empty()) return not_found("stack", stack_id);
   const auto& row = rows.rows[0];
+  if (!is_true(row[1])) return not_found("template", template_id);
   Object stack;
   stack.push_back({Value("id"), Value(stack_id)});
   stack.push_back({Value("generator_id"), row[0]});
   BROKER_CHECK(check_stack_access(connection, caller, Value(std::move(stack)), StackAccess::Manage));
-  if (!is_true(row[1])) return not_found("template", template_id);
   if (!is_true(row[2])) {
     BROKER_TRY(mismatch, template_mismatch(connection, template_id, stack_id));
     return mismatch_error(mismatch, template_id, stack_id);

@@ -1,6 +1,7 @@
 #include "broker/template_rendering.hpp"
 
 #include <memory>
+#include <optional>
 
 #include "broker/bounded_cache.hpp"
 #include "broker/manifests.hpp"
@@ -79,12 +80,36 @@ ApiError parameter_violations(const std::vector<schema::Violation>& violations) 
   return ApiError{400, "invalid_parameters", std::move(message), Value(std::move(details)), std::nullopt};
 }
 
+// The broker renders each template alone (tera::render), so another
+// template it names is never there: extends and imports fail (Tera refuses
+// them when it loads a template), and so does an include that does not
+// ignore a missing template.
+std::optional<tera::TemplateError> unreachable_reference(const tera::Template& tpl, std::string_view name) {
+  for (const tera::TemplateReference& reference : tera::referenced_templates(tpl)) {
+    if (reference.ignore_missing) continue;
+    const char* verb = reference.kind == tera::TemplateReference::Kind::Extends  ? "extend"
+                       : reference.kind == tera::TemplateReference::Kind::Import ? "import"
+                                                                                 : "include";
+    tera::TemplateError error;
+    error.template_name = std::string(name);
+    error.location = reference.location;
+    error.message = "a broker template stands alone: `" + reference.name + "` is not a template it can " + verb;
+    return error;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ApiResult<Ok> check_template_content(std::string_view name, std::string_view content) {
-  const auto problems = tera::check(name, content);
-  if (problems.empty()) return Ok{};
-  return template_error("template_syntax_error", problems.front(), "/template_content");
+  auto compiled = tera::compile(name, content);
+  if (!compiled.ok()) return template_error("template_syntax_error", compiled.error(), "/template_content");
+  const auto problems = tera::check(**compiled);
+  if (!problems.empty()) return template_error("template_syntax_error", problems.front(), "/template_content");
+  if (auto unreachable = unreachable_reference(**compiled, name)) {
+    return template_error("template_syntax_error", *unreachable, "/template_content");
+  }
+  return Ok{};
 }
 
 ApiResult<Ok> check_parameters_schema(std::string_view schema_text) {

@@ -30,7 +30,8 @@ struct TemplateVersion {
 };
 
 // At creation: the Tera syntax, unknown filters, tests and functions
-// included (400 template_syntax_error with line and column).
+// included, and no other template named by extends, import or include
+// without `ignore missing` (400 template_syntax_error with line and column).
 ApiResult<Ok> check_template_content(std::string_view name, std::string_view content);
 // At creation: JSON text holding a valid JSON Schema (400
 // invalid_parameters_schema naming the problem).

@@ -1,10 +1,12 @@
-// What can be known wrong about a template before any data arrives: the
-// syntax, and names of filters, tests, functions, arguments and macros that
-// do not exist. Tera itself only finds the latter while rendering.
+// What can be known about a template before any data arrives: the syntax,
+// names of filters, tests, functions, arguments and macros that do not exist
+// (Tera itself only finds these while rendering), and the other templates
+// it names.
 
 #include <algorithm>
 
 #include "tera/template.hpp"
+#include "value/text_position.hpp"
 
 namespace sindri::tera {
 
@@ -121,12 +123,49 @@ class Checker {
   std::vector<TemplateError> errors_;
 };
 
+void collect_references(const Template& tpl, const Body& body, std::vector<TemplateReference>& out) {
+  for (const NodePtr& n : body) {
+    const auto add = [&](TemplateReference::Kind kind, std::string_view name) {
+      const LineColumn at = line_column(tpl.source, n->span.offset);
+      out.push_back(TemplateReference{kind, std::string(name), n->ignore_missing, Location{at.line, at.column}});
+    };
+    switch (n->kind) {
+      case Node::Kind::Extends:
+        add(TemplateReference::Kind::Extends, n->text);
+        break;
+      case Node::Kind::Import:
+        add(TemplateReference::Kind::Import, n->text);
+        break;
+      case Node::Kind::Include:
+        for (std::string_view name : n->include_names) add(TemplateReference::Kind::Include, name);
+        break;
+      case Node::Kind::MacroDef:
+        collect_references(tpl, n->macro->body, out);
+        break;
+      default:
+        break;
+    }
+    for (const IfBranch& b : n->branches) collect_references(tpl, b.body, out);
+    collect_references(tpl, n->else_body, out);
+    collect_references(tpl, n->body, out);
+    collect_references(tpl, n->empty_body, out);
+  }
+}
+
 }  // namespace
 
 std::vector<TemplateError> check(std::string_view name, std::string_view source) {
   Result<TemplatePtr, TemplateError> compiled = compile(name, source);
   if (!compiled) return {std::move(compiled).error()};
-  return Checker(**compiled).run();
+  return check(**compiled);
+}
+
+std::vector<TemplateError> check(const Template& tpl) { return Checker(tpl).run(); }
+
+std::vector<TemplateReference> referenced_templates(const Template& tpl) {
+  std::vector<TemplateReference> references;
+  collect_references(tpl, tpl.ast, references);
+  return references;
 }
 
 }  // namespace sindri::tera

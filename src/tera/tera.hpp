@@ -54,6 +54,23 @@ Result<TemplatePtr, TemplateError> compile(std::string_view name, std::string_vi
 // filters, tests and functions, argument names a builtin does not take, and
 // macros called with arguments they do not declare. Empty when all is well.
 std::vector<TemplateError> check(std::string_view name, std::string_view source);
+// The same for a template already compiled.
+std::vector<TemplateError> check(const Template& tpl);
+
+// A tag naming another template: the parent it extends, a template it imports
+// macros from, or one it includes. Only an Environment holds other templates;
+// render() finds none of them.
+struct TemplateReference {
+  enum class Kind { Extends, Import, Include };
+  Kind kind = Kind::Include;
+  std::string name;             // the template named
+  bool ignore_missing = false;  // `{% include ... ignore missing %}`: renders nothing when absent
+  Location location;            // the tag
+};
+
+// Every template `tpl` names, in source order, macro bodies included; an
+// include of a list names each template of the list.
+std::vector<TemplateReference> referenced_templates(const Template& tpl);
 
 // Renders a template that does not include, extend or import another.
 Result<std::string, TemplateError> render(const Template& tpl, const Value& context,

@@ -908,6 +908,65 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   EXPECT_EQ(int_at(unchanged.json, "/version"), 1);
 }
 
+// The broker renders each template alone: a template naming another (to
+// extend, import from or include) could never render, so creation refuses
+// it, at the tag. An include with `ignore missing` renders nothing instead.
+TEST_P(Templates, TemplatesNamingOtherTemplatesAreRejectedAtCreation) {
+  struct Case {
+    std::string content;
+    int64_t line, column;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {std::string("{% extends \"base.html\" %}\n") + kConfigMapTemplate, 1, 1,
+       "`base.html` is not a template it can extend"},
+      {std::string("\n{% import \"macros.tera\" as m %}\n") + kConfigMapTemplate, 2, 1,
+       "`macros.tera` is not a template it can import"},
+      {std::string(kConfigMapTemplate) + "data:\n  {% include \"data.yaml\" %}\n", 6, 3,
+       "`data.yaml` is not a template it can include"},
+      {std::string(kConfigMapTemplate) + "data:\n{% if name %}{% include [\"a.yaml\", \"b.yaml\"] %}{% endif %}\n", 6,
+       14, "`a.yaml` is not a template it can include"},
+  };
+  const std::string template_id = make_template(*alice_.client, "cm", kConfigMapTemplate, kConfigMapSchema);
+  for (const Case& bad : cases) {
+    SCOPED_TRACE(bad.content);
+    for (const bool update : {false, true}) {
+      Reply reply = update ? call(*alice_.client, "PUT", "/api/v1/templates/" + template_id,
+                                  update_body(bad.content, kConfigMapSchema))
+                           : call(*alice_.client, "POST", "/api/v1/templates",
+                                  template_body("composed", bad.content, kConfigMapSchema));
+      EXPECT_TRUE(is_error(reply, 400, "template_syntax_error")) << (update ? "PUT" : "POST");
+      const Value& details = details_of(reply);
+      EXPECT_EQ(text_of(details, "pointer"), "/template_content") << reply.body;
+      EXPECT_NE(text_of(details, "template").find(update ? "cm" : "composed"), std::string::npos) << reply.body;
+      EXPECT_EQ(line_in_details(reply), bad.line) << reply.body;
+      EXPECT_EQ(int_at(details, "/column"), bad.column) << reply.body;
+      const std::string message = text_of(reply.json, "message");
+      EXPECT_NE(message.find(bad.message), std::string::npos) << reply.body;
+      EXPECT_NE(message.find(std::to_string(bad.line) + ":" + std::to_string(bad.column)), std::string::npos)
+          << reply.body;
+    }
+  }
+  Reply listed = call(*admin_, "GET", "/api/v1/templates?all_versions=true");
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_EQ(listed.json.size(), 1u) << listed.body;  // only "cm", still at version 1
+
+  // `ignore missing`: accepted by POST and PUT, and the include renders
+  // nothing.
+  const std::string body = std::string(kConfigMapTemplate) + "data:\n  a: \"1\"\n";
+  const std::string optional = body + "{% include [\"x.yaml\", \"y.yaml\"] ignore missing %}";
+  const std::string created = make_template(*alice_.client, "optional", optional, kConfigMapSchema);
+  Reply updated = call(*alice_.client, "PUT", "/api/v1/templates/" + template_id,
+                       update_body(body + "{% include \"extra.yaml\" ignore missing %}", kConfigMapSchema));
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  const std::string stack_id = make_stack(alice_, "s");
+  for (const std::string& id : {created, text_of(updated.json, "id")}) {
+    Reply object = instantiate(*alice_.client, stack_id, id, R"({"name":"x"})");
+    ASSERT_EQ(object.status, 201) << object.body;
+    EXPECT_EQ(text_of(object.json, "yaml_content"), replace_all(body, "{{ name }}", "x"));
+  }
+}
+
 TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) {
   const std::string stack_id = make_stack(alice_, "s");
   const std::string schema = R"({"type":"object","properties":{"replicas":{"type":"integer"},"name":{"type":"string"},
@@ -944,6 +1003,69 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
     EXPECT_NE(details_of(invalid).find("line"), nullptr) << invalid.body;
   }
   EXPECT_EQ(object_count(stack_id), 0u);
+}
+
+// Several faults at once: the answer is the first in the seed's order
+// (404 template or stack, 403, 422 labels, 400 parameters, 400 render),
+// for instantiation and for the dry run into a stack alike.
+TEST_P(Templates, SeveralFaultsAnswerTheFirstInTheSeedsOrder) {
+  const std::string bad_parameters = R"({"database_name":"orders"})";  // three required fields missing
+  // Renders only with parameters it can never be given: `name` must be a
+  // string, and a string times two is a render error.
+  const std::string failing_content = std::string(kConfigMapTemplate) + "data:\n  twice: \"{{ name * 2 }}\"\n";
+
+  const std::string postgres = make_template(*alice_.client, "postgres-db", kPostgresTemplate, kPostgresSchema);
+  const std::string deleted = make_template(*alice_.client, "deleted", kPostgresTemplate, kPostgresSchema);
+  ASSERT_EQ(call(*alice_.client, "DELETE", "/api/v1/templates/" + deleted).status, 204);
+  const std::string database_only =
+      make_template(*alice_.client, "db-only", kPostgresTemplate, kPostgresSchema, {"tier=database"});
+  const std::string failing = make_template(*alice_.client, "failing", failing_content, kConfigMapSchema);
+  const std::string failing_database_only =
+      make_template(*alice_.client, "failing-db-only", failing_content, kConfigMapSchema, {"tier=database"});
+  const std::string alice_stack = make_stack(alice_, "alice", {"tier=web"});
+  const std::string bob_stack = make_stack(bob_, "bob");
+
+  struct Case {
+    std::string what;
+    Client* client;
+    std::string stack_id, template_id, parameters;
+    int status;
+    std::string code;
+  };
+  const std::vector<Case> cases = {
+      {"deleted template, bad parameters", alice_.client.get(), alice_stack, deleted, bad_parameters, 404,
+       "template_not_found"},
+      {"unknown template, bad parameters", alice_.client.get(), alice_stack, kUnknownId, bad_parameters, 404,
+       "template_not_found"},
+      {"deleted template, another generator's stack", alice_.client.get(), bob_stack, deleted, kPostgresParameters,
+       404, "template_not_found"},
+      {"unknown stack, bad parameters", alice_.client.get(), kUnknownId, postgres, bad_parameters, 404,
+       "stack_not_found"},
+      {"another generator's stack, bad parameters", alice_.client.get(), bob_stack, postgres, bad_parameters, 403,
+       "forbidden"},
+      {"another generator's stack, mismatched labels, bad parameters", alice_.client.get(), bob_stack, database_only,
+       bad_parameters, 403, "forbidden"},
+      {"another generator's stack, a render error", alice_.client.get(), bob_stack, failing, R"({"name":"x"})", 403,
+       "forbidden"},
+      {"mismatched labels, bad parameters", alice_.client.get(), alice_stack, database_only, bad_parameters, 422,
+       "template_labels_mismatch"},
+      {"mismatched labels, a render error", alice_.client.get(), alice_stack, failing_database_only,
+       R"({"name":"x"})", 422, "template_labels_mismatch"},
+      {"mismatched labels, bad parameters, a template that cannot render", alice_.client.get(), alice_stack,
+       failing_database_only, R"({"name":5})", 422, "template_labels_mismatch"},
+      {"bad parameters, a template that cannot render", alice_.client.get(), alice_stack, failing, R"({"name":5})",
+       400, "invalid_parameters"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    EXPECT_TRUE(is_error(instantiate(*c.client, c.stack_id, c.template_id, c.parameters), c.status, c.code));
+    EXPECT_TRUE(is_error(call(*c.client, "POST", "/api/v1/templates/" + c.template_id + "/render",
+                              render_body(c.parameters, c.stack_id)),
+                         c.status, c.code))
+        << "the dry run";
+  }
+  EXPECT_EQ(object_count(alice_stack), 0u);
+  EXPECT_EQ(object_count(bob_stack), 0u);
 }
 
 TEST_P(Templates, MalformedInstantiationBodiesNameTheField) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "tera/tera.hpp"
 #include "value/digest.hpp"
@@ -138,6 +140,62 @@ TEST(Check, FindsWhatRenderingWouldOnlyFindLater) {
   errors = tera::check("t.tera", "{% if %}");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].kind, ErrorKind::Parse);
+}
+
+TEST(Check, TakesACompiledTemplateToo) {
+  const std::string_view source = "{{ x | nofilter }}{{ self::nomacro() }}";
+  auto tpl = tera::compile("t.tera", source);
+  ASSERT_TRUE(tpl) << tpl.error().describe();
+  const auto from_source = tera::check("t.tera", source);
+  const auto compiled = tera::check(**tpl);
+  ASSERT_EQ(compiled.size(), 2u);
+  ASSERT_EQ(compiled.size(), from_source.size());
+  for (size_t i = 0; i < compiled.size(); ++i) EXPECT_EQ(compiled[i].describe(), from_source[i].describe());
+}
+
+namespace {
+
+// "kind name@line:column", with " ignore missing" when the include says so.
+std::vector<std::string> references(std::string_view source) {
+  auto tpl = tera::compile("t.tera", source);
+  EXPECT_TRUE(tpl) << (tpl ? "" : tpl.error().describe());
+  std::vector<std::string> out;
+  if (!tpl) return out;
+  for (const tera::TemplateReference& r : tera::referenced_templates(**tpl)) {
+    const char* kind = r.kind == tera::TemplateReference::Kind::Extends  ? "extends"
+                       : r.kind == tera::TemplateReference::Kind::Import ? "import"
+                                                                         : "include";
+    out.push_back(std::string(kind) + " " + r.name + "@" + std::to_string(r.location.line) + ":" +
+                  std::to_string(r.location.column) + (r.ignore_missing ? " ignore missing" : ""));
+  }
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST(ReferencedTemplates, ParentImportsAndIncludesInSourceOrder) {
+  EXPECT_EQ(references("{% extends \"base.html\" %}\n"
+                       "{% import \"macros.html\" as m %}\n"
+                       "{% block body %}{% include \"body.html\" %}{% endblock body %}"),
+            (Strings{"extends base.html@1:1", "import macros.html@2:1", "include body.html@3:17"}));
+  EXPECT_TRUE(references("{{ name }}{% block b %}{% endblock b %}{% macro m() %}{% endmacro %}").empty());
+}
+
+TEST(ReferencedTemplates, IncludesInsideEveryKindOfBody) {
+  EXPECT_EQ(references("{% macro m() %}{% include \"in-macro\" %}{% endmacro %}\n"
+                       "{% if a %}{% include \"in-if\" %}{% elif b %}{% include \"in-elif\" %}"
+                       "{% else %}{% include \"in-else\" %}{% endif %}\n"
+                       "{% for i in l %}{% include \"in-for\" %}{% else %}{% include \"in-empty\" %}{% endfor %}\n"
+                       "{% filter upper %}{% include \"in-filter\" %}{% endfilter %}"),
+            (Strings{"include in-macro@1:16", "include in-if@2:11", "include in-elif@2:44", "include in-else@2:77",
+                     "include in-for@3:17", "include in-empty@3:49", "include in-filter@4:19"}));
+}
+
+TEST(ReferencedTemplates, AListNamesEachTemplateAndIgnoreMissingIsKept) {
+  EXPECT_EQ(references("{% include [\"a\", \"b\"] %}{% include \"c\" ignore missing %}"),
+            (Strings{"include a@1:1", "include b@1:1", "include c@1:25 ignore missing"}));
 }
 
 // A printed `json_encode` writes straight to the output: what comes out
