@@ -93,7 +93,12 @@ ApiResult<http::Response> create_template(Call& call) {
 ApiResult<http::Response> list_templates(Call& call) {
   BROKER_TRY(generator_filter, optional_uuid_query(call.request, "generator_id"));
   const std::string* name = call.request.query_param("name");
-  BROKER_TRY(all_versions, optional_bool_query(call.request, "all_versions"));
+  // Listing by name is the seed's "list versions of a template": superseded
+  // and deleted versions too, unless all_versions=false; other listings show
+  // the live versions unless all_versions=true.
+  BROKER_TRY(asked_all_versions, optional_bool_query(call.request, "all_versions"));
+  const bool all_versions =
+      call.request.query_param("all_versions") != nullptr ? asked_all_versions : name != nullptr;
   std::string sql = "SELECT " SINDRI_TEMPLATE_COLUMNS " FROM stack_templates WHERE 1 = 1";
   std::vector<Value> params;
   if (!all_versions) sql += " AND deleted_at IS NULL";

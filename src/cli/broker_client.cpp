@@ -24,6 +24,11 @@ std::string excerpt(std::string_view body) {
   return std::string(body);
 }
 
+int64_t version_of(const Value& tpl) {
+  const Value* version = tpl.find("version");
+  return version != nullptr && version->is_int() ? version->get_int() : 0;
+}
+
 std::string describe_failure(int status, std::string_view body) {
   const std::string http = "HTTP " + std::to_string(status);
   if (auto parsed = parse_json(body); parsed.ok()) {
@@ -112,20 +117,33 @@ Result<Value> BrokerClient::find_stack(const std::string& id_or_name) {
 
 Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
   if (broker::is_uuid(id_or_name)) return get("/templates/" + id_or_name);
-  auto templates = get("/templates?name=" + percent_encode(id_or_name));
+  auto templates = get("/templates?all_versions=false&name=" + percent_encode(id_or_name));
   if (!templates) return templates;
   if (templates->size() == 0) return make_error("template \"" + id_or_name + "\" not found");
-  if (templates->size() > 1) {
+  // A name means its newest live version; owners (a generator, or none for a
+  // system template) keep names apart, so a name two owners use is ambiguous.
+  std::vector<const Value*> newest_per_owner;
+  for (const Value& found : templates->get_array()) {
+    const std::string owner = cell(found, "generator_id");
+    auto same_owner = std::find_if(newest_per_owner.begin(), newest_per_owner.end(),
+                                   [&](const Value* kept) { return cell(*kept, "generator_id") == owner; });
+    if (same_owner == newest_per_owner.end()) {
+      newest_per_owner.push_back(&found);
+    } else if (version_of(found) > version_of(**same_owner)) {
+      *same_owner = &found;
+    }
+  }
+  if (newest_per_owner.size() > 1) {
     std::string candidates;
-    for (const Value& found : templates->get_array()) {
-      const std::string owner = cell(found, "generator_id");
-      candidates += (candidates.empty() ? "" : ", ") + cell(found, "id") +
+    for (const Value* found : newest_per_owner) {
+      const std::string owner = cell(*found, "generator_id");
+      candidates += (candidates.empty() ? "" : ", ") + cell(*found, "id") +
                     (owner == "<none>" ? " (system)" : " (generator " + owner + ")");
     }
     return make_error("template name \"" + id_or_name + "\" is ambiguous: templates " + candidates +
                       " have it; give an id");
   }
-  return *templates->at(0);
+  return *newest_per_owner.front();
 }
 
 std::string percent_encode(std::string_view text) {

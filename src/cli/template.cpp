@@ -247,7 +247,7 @@ Verb add_template(CLI::App& app) {
   cmd->require_subcommand(1);
   auto set_generator = [args](const std::string& id) { args->generator_id = id; };
 
-  CLI::App* create = cmd->add_subcommand("create", "Create a template (version 1, or the next after deleted ones)");
+  CLI::App* create = cmd->add_subcommand("create", "Create a template (version 1, or the next version of a name its owner already uses)");
   create->add_option("NAME", args->tpl, "Name of the template")->required();
   add_content_options(*create, *args);
   create->add_option_function<std::string>(

@@ -713,14 +713,21 @@ TEST_P(Templates, UseCase3PromotionAcrossVersionsKeepsEachObjectsProvenance) {
                        "template_not_found"));
   EXPECT_TRUE(is_error(call(ci, "DELETE", "/api/v1/templates/" + v1), 404, "template_not_found"));
 
-  Reply versions = call(ci, "GET", "/api/v1/templates?name=app-template&all_versions=true");
+  // The seed's "list versions of a template": by name, superseded ones too.
+  Reply versions = call(ci, "GET", "/api/v1/templates?name=app-template");
   ASSERT_EQ(versions.status, 200) << versions.body;
   ASSERT_EQ(versions.json.size(), 2u) << versions.body;
   EXPECT_EQ(text_of(*versions.json.at(0), "id"), v1);
   EXPECT_EQ(int_at(*versions.json.at(0), "/version"), 1);
   EXPECT_EQ(text_of(*versions.json.at(1), "id"), v2);
   EXPECT_EQ(int_at(*versions.json.at(1), "/version"), 2);
-  Reply live = call(ci, "GET", "/api/v1/templates?name=app-template");
+  EXPECT_EQ(call(ci, "GET", "/api/v1/templates?name=app-template&all_versions=true").json, versions.json);
+  // Without a name, and with all_versions=false, only live versions.
+  Reply listed = call(ci, "GET", "/api/v1/templates?generator_id=" + alice_.id);
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  ASSERT_EQ(listed.json.size(), 1u) << listed.body;
+  EXPECT_EQ(text_of(*listed.json.at(0), "id"), v2);
+  Reply live = call(ci, "GET", "/api/v1/templates?name=app-template&all_versions=false");
   ASSERT_EQ(live.status, 200) << live.body;
   ASSERT_EQ(live.json.size(), 1u) << live.body;
   EXPECT_EQ(text_of(*live.json.at(0), "id"), v2);
@@ -1376,7 +1383,7 @@ TEST_P(Templates, ConcurrentUpdatesOfOneVersionLeaveOneLiveVersion) {
       }
     }
     EXPECT_EQ(updated, 1);
-    Reply live = call(*admin_, "GET", "/api/v1/templates?name=" + name);
+    Reply live = call(*admin_, "GET", "/api/v1/templates?all_versions=false&name=" + name);
     ASSERT_EQ(live.status, 200) << live.body;
     EXPECT_EQ(live.json.size(), 1u) << live.body;
   }

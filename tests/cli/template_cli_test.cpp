@@ -275,6 +275,17 @@ TEST_F(TemplateCli, GetFindsATemplateByNameOrIdWithItsTargeting) {
   EXPECT_EQ(*read_back, web);
 }
 
+TEST_F(TemplateCli, ANameMeansItsNewestLiveVersion) {
+  make_template(*generator_, "web");
+  const Value second = make_template(*generator_, "web");  // a POST under a name in use makes v2; v1 stays live
+  ASSERT_EQ(second.find("version")->get_int(), 2);
+  Outcome got = as_admin({"template", "get", "web", "-o", "json"});
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  auto read_back = sindri::parse_json(got.out);
+  ASSERT_TRUE(read_back.ok()) << got.out;
+  EXPECT_EQ(text_of(*read_back, "id"), text_of(second, "id"));
+}
+
 TEST_F(TemplateCli, UnknownAndAmbiguousNamesAreNamed) {
   Outcome unknown = as_admin({"template", "get", "nope"});
   EXPECT_EQ(unknown.exit_code, 1);
@@ -306,7 +317,7 @@ TEST_F(TemplateCli, UpdateMakesTheNextVersionAndKeepsLabels) {
 
   Outcome r = as_generator({"template", "update", "web", "-f", fixed, "--schema", schema_path_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Value live = templates("?name=web");
+  const Value live = templates("?name=web&all_versions=false");
   ASSERT_EQ(live.size(), 1u);
   const std::string second_id = text_of(*live.at(0), "id");
   EXPECT_EQ(r.out, "template web updated to v2 (id " + second_id + "; v1 is superseded)\n");
