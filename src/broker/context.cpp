@@ -54,14 +54,18 @@ Value rows_array(const store::Rows& rows, std::initializer_list<std::string_view
   return Value(std::move(items));
 }
 
-ApiResult<Ok> touch_target_state(store::Connection& connection) {
+int64_t target_state_shard() {
   // A transaction runs on one thread, so the threads of one broker never
   // share a shard (up to kTargetStateShards of them); the random start keeps
   // brokers sharing a database apart.
   static std::atomic<uint32_t> next_shard{std::random_device{}()};
   thread_local const int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed) % kTargetStateShards;
+  return shard;
+}
+
+ApiResult<Ok> touch_target_state(store::Connection& connection) {
   BROKER_CHECK(connection.query("UPDATE target_state_generations SET generation = generation + 1 WHERE shard = $1",
-                                {Value(shard)}));
+                                {Value(target_state_shard())}));
   return Ok{};
 }
 

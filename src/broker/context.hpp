@@ -99,6 +99,8 @@ Value rows_array(const store::Rows& rows, std::initializer_list<std::string_view
 // Bumps the counter that cached target states are checked against; call it
 // in every write that can change what an agent's target state holds.
 ApiResult<Ok> touch_target_state(store::Connection& connection);
+// The row of the target-state counter that this thread's writes bump.
+int64_t target_state_shard();
 // Bumps the counter that cached PAK lookups are checked against; call it in
 // every write that revokes a PAK or the identity behind it. `call` learns of
 // it, so that this broker's next requests read the counter again.

@@ -126,17 +126,11 @@ ApiResult<http::Response> instantiate(Call& call) {
     // say which answer is due.
     const std::string_view owner =
         call.caller.kind == Identity::Kind::Generator ? std::string_view(call.caller.id) : std::string_view();
-    auto inserted = insert_deployment_object(connection, stack_id, rendered->yaml, checksum, false, owner, template_id);
-    if (!inserted.ok()) {
-      if (inserted.error().status == 404) BROKER_CHECK(check_target(connection, call.caller, template_id, stack_id));
-      return inserted;
+    const Provenance provenance{template_id, rendered->version, recorded_parameters};
+    auto inserted = insert_deployment_object(connection, stack_id, rendered->yaml, checksum, false, owner, &provenance);
+    if (!inserted.ok() && inserted.error().status == 404) {
+      BROKER_CHECK(check_target(connection, call.caller, template_id, stack_id));
     }
-    const Value& object = inserted.value();
-    BROKER_CHECK(connection.query(
-        "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, template_version, "
-        "template_parameters, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        {Value(new_uuid()), *object.find("id"), Value(template_id), Value(rendered->version), Value(recorded_parameters),
-         *object.find("created_at")}));
     return inserted;
   }));
   return json_response(201, object);

@@ -1,7 +1,7 @@
 #include "broker/records.hpp"
 
-#include <array>
 #include <span>
+#include <vector>
 
 #include "broker/ids.hpp"
 #include "broker/template_targets.hpp"
@@ -63,31 +63,66 @@ ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_v
   "SELECT $1, $2, $3, $4, CAST($5 AS BOOLEAN), $6, $6, $6 "                               \
   "WHERE EXISTS (SELECT 1 FROM stacks s WHERE s.id = $2 AND s.deleted_at IS NULL "       \
   "AND (CAST($7 AS TEXT) = '' OR s.generator_id = $7)"
+#define SINDRI_INSERT_RENDERED_DEPLOYMENT_OBJECT                                           \
+  SINDRI_INSERT_DEPLOYMENT_OBJECT                                                         \
+  " AND EXISTS (SELECT 1 FROM stack_templates t WHERE t.id = $8 AND t.deleted_at IS NULL " \
+  "AND " SINDRI_STACK_MATCHES_TEMPLATE ")"
 // Only what the database makes: the rest of the object is the request's, and
 // sending the YAML back would double what crosses the wire.
 #define SINDRI_RETURNING_DEPLOYMENT_OBJECT ") RETURNING sequence_id"
 
+namespace {
+
+// On PostgreSQL the object, its provenance and the target-state bump are one
+// statement (data-modifying WITH): one round trip instead of three. The
+// other rows are written only when the object was.
+constexpr std::string_view kInsertObjectPostgres =
+    "WITH o AS (" SINDRI_INSERT_DEPLOYMENT_OBJECT ") RETURNING sequence_id), "
+    "g AS (UPDATE target_state_generations SET generation = generation + 1 "
+    "WHERE shard = $8 AND EXISTS (SELECT 1 FROM o)) "
+    "SELECT sequence_id FROM o";
+constexpr std::string_view kInsertRenderedObjectPostgres =
+    "WITH o AS (" SINDRI_INSERT_RENDERED_DEPLOYMENT_OBJECT ") RETURNING sequence_id, id, created_at), "
+    "p AS (INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, template_version, "
+    "template_parameters, created_at) SELECT $9, o.id, $8, CAST($10 AS INTEGER), $11, o.created_at FROM o), "
+    "g AS (UPDATE target_state_generations SET generation = generation + 1 "
+    "WHERE shard = $12 AND EXISTS (SELECT 1 FROM o)) "
+    "SELECT sequence_id FROM o";
+
+}  // namespace
+
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
                                           const std::string& yaml, const std::string& checksum, bool deletion_marker,
-                                          std::string_view owner, std::string_view matching_template) {
+                                          std::string_view owner, const Provenance* provenance) {
   const std::string now = now_timestamp();
-  std::array<Value, 8> params = {Value(new_uuid()), Value(stack_id), Value(yaml),  Value(checksum),
-                                 Value(deletion_marker), Value(now), Value(owner), Value(matching_template)};
-  auto rows = matching_template.empty()
-                  ? connection.query(SINDRI_INSERT_DEPLOYMENT_OBJECT SINDRI_RETURNING_DEPLOYMENT_OBJECT,
-                                     std::span(params).first(7))
-                  : connection.query(SINDRI_INSERT_DEPLOYMENT_OBJECT
-                                     " AND EXISTS (SELECT 1 FROM stack_templates t WHERE t.id = $8 "
-                                     "AND t.deleted_at IS NULL AND " SINDRI_STACK_MATCHES_TEMPLATE
-                                     ")" SINDRI_RETURNING_DEPLOYMENT_OBJECT,
-                                     params);
-  BROKER_CHECK(rows);
-  if (rows->empty()) return not_found("stack", stack_id);
-  BROKER_CHECK(touch_target_state(connection));
+  const bool postgres = connection.dialect() == store::Dialect::Postgres;
+  std::vector<Value> params = {Value(new_uuid()), Value(stack_id), Value(yaml), Value(checksum),
+                               Value(deletion_marker), Value(now), Value(owner)};
+  if (provenance) {
+    params.insert(params.end(), {Value(provenance->template_id), Value(new_uuid()),
+                                 Value(provenance->template_version), Value(provenance->parameters_json)});
+  }
+  if (postgres) params.push_back(Value(target_state_shard()));
+  const std::string_view sql =
+      postgres ? (provenance ? kInsertRenderedObjectPostgres : kInsertObjectPostgres)
+               : (provenance ? std::string_view(SINDRI_INSERT_RENDERED_DEPLOYMENT_OBJECT SINDRI_RETURNING_DEPLOYMENT_OBJECT)
+                             : std::string_view(SINDRI_INSERT_DEPLOYMENT_OBJECT SINDRI_RETURNING_DEPLOYMENT_OBJECT));
+  const size_t statement_params = postgres ? params.size() : (provenance ? 8 : 7);
+  BROKER_TRY(rows, connection.query(sql, std::span<const Value>(params).first(statement_params)));
+  if (rows.empty()) return not_found("stack", stack_id);
+  if (!postgres) {
+    if (provenance) {
+      BROKER_CHECK(connection.query(
+          "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, template_version, "
+          "template_parameters, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+          {params[8], params[0], params[7], params[9], params[10], params[5]}));
+    }
+    BROKER_CHECK(touch_target_state(connection));
+  }
   Object object;
   object.reserve(10);
   object.push_back({Value("id"), std::move(params[0])});
-  object.push_back({Value("sequence_id"), std::move(rows->rows[0][0])});
+  object.push_back({Value("sequence_id"), std::move(rows.rows[0][0])});
   object.push_back({Value("stack_id"), std::move(params[1])});
   object.push_back({Value("yaml_content"), std::move(params[2])});
   object.push_back({Value("yaml_checksum"), std::move(params[3])});

@@ -37,14 +37,23 @@ ApiResult<Value> load_template(store::Connection& connection, std::string_view i
 // field at `pointer` otherwise.
 ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_view id, std::string_view pointer);
 
-// A new deployment object in a live stack, answered as the API shows it;
-// 404 when the stack is gone, with `owner` not empty belongs to another
-// generator than `owner`, or with `matching_template` not empty that
-// template is not live or does not match the stack's labels and annotations
-// (the caller tells these apart when it matters).
+// What an object rendered from a template records of it (seed 000's
+// rendered_deployment_objects row).
+struct Provenance {
+  std::string_view template_id;
+  int64_t template_version = 0;
+  std::string_view parameters_json;
+};
+
+// A new deployment object in a live stack, answered as the API shows it,
+// with its provenance row when `provenance` is given; 404 when the stack is
+// gone, with `owner` not empty belongs to another generator than `owner`,
+// or with `provenance` its template is not live or does not match the
+// stack's labels and annotations (the caller tells these apart when it
+// matters).
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
                                           const std::string& yaml, const std::string& checksum, bool deletion_marker,
-                                          std::string_view owner = {}, std::string_view matching_template = {});
+                                          std::string_view owner = {}, const Provenance* provenance = nullptr);
 
 ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id);
