@@ -90,8 +90,9 @@ class BrokerProcess {
   std::string admin_pak() const { return trimmed(slurp(dir_ / "admin.pak")); }
   std::string log() const { return slurp(dir_ / "broker.log"); }
 
-  // Starts `sindri serve` and waits until it listens. Extra flags go last.
-  void start(const std::vector<std::string>& extra = {}) {
+  // Starts `sindri serve` and waits until it listens. Extra flags go last;
+  // `environment` ("NAME=value") is added to this process's.
+  void start(const std::vector<std::string>& extra = {}, const std::vector<std::string>& environment = {}) {
     const fs::path address_file = dir_ / "address";
     std::error_code ignored;
     fs::remove(address_file, ignored);
@@ -112,7 +113,12 @@ class BrokerProcess {
     const std::string log_path = (dir_ / "broker.log").string();
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    std::vector<std::string> variables = environment;
+    std::vector<char*> envp;
+    for (char** inherited = environ; *inherited != nullptr; ++inherited) envp.push_back(*inherited);
+    for (auto& variable : variables) envp.push_back(variable.data());
+    envp.push_back(nullptr);
+    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     if (spawned != 0) throw std::runtime_error("cannot start sindri serve");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

@@ -1,0 +1,82 @@
+// `sindri serve` as a process: its settings reach it from a configuration
+// file, from SINDRI_* variables and from flags, each overriding the one
+// before, and it logs one JSON object per line.
+
+#include <fstream>
+
+#include "broker_process.hpp"
+
+namespace sindri_test {
+namespace {
+
+using sindri::Value;
+
+// A new generator's body padded with whitespace to `size` bytes: valid JSON
+// whose size alone decides whether it fits under the body limit.
+std::string generator_body(size_t size) {
+  static int count = 0;
+  std::string body = R"({"name":"g)" + std::to_string(++count) + R"("})";
+  if (body.size() < size) body.append(size - body.size(), ' ');
+  return body;
+}
+
+int post_status(const BrokerProcess& broker, size_t size) {
+  auto admin = broker.client(broker.admin_pak());
+  return call(*admin, "POST", "/api/v1/generators", generator_body(size)).status;
+}
+
+TEST(Serve, TheFileThenTheEnvironmentThenFlagsSetTheBodyLimit) {
+  BrokerProcess broker(Backend::Sqlite);
+  const fs::path config = broker.dir() / "sindri.yaml";
+  std::ofstream(config) << "body_limit: 2048\nlog:\n  level: warn\n";
+
+  broker.start({"--config", config.string()});
+  EXPECT_EQ(post_status(broker, 2000), 201);
+  EXPECT_EQ(post_status(broker, 3000), 413);
+  broker.stop();
+
+  // SINDRI_CONFIG_FILE names the file too; a variable overrides the file.
+  broker.start({}, {"SINDRI_CONFIG_FILE=" + config.string(), "SINDRI_BODY_LIMIT=4096"});
+  EXPECT_EQ(post_status(broker, 3000), 201);
+  EXPECT_EQ(post_status(broker, 5000), 413);
+  broker.stop();
+
+  // A flag overrides both.
+  broker.start({"--body-limit", "8192"}, {"SINDRI_CONFIG_FILE=" + config.string(), "SINDRI_BODY_LIMIT=4096"});
+  EXPECT_EQ(post_status(broker, 5000), 201);
+  EXPECT_EQ(post_status(broker, 9000), 413);
+  EXPECT_EQ(broker.stop(), 0);
+}
+
+TEST(Serve, ABadSettingStopsTheStartNamingIt) {
+  BrokerProcess broker(Backend::Sqlite);
+  EXPECT_THROW(broker.start({}, {"SINDRI_BODY_LIMIT=lots"}), std::runtime_error);
+  EXPECT_NE(broker.log().find("SINDRI_BODY_LIMIT"), std::string::npos) << broker.log();
+}
+
+TEST(Serve, LogsAreOneJsonObjectPerLineAndSayWhereTheAdminPakIs) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start({"--log-level", "info"});
+  EXPECT_EQ(post_status(broker, 100), 201);
+  EXPECT_EQ(broker.stop(), 0);
+
+  std::istringstream lines(broker.log());
+  std::string line;
+  bool told_where = false;
+  size_t count = 0;
+  while (std::getline(lines, line)) {
+    ++count;
+    auto parsed = sindri::parse_json(line);
+    ASSERT_TRUE(parsed.ok()) << "not JSON: " << line;
+    ASSERT_TRUE(parsed->is_object()) << line;
+    EXPECT_FALSE(text_of(*parsed, "time").empty()) << line;
+    EXPECT_FALSE(text_of(*parsed, "level").empty()) << line;
+    EXPECT_FALSE(text_of(*parsed, "message").empty()) << line;
+    if (text_of(*parsed, "admin_pak_file") == (broker.dir() / "admin.pak").string()) told_where = true;
+  }
+  EXPECT_GT(count, 1u);
+  EXPECT_TRUE(told_where) << broker.log();
+}
+
+}  // namespace
+}  // namespace sindri_test
