@@ -83,7 +83,9 @@ struct ServerState {
   void unregister(Session* session);
 };
 
-enum class Phase : uint8_t { reading, handling, writing, draining, closed };
+// `waiting`: between requests, nothing of the next one has arrived;
+// `receiving`: part of a request is in, so a stop lets it finish.
+enum class Phase : uint8_t { waiting, receiving, handling, writing, draining, closed };
 
 void append_decimal(std::string& out, uint64_t value) {
   char digits[24];
@@ -157,15 +159,18 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
-  // Waiting for a request (or still reading one) is idle; so is a client that
-  // stopped reading our response. A running handler is never interrupted.
+  // Waiting for a request is idle; so is a client that stopped reading our
+  // response or sends a request too slowly. A stop closes idle connections
+  // but lets a request that has begun to arrive be read and answered, as it
+  // never interrupts a running handler.
   bool may_close(bool stopping, Clock::time_point now) const {
     const Clock::duration waited =
         now - Clock::time_point(Clock::duration(phase_since_.load(std::memory_order_relaxed)));
     const bool timed_out = server_.options.idle_timeout.count() > 0 && waited >= server_.options.idle_timeout;
     switch (phase_.load(std::memory_order_relaxed)) {
-      case Phase::reading:
+      case Phase::waiting:
         return stopping || timed_out;
+      case Phase::receiving:
       case Phase::writing:
         return timed_out;
       case Phase::draining:
@@ -187,7 +192,18 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(server_.options.body_limit);
-    enter(Phase::reading);
+    if (buffer_.size() > 0) return read_header();  // pipelined: the next request has begun
+    enter(Phase::waiting);
+    socket_.async_read_some(buffer_.prepare(kReadBufferSize),
+                            [self = shared_from_this()](beast::error_code ec, size_t received) {
+                              if (ec) return self->close();  // the peer went away between requests
+                              self->buffer_.commit(received);
+                              self->read_header();
+                            });
+  }
+
+  void read_header() {
+    enter(Phase::receiving);
     bhttp::async_read_header(socket_, buffer_, *parser_,
                              [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
@@ -357,7 +373,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string head_;  // status line and headers of response_, reused
   bool head_only_ = false;
   bool http_1_0_ = false;
-  std::atomic<Phase> phase_{Phase::reading};
+  std::atomic<Phase> phase_{Phase::waiting};
   std::atomic<Clock::rep> phase_since_{Clock::now().time_since_epoch().count()};
 };
 

@@ -3,8 +3,10 @@
 // before, and it logs one JSON object per line.
 
 #include <fstream>
+#include <thread>
 
 #include "broker_process.hpp"
+#include "support/raw_connection.hpp"
 
 namespace sindri_test {
 namespace {
@@ -76,6 +78,43 @@ TEST(Serve, LogsAreOneJsonObjectPerLineAndSayWhereTheAdminPakIs) {
   }
   EXPECT_GT(count, 1u);
   EXPECT_TRUE(told_where) << broker.log();
+}
+
+// SIGTERM stops accepting and closes idle connections at once, but a request
+// that has begun to arrive is read, answered and stored before the broker
+// closes the database and exits 0.
+TEST(Serve, SigtermAnswersTheRequestInFlightThenExits) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start();
+  const std::string admin_pak = broker.admin_pak();
+  const uint16_t port = static_cast<uint16_t>(std::stoi(broker.url().substr(broker.url().rfind(':') + 1)));
+  RawConnection idle(port);
+  RawConnection uploading(port);
+  ASSERT_TRUE(idle.connected());
+  ASSERT_TRUE(uploading.connected());
+  const std::string body = R"({"name":"sent-across-the-stop"})";
+  uploading.send("POST /api/v1/generators HTTP/1.1\r\nHost: broker\r\nAuthorization: Bearer " + admin_pak +
+                 "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                 "\r\n\r\n" + body.substr(0, 10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+  int exit_status = -1;
+  std::thread stopper([&] { exit_status = broker.stop(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(idle.read_all(), "");
+  uploading.send(body.substr(10));
+  const std::string answer = uploading.read_all();
+  stopper.join();
+  EXPECT_NE(answer.find("HTTP/1.1 201"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  EXPECT_EQ(exit_status, 0) << broker.log();
+  EXPECT_NE(broker.log().find(R"("message":"stopped")"), std::string::npos) << broker.log();
+
+  broker.start();
+  auto admin = broker.client(admin_pak);
+  const Reply generators = call(*admin, "GET", "/api/v1/generators");
+  ASSERT_EQ(generators.status, 200);
+  EXPECT_NE(generators.body.find("sent-across-the-stop"), std::string::npos) << generators.body;
 }
 
 }  // namespace

@@ -1,12 +1,6 @@
 // The HTTP layer end to end: a real server on an ephemeral port, the real
 // client, and raw sockets for what the client would never send.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -21,12 +15,14 @@
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
+#include "support/raw_connection.hpp"
 #include "value/json.hpp"
 
 namespace sindri::http {
 namespace {
 
 using namespace std::chrono_literals;
+using sindri_test::RawConnection;
 
 // The API's error shape, as the broker renders it.
 Response render_error(int status, std::string_view code, std::string_view message) {
@@ -58,51 +54,6 @@ std::string error_code(const std::string& body) {
   const Value* code = error ? error->find("code") : nullptr;
   return code && code->is_string() ? std::string(code->get_string()) : "";
 }
-
-// A plain TCP connection, for what the client would never send.
-class RawConnection {
- public:
-  explicit RawConnection(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    timeval timeout{5, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~RawConnection() { ::close(fd_); }
-  RawConnection(const RawConnection&) = delete;
-  RawConnection& operator=(const RawConnection&) = delete;
-
-  bool connected() const { return connected_; }
-  void send(std::string_view data) {
-    ASSERT_EQ(::send(fd_, data.data(), data.size(), MSG_NOSIGNAL), ssize_t(data.size()));
-  }
-  // Reads until the server closes the connection (or 5 s pass).
-  std::string read_all() {
-    std::string out;
-    char chunk[4096];
-    ssize_t got = 0;
-    while ((got = ::recv(fd_, chunk, sizeof chunk, 0)) > 0) out.append(chunk, static_cast<size_t>(got));
-    return out;
-  }
-  // Reads until `marker` has arrived.
-  std::string read_until(std::string_view marker) {
-    std::string out;
-    char chunk[4096];
-    while (out.find(marker) == std::string::npos) {
-      const ssize_t got = ::recv(fd_, chunk, sizeof chunk, 0);
-      if (got <= 0) break;
-      out.append(chunk, static_cast<size_t>(got));
-    }
-    return out;
-  }
-
- private:
-  int fd_;
-  bool connected_ = false;
-};
 
 size_t count_of(std::string_view text, std::string_view needle) {
   size_t count = 0;
@@ -546,6 +497,31 @@ TEST_F(HttpServerTest, StopsGracefully) {
 
   server_->stop();  // harmless
   server_->wait();  // returns at once
+}
+
+TEST_F(HttpServerTest, StopAnswersARequestThatHasBegunToArrive) {
+  start();
+  RawConnection idle(server_->port());
+  RawConnection uploading(server_->port());
+  ASSERT_TRUE(idle.connected());
+  ASSERT_TRUE(uploading.connected());
+  uploading.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (server_->open_connections() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(50ms);  // the first half is read before the stop
+
+  std::thread stopper([&] { server_->stop(); });
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(idle.read_all(), "");  // closed by the stop without an answer
+  uploading.send("world");
+  const std::string answer = uploading.read_all();
+  stopper.join();
+
+  EXPECT_NE(answer.find("HTTP/1.1 200 OK"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("text/plain||helloworld"), std::string::npos) << answer;
+  EXPECT_EQ(server_->open_connections(), 0u);
 }
 
 TEST_F(HttpServerTest, WaitReturnsAfterStopFromAnotherThread) {
