@@ -104,6 +104,11 @@ http::Response Broker::render_error(int status, std::string_view code, std::stri
   return error_response(ApiError{status, std::string(code), std::string(message), Value(), std::nullopt});
 }
 
+http::Response Broker::server_error(int status, std::string_view code, std::string_view message) {
+  metrics_.observe("rejected", "", status, std::chrono::nanoseconds(0));
+  return render_error(status, code, message);
+}
+
 http::Response Broker::handle(http::Request& request) {
   const auto started = std::chrono::steady_clock::now();
   std::string route;
@@ -168,6 +173,7 @@ http::Response Broker::metrics_text() {
   const auto pool = db_.pool_stats();
   gauges.push_back({"sindri_db_pool_in_use", "Database connections in use", static_cast<double>(pool.in_use)});
   gauges.push_back({"sindri_db_pool_size", "Database connections open", static_cast<double>(pool.size)});
+  gauges.push_back({"sindri_db_pool_limit", "Database connections the pool may open", static_cast<double>(pool.limit)});
   gauges.push_back({"sindri_db_writes_queued", "Database writes waiting for the SQLite writer",
                     static_cast<double>(pool.queued_writes)});
   gauges.push_back({"sindri_db_writes_total", "Database writes run", static_cast<double>(pool.writes), true});

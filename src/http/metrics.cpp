@@ -111,11 +111,13 @@ void append_number(std::string& out, uint64_t value) {
   out.append(text, result.ptr);
 }
 
-void append_route_method(std::string& out, std::string_view route, std::string_view method) {
+void append_series_labels(std::string& out, std::string_view route, std::string_view method, int status) {
   out += "route=\"";
   append_label_value(out, route);
   out += "\",method=\"";
   append_label_value(out, method);
+  out += "\",status=\"";
+  append_number(out, static_cast<uint64_t>(status));
   out += '"';
 }
 
@@ -173,29 +175,24 @@ std::string Metrics::render(const std::vector<Gauge>& gauges) const {
     uint64_t total = 0;
     for (uint64_t count : counts.buckets) total += count;
     out += "sindri_http_requests_total{";
-    append_route_method(out, route, method);
-    out += ",status=\"";
-    append_number(out, static_cast<uint64_t>(status));
-    out += "\"} ";
+    append_series_labels(out, route, method, status);
+    out += "} ";
     append_number(out, total);
     out += '\n';
   }
 
-  // The histogram is per route and method: add up the statuses.
-  std::map<std::pair<std::string_view, std::string_view>, Counts> by_route;
-  for (const auto& [key, counts] : by_status) {
-    Counts& sum = by_route[{std::get<0>(key), std::get<1>(key)}];
-    for (size_t i = 0; i < counts.buckets.size(); ++i) sum.buckets[i] += counts.buckets[i];
-    sum.latency_sum_ns += counts.latency_sum_ns;
-  }
-  out += "# HELP sindri_http_request_duration_seconds Time to handle an HTTP request, by route and method.\n";
+  out += "# HELP sindri_http_request_duration_seconds Time to handle an HTTP request, by route, method and status.\n";
   out += "# TYPE sindri_http_request_duration_seconds histogram\n";
-  for (const auto& [key, counts] : by_route) {
+  for (const auto& [key, counts] : by_status) {
+    const auto& [route, method, status] = key;
+    auto append_labels = [&, &route = route, &method = method, status = status] {
+      append_series_labels(out, route, method, status);
+    };
     uint64_t cumulative = 0;
     for (size_t i = 0; i < counts.buckets.size(); ++i) {
       cumulative += counts.buckets[i];
       out += "sindri_http_request_duration_seconds_bucket{";
-      append_route_method(out, key.first, key.second);
+      append_labels();
       out += ",le=\"";
       out += kBucketLabels[i];
       out += "\"} ";
@@ -203,11 +200,11 @@ std::string Metrics::render(const std::vector<Gauge>& gauges) const {
       out += '\n';
     }
     out += "sindri_http_request_duration_seconds_sum{";
-    append_route_method(out, key.first, key.second);
+    append_labels();
     out += "} ";
     append_number(out, static_cast<double>(counts.latency_sum_ns) / 1e9);
     out += "\nsindri_http_request_duration_seconds_count{";
-    append_route_method(out, key.first, key.second);
+    append_labels();
     out += "} ";
     append_number(out, cumulative);
     out += '\n';

@@ -27,7 +27,8 @@ class Metrics {
     bool counter = false;
   };
   // The exposition text: sindri_http_requests_total{route,method,status},
-  // sindri_http_request_duration_seconds histogram{route,method}, then gauges.
+  // sindri_http_request_duration_seconds histogram{route,method,status}, then
+  // gauges.
   std::string render(const std::vector<Gauge>& gauges) const;
 
  private:

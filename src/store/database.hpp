@@ -111,6 +111,7 @@ class Database {
   struct PoolStats {
     size_t in_use = 0;
     size_t size = 0;
+    size_t limit = 0;  // the most connections the pool opens
     size_t queued_writes = 0;
     uint64_t writes = 0;
     uint64_t write_transactions = 0;

@@ -87,7 +87,11 @@ class Pool {
 
   Database::PoolStats stats() const {
     std::lock_guard lock(mutex_);
-    return {in_use_, open_count_};
+    Database::PoolStats stats;
+    stats.in_use = in_use_;
+    stats.size = open_count_;
+    stats.limit = limit_;
+    return stats;
   }
 
  private:

@@ -327,6 +327,7 @@ class SqliteDatabase final : public Database {
   PoolStats pool_stats() const override {
     PoolStats stats = readers_.stats();
     stats.size += 1;
+    stats.limit += 1;
     stats.in_use += writing_ ? 1 : 0;
     stats.queued_writes = write_queue_.queued();
     stats.writes = writes_;

@@ -171,6 +171,11 @@ TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
       << metrics.body;
   EXPECT_NE(metrics.body.find("sindri_http_request_duration_seconds_bucket{"), std::string::npos);
   EXPECT_NE(metrics.body.find("sindri_db_pool_in_use "), std::string::npos);
+  if (GetParam() == Backend::Postgres) {
+    EXPECT_NE(metrics.body.find("\nsindri_db_pool_limit 50\n"), std::string::npos) << metrics.body;
+  } else {
+    EXPECT_NE(metrics.body.find("\nsindri_db_pool_limit "), std::string::npos) << metrics.body;
+  }
   // The flow above wrote; every write took a transaction, shared or not.
   EXPECT_NE(metrics.body.find("# TYPE sindri_db_writes_total counter\n"), std::string::npos);
   EXPECT_EQ(metrics.body.find("sindri_db_writes_total 0\n"), std::string::npos) << metrics.body;

@@ -80,6 +80,30 @@ TEST(Serve, LogsAreOneJsonObjectPerLineAndSayWhereTheAdminPakIs) {
   EXPECT_TRUE(told_where) << broker.log();
 }
 
+// What the server refuses before the broker sees it is counted too, and
+// latency is kept per route, method and status.
+TEST(Serve, MetricsCountWhatTheServerRejects) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start({"--body-limit", "1024"});
+  EXPECT_EQ(post_status(broker, 2000), 413);
+  EXPECT_EQ(post_status(broker, 100), 201);
+  const uint16_t port = static_cast<uint16_t>(std::stoi(broker.url().substr(broker.url().rfind(':') + 1)));
+  RawConnection garbled(port);
+  garbled.send("NOT HTTP AT ALL\r\n\r\n");
+  EXPECT_NE(garbled.read_all().find("HTTP/1.1 400"), std::string::npos);
+
+  auto anonymous = broker.client("");
+  const Reply metrics = call(*anonymous, "GET", "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  for (const std::string line :
+       {R"(sindri_http_requests_total{route="rejected",method="",status="413"} 1)",
+        R"(sindri_http_requests_total{route="rejected",method="",status="400"} 1)",
+        R"(sindri_http_requests_total{route="/api/v1/generators",method="POST",status="201"} 1)",
+        R"(sindri_http_request_duration_seconds_count{route="/api/v1/generators",method="POST",status="201"} 1)"}) {
+    EXPECT_NE(metrics.body.find("\n" + line + "\n"), std::string::npos) << line << "\n" << metrics.body;
+  }
+}
+
 // SIGTERM stops accepting and closes idle connections at once, but a request
 // that has begun to arrive is read, answered and stored before the broker
 // closes the database and exits 0.

@@ -567,22 +567,23 @@ TEST_F(HttpServerTest, RendersMetrics) {
             std::string::npos);
   EXPECT_NE(text.find("sindri_http_requests_total{route=\"\",method=\"GET\",status=\"404\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE sindri_http_request_duration_seconds histogram\n"), std::string::npos);
-  EXPECT_NE(text.find("sindri_http_request_duration_seconds_bucket{" + route + ",method=\"GET\",le=\"+Inf\"} 3\n"),
+  const std::string get_200 = route + ",method=\"GET\",status=\"200\"";
+  EXPECT_NE(text.find("sindri_http_request_duration_seconds_bucket{" + get_200 + ",le=\"+Inf\"} 3\n"),
             std::string::npos);
-  EXPECT_NE(text.find("sindri_http_request_duration_seconds_count{" + route + ",method=\"GET\"} 3\n"),
+  EXPECT_NE(text.find("sindri_http_request_duration_seconds_count{" + get_200 + "} 3\n"), std::string::npos);
+  EXPECT_NE(text.find("sindri_http_request_duration_seconds_sum{" + get_200 + "} "), std::string::npos);
+  EXPECT_NE(text.find("sindri_http_request_duration_seconds_count{route=\"\",method=\"GET\",status=\"404\"} 1\n"),
             std::string::npos);
-  EXPECT_NE(text.find("sindri_http_request_duration_seconds_sum{" + route + ",method=\"GET\"} "), std::string::npos);
   // The slow handler sleeps 300 ms: above the 0.25 s bucket, inside the 0.5 s one.
-  EXPECT_NE(text.find("sindri_http_request_duration_seconds_bucket{route=\"/slow\",method=\"GET\",le=\"0.25\"} 0\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("sindri_http_request_duration_seconds_bucket{route=\"/slow\",method=\"GET\",le=\"0.5\"} 1\n"),
-            std::string::npos);
+  const std::string slow = "route=\"/slow\",method=\"GET\",status=\"200\"";
+  EXPECT_NE(text.find("sindri_http_request_duration_seconds_bucket{" + slow + ",le=\"0.25\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("sindri_http_request_duration_seconds_bucket{" + slow + ",le=\"0.5\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("# HELP sindri_db_pool_in_use Connections in use.\n# TYPE sindri_db_pool_in_use gauge\n"
                       "sindri_db_pool_in_use 2\n"),
             std::string::npos);
   EXPECT_NE(text.find("sindri_http_open_connections 1.5\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE sindri_db_writes_total counter\nsindri_db_writes_total 7\n"), std::string::npos);
-  EXPECT_EQ(count_of(text, "le=\""), 15u * 4);  // 15 buckets for each of 4 route/method pairs
+  EXPECT_EQ(count_of(text, "le=\""), 15u * 4);  // 15 buckets for each of 4 route/method/status series
 }
 
 TEST(MetricsTest, HistogramAddsUpUnderConcurrency) {
@@ -601,19 +602,23 @@ TEST(MetricsTest, HistogramAddsUpUnderConcurrency) {
             std::string::npos);
   EXPECT_NE(text.find("sindri_http_requests_total{route=\"/r\",method=\"GET\",status=\"500\"} 2000\n"),
             std::string::npos);
-  EXPECT_NE(text.find("sindri_http_request_duration_seconds_count{route=\"/r\",method=\"GET\"} 4000\n"),
+  EXPECT_NE(text.find("sindri_http_request_duration_seconds_count{route=\"/r\",method=\"GET\",status=\"500\"} 2000\n"),
             std::string::npos);
-  EXPECT_NE(text.find("le=\"+Inf\"} 4000\n"), std::string::npos);
-  // Cumulative buckets never go down.
+  EXPECT_NE(text.find("status=\"200\",le=\"+Inf\"} 2000\n"), std::string::npos);
+  // Within a series, cumulative buckets never go down.
   uint64_t previous = 0;
+  std::string series;
   for (size_t at = text.find("_bucket{"); at != std::string::npos; at = text.find("_bucket{", at + 1)) {
+    const std::string labels = text.substr(at, text.find(",le=", at) - at);
+    if (labels != series) previous = 0;
+    series = labels;
     const size_t value_at = text.find("} ", at) + 2;
     const uint64_t value = std::stoull(text.substr(value_at, text.find('\n', value_at) - value_at));
     EXPECT_GE(value, previous);
     previous = value;
   }
   // Every latency here is between 0.1 and 5.2 ms.
-  EXPECT_NE(text.find("le=\"0.01\"} 4000\n"), std::string::npos);
+  EXPECT_EQ(count_of(text, "le=\"0.01\"} 2000\n"), 2u);
 }
 
 TEST(MetricsTest, EscapesLabelValues) {
