@@ -1,8 +1,9 @@
 #pragma once
 // Tests of the broker talk HTTP to a real `sindri serve` process. This runs
 // one on a free loopback port, on SQLite (a file in a scratch directory) or
-// on PostgreSQL (the server scripts/with-postgres.sh started, in a schema of
-// its own so that tests never see each other's rows).
+// on PostgreSQL (the server scripts/with-postgres.sh started): in
+// multi-tenant mode, in a schema of its own so that tests never see each
+// other's rows, or in the default mode, in a database of its own.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 
 #include "http/client.hpp"
 #include "value/json.hpp"
@@ -31,10 +33,34 @@ namespace sindri_test {
 
 namespace fs = std::filesystem;
 
-enum class Backend { Sqlite, Postgres };
+// Postgres: a tenant schema (--database-schema); PostgresPublic: no schema,
+// the tables in `public` of a database created for the test.
+enum class Backend { Sqlite, Postgres, PostgresPublic };
 
 inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
-  return info.param == Backend::Sqlite ? "Sqlite" : "Postgres";
+  switch (info.param) {
+    case Backend::Sqlite:
+      return "Sqlite";
+    case Backend::Postgres:
+      return "Postgres";
+    case Backend::PostgresPublic:
+      return "PostgresPublic";
+  }
+  return "Unknown";
+}
+
+// Runs one statement outside a transaction (CREATE and DROP DATABASE need
+// that) on the server's maintenance database; fails the test on an error.
+inline void run_on_postgres_server(const std::string& url, const std::string& sql) {
+  PGconn* connection = PQconnectdb(url.c_str());
+  if (PQstatus(connection) != CONNECTION_OK) {
+    ADD_FAILURE() << "cannot connect to " << url << ": " << PQerrorMessage(connection);
+  } else {
+    PGresult* result = PQexec(connection, sql.c_str());
+    if (PQresultStatus(result) != PGRES_COMMAND_OK) ADD_FAILURE() << sql << ": " << PQerrorMessage(connection);
+    PQclear(result);
+  }
+  PQfinish(connection);
 }
 
 inline std::string slurp(const fs::path& path) {
@@ -62,9 +88,17 @@ class BrokerProcess {
         database_.clear();
         return;
       }
-      database_ = url;
       std::random_device random;
-      schema_ = "t" + std::to_string(random()) + std::to_string(::getpid());
+      const std::string name = "t" + std::to_string(random()) + std::to_string(::getpid());
+      if (backend == Backend::Postgres) {
+        database_ = url;
+        schema_ = name;
+      } else {
+        const std::string server = std::string(url).substr(0, std::string(url).rfind('/') + 1);
+        run_on_postgres_server(server + "postgres", "CREATE DATABASE " + name);
+        database_ = server + name;
+        owned_database_ = name;
+      }
     }
   }
   // Another broker on the database of `first`, as several brokers share one
@@ -76,6 +110,10 @@ class BrokerProcess {
   ~BrokerProcess() {
     report_unexpected_exit();
     stop();
+    if (!owned_database_.empty()) {
+      run_on_postgres_server(database_.substr(0, database_.rfind('/') + 1) + "postgres",
+                             "DROP DATABASE " + owned_database_ + " WITH (FORCE)");
+    }
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
   }
@@ -184,6 +222,7 @@ class BrokerProcess {
   fs::path dir_;
   std::string database_;
   std::string schema_;
+  std::string owned_database_;  // created for this broker, dropped with it
   std::string address_;
   pid_t pid_ = -1;
 };

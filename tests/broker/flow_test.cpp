@@ -1,6 +1,7 @@
 // Seed 002's deployment flow, black box over HTTP, on both databases.
 
 #include "broker_process.hpp"
+#include "store/database.hpp"
 #include "value/digest.hpp"
 
 namespace sindri_test {
@@ -171,7 +172,7 @@ TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
       << metrics.body;
   EXPECT_NE(metrics.body.find("sindri_http_request_duration_seconds_bucket{"), std::string::npos);
   EXPECT_NE(metrics.body.find("sindri_db_pool_in_use "), std::string::npos);
-  if (GetParam() == Backend::Postgres) {
+  if (GetParam() != Backend::Sqlite) {
     EXPECT_NE(metrics.body.find("\nsindri_db_pool_limit 50\n"), std::string::npos) << metrics.body;
   } else {
     EXPECT_NE(metrics.body.find("\nsindri_db_pool_limit "), std::string::npos) << metrics.body;
@@ -426,7 +427,57 @@ TEST_P(DeploymentFlow, AnotherBrokersChangesCountOnceThePeerChangeDelayHasPassed
   EXPECT_EQ(call(*brokers.first.client(new_pak), "GET", brokers.state_path).status, 200);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, DeploymentFlow, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
+// Deleting through the API hides a record from every read, but its row stays
+// in the database with deleted_at set (seed 002: soft delete everywhere).
+TEST_P(DeploymentFlow, DeletesAreSoftTheRowsStayWithDeletedAt) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+  Reply generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"ci"})");
+  ASSERT_EQ(generator.status, 201) << generator.body;
+  const std::string generator_id = text_of(*generator.json.find("generator"), "id");
+  Reply stack = call(*admin, "POST", "/api/v1/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  const std::string stack_id = text_of(stack.json, "id");
+  Reply object = call(*admin, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                      R"({"yaml_content":)" + json_string(kManifest) + "}");
+  ASSERT_EQ(object.status, 201) << object.body;
+  Reply agent = call(*admin, "POST", "/api/v1/agents", R"({"name":"a1","cluster_name":"prod"})");
+  ASSERT_EQ(agent.status, 201) << agent.body;
+  const std::string agent_id = text_of(*agent.json.find("agent"), "id");
+  Reply template_version = call(*admin, "POST", "/api/v1/templates",
+                                R"({"name":"cm","template_content":"kind: ConfigMap","parameters_schema":"{}"})");
+  ASSERT_EQ(template_version.status, 201) << template_version.body;
+  const std::string template_id = text_of(template_version.json, "id");
+
+  const std::vector<std::pair<std::string, std::string>> deleted = {
+      {"stacks", stack_id}, {"agents", agent_id}, {"templates", template_id}, {"generators", generator_id}};
+  for (const auto& [resource, id] : deleted) {
+    const std::string path = "/api/v1/" + resource + "/" + id;
+    EXPECT_EQ(call(*admin, "DELETE", path).status, 204) << path;
+    EXPECT_EQ(call(*admin, "GET", path).status, 404) << path;
+  }
+
+  sindri::store::OpenOptions options;
+  options.tenant_schema = broker.schema();
+  auto db = sindri::store::Database::open(broker.database(), options);
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  const std::vector<std::pair<std::string, std::string>> rows = {{"stacks", stack_id},
+                                                                 {"agents", agent_id},
+                                                                 {"stack_templates", template_id},
+                                                                 {"generators", generator_id}};
+  for (const auto& [table, id] : rows) {
+    auto found = (*db)->read_statement("SELECT deleted_at FROM " + table + " WHERE id = $1", {Value(id)});
+    ASSERT_TRUE(found.ok()) << table << ": " << found.error().message;
+    ASSERT_EQ(found->rows.size(), 1u) << table << " lost the row";
+    EXPECT_FALSE(found->rows[0][0].is_null()) << table << " row has no deleted_at";
+  }
+}
+
+// PostgresPublic: the default mode, no tenant schema.
+INSTANTIATE_TEST_SUITE_P(Backends, DeploymentFlow,
+                         ::testing::Values(Backend::Sqlite, Backend::Postgres, Backend::PostgresPublic), backend_name);
 
 }  // namespace
 }  // namespace sindri_test
