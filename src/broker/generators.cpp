@@ -31,6 +31,23 @@ ApiResult<http::Response> list_generators(Call& call) {
   });
 }
 
+// The admin console's tenant selector: every live generator (a named PAK
+// owner) as its id and name, by name.
+ApiResult<http::Response> list_paks(Call& call) {
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(rows, connection.query("SELECT id, name FROM generators WHERE deleted_at IS NULL ORDER BY name, id"));
+    Array items;
+    items.reserve(rows.size());
+    for (auto& row : rows.rows) {
+      Object summary;
+      summary.push_back({Value("id"), std::move(row[0])});
+      summary.push_back({Value("name"), std::move(row[1])});
+      items.push_back(Value(std::move(summary)));
+    }
+    return json_response(200, Value(std::move(items)));
+  });
+}
+
 ApiResult<http::Response> create_generator(Call& call) {
   BROKER_TRY(body, BodyObject::parse(call.request, "NewGenerator"));
   BROKER_TRY(name, body.required_string("name", kNameRule));
@@ -131,6 +148,7 @@ ApiResult<http::Response> rotate_generator_pak(Call& call) {
 
 void add_generator_routes(std::vector<ApiRoute>& routes) {
   routes.push_back({"GET", "/generators", true, false, false, list_generators});
+  routes.push_back({"GET", "/paks", true, false, false, list_paks});
   routes.push_back({"POST", "/generators", true, false, false, create_generator});
   routes.push_back({"GET", "/generators/{id}", true, true, false, get_generator});
   routes.push_back({"PUT", "/generators/{id}", true, true, false, update_generator});

@@ -34,7 +34,7 @@ const char* const kCoveredPaths[] = {
     "/stacks/{id}/labels", "/stacks/{id}/labels/{label}", "/stacks/{stack_id}/deployment-objects/from-template",
     "/templates", "/templates/{id}", "/templates/{id}/labels", "/templates/{id}/labels/{label}",
     "/templates/{id}/annotations", "/templates/{id}/annotations/{key}", "/generators/{id}/register",
-    "/generators/{id}/registered-agents", "/agents/{id}/registrations",
+    "/generators/{id}/registered-agents", "/agents/{id}/registrations", "/paks",
 };
 
 Value load_api() {
@@ -229,6 +229,12 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
   auto ci = broker.client(text_of(generator.json, "pak"));
   hit(*admin, "POST", "/generators", "/generators", 409, R"({"name":"ci"})");
   hit(*admin, "GET", "/generators", "/generators", 200);
+  Reply tenants = hit(*admin, "GET", "/paks", "/paks", 200);
+  bool listed = false;
+  for (const Value& tenant : tenants.json.get_array()) {
+    if (text_of(tenant, "id") == generator_id) listed = text_of(tenant, "name") == "ci";
+  }
+  EXPECT_TRUE(listed) << tenants.body;
   hit(*ci, "GET", "/generators/{id}", "/generators/" + generator_id, 200);
   Reply renamed = hit(*ci, "PUT", "/generators/{id}", "/generators/" + generator_id, 200,
                       R"({"name":"ci-2","description":"the pipeline"})");
