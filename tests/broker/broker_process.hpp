@@ -53,6 +53,7 @@ inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
 // that) on the server's maintenance database; fails the test on an error.
 inline void run_on_postgres_server(const std::string& url, const std::string& sql) {
   PGconn* connection = PQconnectdb(url.c_str());
+  PQsetNoticeProcessor(connection, [](void*, const char*) {}, nullptr);  // "does not exist, skipping"
   if (PQstatus(connection) != CONNECTION_OK) {
     ADD_FAILURE() << "cannot connect to " << url << ": " << PQerrorMessage(connection);
   } else {
@@ -112,7 +113,7 @@ class BrokerProcess {
     stop();
     if (!owned_database_.empty()) {
       run_on_postgres_server(database_.substr(0, database_.rfind('/') + 1) + "postgres",
-                             "DROP DATABASE " + owned_database_ + " WITH (FORCE)");
+                             "DROP DATABASE IF EXISTS " + owned_database_ + " WITH (FORCE)");
     }
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
@@ -124,6 +125,8 @@ class BrokerProcess {
   const fs::path& dir() const { return dir_; }
   const std::string& database() const { return database_; }
   const std::string& schema() const { return schema_; }
+  // The database created for this broker (PostgresPublic), else empty.
+  const std::string& owned_database() const { return owned_database_; }
   std::string url() const { return "http://" + address_; }
   std::string admin_pak() const { return trimmed(slurp(dir_ / "admin.pak")); }
   std::string log() const { return slurp(dir_ / "broker.log"); }

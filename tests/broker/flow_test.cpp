@@ -475,6 +475,87 @@ TEST_P(DeploymentFlow, DeletesAreSoftTheRowsStayWithDeletedAt) {
   }
 }
 
+// An agent's PAK reaches its own record only: every operation on another
+// agent is refused, and changes nothing.
+TEST(AgentAccess, AnAgentCannotReachAnotherAgent) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+  Reply generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"ci"})");
+  ASSERT_EQ(generator.status, 201) << generator.body;
+  const std::string generator_id = text_of(*generator.json.find("generator"), "id");
+  Reply stack = call(*admin, "POST", "/api/v1/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  Reply first = call(*admin, "POST", "/api/v1/agents", R"({"name":"a1","cluster_name":"one"})");
+  Reply second = call(*admin, "POST", "/api/v1/agents", R"({"name":"a2","cluster_name":"two"})");
+  ASSERT_EQ(first.status, 201) << first.body;
+  ASSERT_EQ(second.status, 201) << second.body;
+  auto intruder = broker.client(text_of(first.json, "initial_pak"));
+  const std::string victim_pak = text_of(second.json, "initial_pak");
+  const std::string victim = "/api/v1/agents/" + text_of(*second.json.find("agent"), "id");
+  ASSERT_EQ(call(*admin, "POST", victim + "/labels", R"({"agent_id":")" + victim.substr(15) + R"(","label":"keep"})")
+                .status,
+            201);
+
+  const std::string some_id = "01234567-0000-4000-8000-000000000000";
+  const std::vector<std::tuple<std::string, std::string, std::string>> calls = {
+      {"GET", "", ""},
+      {"PUT", "", R"({"name":"taken"})"},
+      {"DELETE", "", ""},
+      {"GET", "/labels", ""},
+      {"POST", "/labels", R"({"agent_id":")" + victim.substr(15) + R"(","label":"x"})"},
+      {"DELETE", "/labels/keep", ""},
+      {"GET", "/annotations", ""},
+      {"POST", "/annotations", R"({"agent_id":")" + victim.substr(15) + R"(","key":"k","value":"v"})"},
+      {"DELETE", "/annotations/k", ""},
+      {"GET", "/events", ""},
+      {"POST", "/events", R"({"deployment_object_id":")" + some_id + R"(","event_type":"DEPLOY","status":"SUCCESS"})"},
+      {"POST", "/heartbeat", ""},
+      {"POST", "/rotate-pak", ""},
+      {"GET", "/stacks", ""},
+      {"GET", "/target-state", ""},
+      {"GET", "/targets", ""},
+      {"POST", "/targets", R"({"agent_id":")" + victim.substr(15) + R"(","stack_id":")" + text_of(stack.json, "id") +
+                               R"("})"},
+      {"DELETE", "/targets/" + text_of(stack.json, "id"), ""},
+      {"GET", "/registrations", ""},
+  };
+  for (const auto& [method, suffix, body] : calls) {
+    const Reply refused = call(*intruder, method, victim + suffix, body);
+    EXPECT_EQ(refused.status, 403) << method << " " << suffix << ": " << refused.body;
+    EXPECT_EQ(text_of(refused.json, "code"), "forbidden") << method << " " << suffix << ": " << refused.body;
+  }
+
+  // Nothing changed: the victim's PAK, name and label are as they were.
+  auto own = broker.client(victim_pak);
+  const Reply record = call(*own, "GET", victim);
+  ASSERT_EQ(record.status, 200) << record.body;
+  EXPECT_EQ(text_of(record.json, "name"), "a2");
+  const Reply labels = call(*own, "GET", victim + "/labels");
+  ASSERT_EQ(labels.json.size(), 1u) << labels.body;
+  EXPECT_EQ(text_of(*labels.json.at(0), "label"), "keep");
+}
+
+// Readiness asks the database; health does not. A broker whose database has
+// gone answers 503 on /readyz, keeps running, and says why.
+TEST(Readiness, ADatabaseThatHasGoneMakesTheBrokerNotReady) {
+  BrokerProcess broker(Backend::PostgresPublic);
+  if (!broker.usable()) return;
+  broker.start();
+  auto anonymous = broker.client("");
+  EXPECT_EQ(call(*anonymous, "GET", "/readyz").status, 200);
+  const std::string server = broker.database().substr(0, broker.database().rfind('/') + 1);
+  run_on_postgres_server(server + "postgres", "DROP DATABASE " + broker.owned_database() + " WITH (FORCE)");
+
+  const Reply ready = call(*anonymous, "GET", "/readyz");
+  EXPECT_EQ(ready.status, 503) << ready.body;
+  EXPECT_EQ(text_of(ready.json, "code"), "not_ready") << ready.body;
+  EXPECT_NE(text_of(ready.json, "message").find("database"), std::string::npos) << ready.body;
+  EXPECT_EQ(call(*anonymous, "GET", "/healthz").status, 200);
+  EXPECT_TRUE(broker.running());
+  EXPECT_EQ(broker.stop(), 0) << broker.log();
+}
+
 // PostgresPublic: the default mode, no tenant schema.
 INSTANTIATE_TEST_SUITE_P(Backends, DeploymentFlow,
                          ::testing::Values(Backend::Sqlite, Backend::Postgres, Backend::PostgresPublic), backend_name);
