@@ -22,9 +22,9 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
 
 #include "http/client.hpp"
+#include "postgres_admin.hpp"
 #include "value/json.hpp"
 
 extern char** environ;
@@ -47,21 +47,6 @@ inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "PostgresPublic";
   }
   return "Unknown";
-}
-
-// Runs one statement outside a transaction (CREATE and DROP DATABASE need
-// that) on the server's maintenance database; fails the test on an error.
-inline void run_on_postgres_server(const std::string& url, const std::string& sql) {
-  PGconn* connection = PQconnectdb(url.c_str());
-  PQsetNoticeProcessor(connection, [](void*, const char*) {}, nullptr);  // "does not exist, skipping"
-  if (PQstatus(connection) != CONNECTION_OK) {
-    ADD_FAILURE() << "cannot connect to " << url << ": " << PQerrorMessage(connection);
-  } else {
-    PGresult* result = PQexec(connection, sql.c_str());
-    if (PQresultStatus(result) != PGRES_COMMAND_OK) ADD_FAILURE() << sql << ": " << PQerrorMessage(connection);
-    PQclear(result);
-  }
-  PQfinish(connection);
 }
 
 inline std::string slurp(const fs::path& path) {
