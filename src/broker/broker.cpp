@@ -104,9 +104,21 @@ http::Response Broker::render_error(int status, std::string_view code, std::stri
   return error_response(ApiError{status, std::string(code), std::string(message), Value(), std::nullopt});
 }
 
-http::Response Broker::server_error(int status, std::string_view code, std::string_view message) {
-  metrics_.observe("rejected", "", status, std::chrono::nanoseconds(0));
-  return render_error(status, code, message);
+namespace {
+
+// A metric label from the client's method: any token is a method to HTTP,
+// and each would be a series of its own.
+std::string_view method_label(std::string_view method) {
+  for (std::string_view known : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
+    if (method == known) return known;
+  }
+  return method.empty() ? "unknown" : "other";
+}
+
+}  // namespace
+
+void Broker::observe_refused(std::string_view method, int status, std::chrono::nanoseconds elapsed) {
+  metrics_.observe("rejected", method_label(method), status, elapsed);
 }
 
 http::Response Broker::handle(http::Request& request) {
@@ -114,7 +126,7 @@ http::Response Broker::handle(http::Request& request) {
   std::string route;
   http::Response response = dispatch(request, route);
   const auto elapsed = std::chrono::steady_clock::now() - started;
-  metrics_.observe(route, request.method, response.status, elapsed);
+  metrics_.observe(route, method_label(request.method), response.status, elapsed);
   if (log_.enabled(LogLevel::Debug)) {
     log_.debug("request", {{"method", Value(request.method)},
                            {"path", Value(request.path)},

@@ -31,11 +31,11 @@ class Broker {
   void start_background_jobs(std::chrono::seconds template_targets_interval);
 
   http::Response handle(http::Request& request);
+  // Server errors (body too large, malformed request) in the API's shape.
   static http::Response render_error(int status, std::string_view code, std::string_view message);
-  // An error the server answered before any handler ran (body too large,
-  // malformed request): in the API's shape, and counted in /metrics under
-  // the route "rejected".
-  http::Response server_error(int status, std::string_view code, std::string_view message);
+  // Counts a request the server refused before routing it (see
+  // http::ServerOptions::on_refused) in /metrics, under the route "rejected".
+  void observe_refused(std::string_view method, int status, std::chrono::nanoseconds elapsed);
 
   // Gauges read at each scrape of /metrics (the server's connections, ...).
   void add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source);

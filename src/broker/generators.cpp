@@ -31,11 +31,12 @@ ApiResult<http::Response> list_generators(Call& call) {
   });
 }
 
-// The admin console's tenant selector: every live generator (a named PAK
-// owner) as its id and name, by name.
+// The admin console's tenant selector: every live generator that has a PAK
+// (all but the system generator, the admin's) as its id and name, by name.
 ApiResult<http::Response> list_paks(Call& call) {
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(rows, connection.query("SELECT id, name FROM generators WHERE deleted_at IS NULL ORDER BY name, id"));
+    BROKER_TRY(rows, connection.query("SELECT id, name FROM generators WHERE deleted_at IS NULL AND NOT is_system "
+                                      "ORDER BY name, id"));
     Array items;
     items.reserve(rows.size());
     for (auto& row : rows.rows) {

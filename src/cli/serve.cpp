@@ -103,11 +103,11 @@ int serve(const ServeFlags& flags) {
   server_options.port = address.port;
   server_options.threads = static_cast<unsigned>(config->threads);
   server_options.body_limit = static_cast<size_t>(config->body_limit);
-  http::Server server(
-      server_options, [&broker](http::Request& request) { return broker.handle(request); },
-      [&broker](int status, std::string_view code, std::string_view message) {
-        return broker.server_error(status, code, message);
-      });
+  server_options.on_refused = [&broker](std::string_view method, int status, std::chrono::nanoseconds elapsed) {
+    broker.observe_refused(method, status, elapsed);
+  };
+  http::Server server(server_options, [&broker](http::Request& request) { return broker.handle(request); },
+                      broker::Broker::render_error);
   if (auto status = server.start(); !status.ok()) {
     log.error("cannot listen", {{"listen", Value(config->listen)}, {"error", Value(status.error().message)}});
     return 1;

@@ -68,6 +68,7 @@ struct ServerState {
   std::atomic<size_t> open_connections{0};
   std::atomic<size_t> busy_workers{0};
   std::atomic<bool> stopping{false};
+  std::atomic<Clock::rep> stop_deadline{0};  // set with stopping
   std::mutex sessions_mutex;  // guards sessions, and orders them against setting stopping
   std::unordered_set<Session*> sessions;
 
@@ -79,6 +80,7 @@ struct ServerState {
 
   Response error_response(int status, std::string_view code, std::string_view message) const;
   void accept();
+  bool sweeping = false;  // on the strand
   void sweep();
   void unregister(Session* session);
 };
@@ -153,7 +155,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!may_close(stopping, now)) return;
     if (auto self = weak_from_this().lock()) {
       asio::post(socket_.get_executor(), [self = std::move(self), stopping, now] {
-        if (self->may_close(stopping, now)) self->close();
+        if (self->may_close(stopping, now) && !self->request_has_arrived()) self->close();
       });
     }
   }
@@ -161,18 +163,20 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   // Waiting for a request is idle; so is a client that stopped reading our
   // response or sends a request too slowly. A stop closes idle connections
-  // but lets a request that has begun to arrive be read and answered, as it
-  // never interrupts a running handler.
+  // but lets a request that has begun to arrive be read and answered, for
+  // the stop's grace at most, as it never interrupts a running handler.
   bool may_close(bool stopping, Clock::time_point now) const {
     const Clock::duration waited =
         now - Clock::time_point(Clock::duration(phase_since_.load(std::memory_order_relaxed)));
     const bool timed_out = server_.options.idle_timeout.count() > 0 && waited >= server_.options.idle_timeout;
+    const bool out_of_grace =
+        stopping && now >= Clock::time_point(Clock::duration(server_.stop_deadline.load(std::memory_order_relaxed)));
     switch (phase_.load(std::memory_order_relaxed)) {
       case Phase::waiting:
         return stopping || timed_out;
       case Phase::receiving:
       case Phase::writing:
-        return timed_out;
+        return timed_out || out_of_grace;
       case Phase::draining:
         return stopping || timed_out || waited >= kDrainTime;
       case Phase::handling:
@@ -182,17 +186,25 @@ class Session : public std::enable_shared_from_this<Session> {
     return false;
   }
 
+  // On the strand: bytes of a request the kernel holds that the queued read
+  // has not delivered yet (every worker was busy) count as arrived.
+  bool request_has_arrived() {
+    if (phase_.load(std::memory_order_relaxed) != Phase::waiting) return false;
+    beast::error_code ec;
+    return socket_.available(ec) > 0 && !ec;
+  }
+
   void enter(Phase phase) {
     phase_.store(phase, std::memory_order_relaxed);
     phase_since_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   }
 
   void read_request() {
-    if (server_.stopping.load(std::memory_order_relaxed)) return close();
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(server_.options.body_limit);
     if (buffer_.size() > 0) return read_header();  // pipelined: the next request has begun
+    if (server_.stopping.load(std::memory_order_relaxed)) return close();
     enter(Phase::waiting);
     socket_.async_read_some(buffer_.prepare(kReadBufferSize),
                             [self = shared_from_this()](beast::error_code ec, size_t received) {
@@ -269,12 +281,19 @@ class Session : public std::enable_shared_from_this<Session> {
       response_ = server_.error_response(500, "internal_error", "the request handler failed");
     }
     server_.busy_workers.fetch_sub(1, std::memory_order_relaxed);
-    if (server_.stopping.load(std::memory_order_relaxed)) keep_alive = false;
+    // Stopping: the last answer closes, after pipelined requests already here.
+    if (server_.stopping.load(std::memory_order_relaxed) && buffer_.size() == 0) keep_alive = false;
     write_response(keep_alive, false);
   }
 
   // Answers an error the server found itself, then closes the connection.
   void fail(int status, std::string_view code, std::string_view message) {
+    if (server_.options.on_refused) {
+      const std::string_view method = parser_ ? parser_->get().method_string() : std::string_view();
+      const Clock::duration elapsed =
+          Clock::now() - Clock::time_point(Clock::duration(phase_since_.load(std::memory_order_relaxed)));
+      server_.options.on_refused(method, status, elapsed);
+    }
     response_ = server_.error_response(status, code, message);
     head_only_ = false;
     write_response(false, true);
@@ -411,6 +430,7 @@ void ServerState::accept() {
 // Runs while there are sessions to watch: until stop, and after it until the
 // last session has gone (a client that stops reading must not hang stop()).
 void ServerState::sweep() {
+  sweeping = true;
   const Clock::duration interval = std::clamp<Clock::duration>(Clock::duration(options.idle_timeout) / 2,
                                                                std::chrono::milliseconds(100), std::chrono::seconds(1));
   sweep_timer.expires_after(interval);
@@ -420,7 +440,10 @@ void ServerState::sweep() {
     {
       std::lock_guard lock(sessions_mutex);
       const bool stopped = stopping.load(std::memory_order_relaxed);
-      if (stopped && sessions.empty()) return;
+      if (stopped && sessions.empty()) {
+        sweeping = false;
+        return;
+      }
       for (Session* session : sessions) session->close_if_idle_later(stopped, now);
     }
     sweep();
@@ -469,6 +492,7 @@ struct Server::Impl : ServerState {
       // Set before the acceptor closes, so the sweep sees it once the last session has gone.
       const Clock::time_point now = Clock::now();
       std::lock_guard lock(sessions_mutex);
+      stop_deadline.store((now + options.stop_grace).time_since_epoch().count(), std::memory_order_relaxed);
       stopping.store(true, std::memory_order_relaxed);
       for (Session* session : sessions) session->close_if_idle_later(true, now);
     }
@@ -477,7 +501,11 @@ struct Server::Impl : ServerState {
       acceptor.close(ignored);
       accept_retry_timer.cancel();
       std::lock_guard lock(sessions_mutex);
-      if (sessions.empty()) sweep_timer.cancel();
+      if (sessions.empty()) {
+        sweep_timer.cancel();
+      } else if (!sweeping) {
+        sweep();  // without an idle timeout none ran, and the grace needs one
+      }
     });
   }
 

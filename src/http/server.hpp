@@ -67,6 +67,13 @@ struct ServerOptions {
   unsigned threads = 4;
   size_t body_limit = 10 * 1024 * 1024;  // bytes; larger bodies get 413
   std::chrono::seconds idle_timeout{60};  // keep-alive connections idle this long are closed
+  // How long a stop waits for requests that have begun to arrive, and for
+  // answers a client is slow to read, before it closes their connections.
+  std::chrono::seconds stop_grace{10};
+  // Called for each request the server refuses itself, before any handler
+  // (malformed, or over a limit): its method ("" when the request line was
+  // not read), status and time since it began to arrive. For metrics.
+  std::function<void(std::string_view method, int status, std::chrono::nanoseconds elapsed)> on_refused;
 };
 
 // Errors the server answers itself, before any handler runs (a malformed

@@ -80,10 +80,12 @@ class BrokerProcess {
         database_ = url;
         schema_ = name;
       } else {
-        const std::string server = std::string(url).substr(0, std::string(url).rfind('/') + 1);
-        run_on_postgres_server(server + "postgres", "CREATE DATABASE " + name);
-        database_ = server + name;
-        owned_database_ = name;
+        const char* admin = std::getenv("SINDRI_TEST_POSTGRES_ADMIN_URL");
+        admin_url_ = admin != nullptr ? admin : with_database(url, "postgres");
+        if (run_on_postgres_server(admin_url_, "CREATE DATABASE " + name)) {
+          database_ = with_database(url, name);
+          owned_database_ = name;
+        }
       }
     }
   }
@@ -97,8 +99,7 @@ class BrokerProcess {
     report_unexpected_exit();
     stop();
     if (!owned_database_.empty()) {
-      run_on_postgres_server(database_.substr(0, database_.rfind('/') + 1) + "postgres",
-                             "DROP DATABASE IF EXISTS " + owned_database_ + " WITH (FORCE)");
+      run_on_postgres_server(admin_url_, "DROP DATABASE IF EXISTS " + owned_database_ + " WITH (FORCE)");
     }
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
@@ -110,8 +111,10 @@ class BrokerProcess {
   const fs::path& dir() const { return dir_; }
   const std::string& database() const { return database_; }
   const std::string& schema() const { return schema_; }
-  // The database created for this broker (PostgresPublic), else empty.
+  // The database created for this broker (PostgresPublic), else empty, and
+  // the URL of the server's maintenance database that created it.
   const std::string& owned_database() const { return owned_database_; }
+  const std::string& admin_url() const { return admin_url_; }
   std::string url() const { return "http://" + address_; }
   std::string admin_pak() const { return trimmed(slurp(dir_ / "admin.pak")); }
   std::string log() const { return slurp(dir_ / "broker.log"); }
@@ -211,6 +214,7 @@ class BrokerProcess {
   std::string database_;
   std::string schema_;
   std::string owned_database_;  // created for this broker, dropped with it
+  std::string admin_url_;
   std::string address_;
   pid_t pid_ = -1;
 };

@@ -544,8 +544,7 @@ TEST(Readiness, ADatabaseThatHasGoneMakesTheBrokerNotReady) {
   broker.start();
   auto anonymous = broker.client("");
   EXPECT_EQ(call(*anonymous, "GET", "/readyz").status, 200);
-  const std::string server = broker.database().substr(0, broker.database().rfind('/') + 1);
-  run_on_postgres_server(server + "postgres", "DROP DATABASE " + broker.owned_database() + " WITH (FORCE)");
+  ASSERT_TRUE(run_on_postgres_server(broker.admin_url(), "DROP DATABASE " + broker.owned_database() + " WITH (FORCE)"));
 
   const Reply ready = call(*anonymous, "GET", "/readyz");
   EXPECT_EQ(ready.status, 503) << ready.body;

@@ -91,13 +91,21 @@ TEST(Serve, MetricsCountWhatTheServerRejects) {
   RawConnection garbled(port);
   garbled.send("NOT HTTP AT ALL\r\n\r\n");
   EXPECT_NE(garbled.read_all().find("HTTP/1.1 400"), std::string::npos);
+  // Any token is a method to HTTP; metrics keep one series for the rest.
+  for (const char* method : {"BREW", "WHEN"}) {
+    RawConnection odd(port);
+    odd.send(std::string(method) + " /api/v1/generators HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n");
+    EXPECT_NE(odd.read_all().find("HTTP/1.1 405"), std::string::npos);
+  }
 
   auto anonymous = broker.client("");
   const Reply metrics = call(*anonymous, "GET", "/metrics");
   ASSERT_EQ(metrics.status, 200);
   for (const std::string line :
-       {R"(sindri_http_requests_total{route="rejected",method="",status="413"} 1)",
-        R"(sindri_http_requests_total{route="rejected",method="",status="400"} 1)",
+       {R"(sindri_http_requests_total{route="rejected",method="POST",status="413"} 1)",
+        R"(sindri_http_requests_total{route="rejected",method="unknown",status="400"} 1)",
+        R"(sindri_http_request_duration_seconds_count{route="rejected",method="POST",status="413"} 1)",
+        R"(sindri_http_requests_total{route="unmatched",method="other",status="405"} 2)",
         R"(sindri_http_requests_total{route="/api/v1/generators",method="POST",status="201"} 1)",
         R"(sindri_http_request_duration_seconds_count{route="/api/v1/generators",method="POST",status="201"} 1)"}) {
     EXPECT_NE(metrics.body.find("\n" + line + "\n"), std::string::npos) << line << "\n" << metrics.body;

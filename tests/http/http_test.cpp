@@ -4,9 +4,11 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -505,16 +507,16 @@ TEST_F(HttpServerTest, StopAnswersARequestThatHasBegunToArrive) {
   RawConnection uploading(server_->port());
   ASSERT_TRUE(idle.connected());
   ASSERT_TRUE(uploading.connected());
-  uploading.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello");
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (server_->open_connections() < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(1ms);
-  std::this_thread::sleep_for(50ms);  // the first half is read before the stop
+  // The server answers 100 Continue once it has read the headers: the
+  // request has begun to arrive before the stop, however loaded the machine.
+  uploading.send(
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n"
+      "Expect: 100-continue\r\n\r\n");
+  ASSERT_NE(uploading.read_until("\r\n\r\n").find("100 Continue"), std::string::npos);
 
   std::thread stopper([&] { server_->stop(); });
-  std::this_thread::sleep_for(300ms);
-  EXPECT_EQ(idle.read_all(), "");  // closed by the stop without an answer
-  uploading.send("world");
+  EXPECT_TRUE(idle.closed_without_answer());
+  uploading.send("helloworld");
   const std::string answer = uploading.read_all();
   stopper.join();
 
@@ -522,6 +524,67 @@ TEST_F(HttpServerTest, StopAnswersARequestThatHasBegunToArrive) {
   EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
   EXPECT_NE(answer.find("text/plain||helloworld"), std::string::npos) << answer;
   EXPECT_EQ(server_->open_connections(), 0u);
+}
+
+TEST_F(HttpServerTest, StopWaitsForAStalledRequestOnlyForItsGrace) {
+  ServerOptions options;
+  options.idle_timeout = 0s;  // no sweep until the stop starts one
+  options.stop_grace = 1s;
+  start(options);
+  RawConnection stalled(server_->port());
+  stalled.send("P");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (server_->open_connections() < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+
+  const auto stop_began = std::chrono::steady_clock::now();
+  server_->stop();
+  const auto stop_took = std::chrono::steady_clock::now() - stop_began;
+  EXPECT_GE(stop_took, 900ms);  // the request had begun: it had its grace
+  EXPECT_LT(stop_took, 4s);
+  EXPECT_TRUE(stalled.closed_without_answer());
+  EXPECT_EQ(server_->open_connections(), 0u);
+}
+
+TEST_F(HttpServerTest, StopAnswersPipelinedRequestsAlreadyReceived) {
+  start();
+  RawConnection pipelined(server_->port());
+  // The slow request holds a worker while the second one waits in the buffer.
+  pipelined.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /count/7 HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (server_->busy_workers() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  server_->stop();
+  const std::string answers = pipelined.read_all();
+  EXPECT_NE(answers.find("slow and complete"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("n=7"), std::string::npos) << answers;
+  EXPECT_EQ(count_of(answers, "Connection: close"), 1u) << answers;
+}
+
+TEST_F(HttpServerTest, TellsWhatItRefusesBeforeAnyHandler) {
+  std::vector<std::tuple<std::string, int, std::chrono::nanoseconds>> refused;
+  std::mutex refused_mutex;
+  ServerOptions options;
+  options.body_limit = 1024;
+  options.on_refused = [&](std::string_view method, int status, std::chrono::nanoseconds elapsed) {
+    std::lock_guard lock(refused_mutex);
+    refused.emplace_back(std::string(method), status, elapsed);
+  };
+  start(options);
+  Client client(base_url_);
+  ASSERT_EQ(client.request("POST", "/echo", std::string(4096, 'b'), "text/plain")->status, 413);
+  RawConnection garbled(server_->port());
+  garbled.send("NOT HTTP\r\n\r\n");
+  EXPECT_TRUE(garbled.read_all().starts_with("HTTP/1.1 400 "));
+  ASSERT_EQ(client.request("GET", "/count/1")->status, 200);  // a handler's answer is not a refusal
+
+  std::lock_guard lock(refused_mutex);
+  ASSERT_EQ(refused.size(), 2u);
+  EXPECT_EQ(std::get<0>(refused[0]), "POST");
+  EXPECT_EQ(std::get<1>(refused[0]), 413);
+  EXPECT_EQ(std::get<0>(refused[1]), "");
+  EXPECT_EQ(std::get<1>(refused[1]), 400);
+  EXPECT_GE(std::get<2>(refused[0]).count(), 0);
 }
 
 TEST_F(HttpServerTest, WaitReturnsAfterStopFromAnotherThread) {

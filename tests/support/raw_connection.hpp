@@ -43,6 +43,12 @@ class RawConnection {
     while ((got = ::recv(fd_, chunk, sizeof chunk, 0)) > 0) out.append(chunk, static_cast<size_t>(got));
     return out;
   }
+  // Whether the server closed the connection without sending anything:
+  // end of stream at once, not a timeout.
+  bool closed_without_answer() {
+    char byte = 0;
+    return ::recv(fd_, &byte, 1, 0) == 0;
+  }
   // Reads until `marker` has arrived.
   std::string read_until(std::string_view marker) {
     std::string out;
