@@ -185,14 +185,11 @@ std::string Metrics::render(const std::vector<Gauge>& gauges) const {
   out += "# TYPE sindri_http_request_duration_seconds histogram\n";
   for (const auto& [key, counts] : by_status) {
     const auto& [route, method, status] = key;
-    auto append_labels = [&, &route = route, &method = method, status = status] {
-      append_series_labels(out, route, method, status);
-    };
     uint64_t cumulative = 0;
     for (size_t i = 0; i < counts.buckets.size(); ++i) {
       cumulative += counts.buckets[i];
       out += "sindri_http_request_duration_seconds_bucket{";
-      append_labels();
+      append_series_labels(out, route, method, status);
       out += ",le=\"";
       out += kBucketLabels[i];
       out += "\"} ";
@@ -200,11 +197,11 @@ std::string Metrics::render(const std::vector<Gauge>& gauges) const {
       out += '\n';
     }
     out += "sindri_http_request_duration_seconds_sum{";
-    append_labels();
+    append_series_labels(out, route, method, status);
     out += "} ";
     append_number(out, static_cast<double>(counts.latency_sum_ns) / 1e9);
     out += "\nsindri_http_request_duration_seconds_count{";
-    append_labels();
+    append_series_labels(out, route, method, status);
     out += "} ";
     append_number(out, cumulative);
     out += '\n';

@@ -69,6 +69,7 @@ struct ServerState {
   std::atomic<size_t> busy_workers{0};
   std::atomic<bool> stopping{false};
   std::atomic<Clock::rep> stop_deadline{0};  // set with stopping
+  bool sweeping = false;                     // on the strand
   std::mutex sessions_mutex;  // guards sessions, and orders them against setting stopping
   std::unordered_set<Session*> sessions;
 
@@ -80,7 +81,6 @@ struct ServerState {
 
   Response error_response(int status, std::string_view code, std::string_view message) const;
   void accept();
-  bool sweeping = false;  // on the strand
   void sweep();
   void unregister(Session* session);
 };
@@ -166,8 +166,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // but lets a request that has begun to arrive be read and answered, for
   // the stop's grace at most, as it never interrupts a running handler.
   bool may_close(bool stopping, Clock::time_point now) const {
-    const Clock::duration waited =
-        now - Clock::time_point(Clock::duration(phase_since_.load(std::memory_order_relaxed)));
+    const Clock::duration waited = time_in_phase(now);
     const bool timed_out = server_.options.idle_timeout.count() > 0 && waited >= server_.options.idle_timeout;
     const bool out_of_grace =
         stopping && now >= Clock::time_point(Clock::duration(server_.stop_deadline.load(std::memory_order_relaxed)));
@@ -192,6 +191,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (phase_.load(std::memory_order_relaxed) != Phase::waiting) return false;
     beast::error_code ec;
     return socket_.available(ec) > 0 && !ec;
+  }
+
+  Clock::duration time_in_phase(Clock::time_point now) const {
+    return now - Clock::time_point(Clock::duration(phase_since_.load(std::memory_order_relaxed)));
   }
 
   void enter(Phase phase) {
@@ -290,9 +293,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void fail(int status, std::string_view code, std::string_view message) {
     if (server_.options.on_refused) {
       const std::string_view method = parser_ ? parser_->get().method_string() : std::string_view();
-      const Clock::duration elapsed =
-          Clock::now() - Clock::time_point(Clock::duration(phase_since_.load(std::memory_order_relaxed)));
-      server_.options.on_refused(method, status, elapsed);
+      server_.options.on_refused(method, status, time_in_phase(Clock::now()));
     }
     response_ = server_.error_response(status, code, message);
     head_only_ = false;

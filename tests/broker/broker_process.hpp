@@ -116,6 +116,7 @@ class BrokerProcess {
   const std::string& owned_database() const { return owned_database_; }
   const std::string& admin_url() const { return admin_url_; }
   std::string url() const { return "http://" + address_; }
+  uint16_t port() const { return static_cast<uint16_t>(std::stoi(address_.substr(address_.rfind(':') + 1))); }
   std::string admin_pak() const { return trimmed(slurp(dir_ / "admin.pak")); }
   std::string log() const { return slurp(dir_ / "broker.log"); }
 

@@ -20,6 +20,16 @@ std::string json_string(const std::string& text) {
 
 class DeploymentFlow : public ::testing::TestWithParam<Backend> {};
 
+// The admin makes a generator "ci" and a stack "web" it owns.
+void create_generator_and_stack(sindri::http::Client& admin, std::string& generator_id, std::string& stack_id) {
+  Reply generator = call(admin, "POST", "/api/v1/generators", R"({"name":"ci"})");
+  ASSERT_EQ(generator.status, 201) << generator.body;
+  generator_id = text_of(*generator.json.find("generator"), "id");
+  Reply stack = call(admin, "POST", "/api/v1/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  stack_id = text_of(stack.json, "id");
+}
+
 TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
   BrokerProcess broker(GetParam());
   if (!broker.usable()) return;
@@ -434,12 +444,8 @@ TEST_P(DeploymentFlow, DeletesAreSoftTheRowsStayWithDeletedAt) {
   if (!broker.usable()) return;
   broker.start();
   auto admin = broker.client(broker.admin_pak());
-  Reply generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"ci"})");
-  ASSERT_EQ(generator.status, 201) << generator.body;
-  const std::string generator_id = text_of(*generator.json.find("generator"), "id");
-  Reply stack = call(*admin, "POST", "/api/v1/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
-  ASSERT_EQ(stack.status, 201) << stack.body;
-  const std::string stack_id = text_of(stack.json, "id");
+  std::string generator_id, stack_id;
+  ASSERT_NO_FATAL_FAILURE(create_generator_and_stack(*admin, generator_id, stack_id));
   Reply object = call(*admin, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
                       R"({"yaml_content":)" + json_string(kManifest) + "}");
   ASSERT_EQ(object.status, 201) << object.body;
@@ -481,20 +487,17 @@ TEST(AgentAccess, AnAgentCannotReachAnotherAgent) {
   BrokerProcess broker(Backend::Sqlite);
   broker.start();
   auto admin = broker.client(broker.admin_pak());
-  Reply generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"ci"})");
-  ASSERT_EQ(generator.status, 201) << generator.body;
-  const std::string generator_id = text_of(*generator.json.find("generator"), "id");
-  Reply stack = call(*admin, "POST", "/api/v1/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
-  ASSERT_EQ(stack.status, 201) << stack.body;
+  std::string generator_id, stack_id;
+  ASSERT_NO_FATAL_FAILURE(create_generator_and_stack(*admin, generator_id, stack_id));
   Reply first = call(*admin, "POST", "/api/v1/agents", R"({"name":"a1","cluster_name":"one"})");
   Reply second = call(*admin, "POST", "/api/v1/agents", R"({"name":"a2","cluster_name":"two"})");
   ASSERT_EQ(first.status, 201) << first.body;
   ASSERT_EQ(second.status, 201) << second.body;
   auto intruder = broker.client(text_of(first.json, "initial_pak"));
   const std::string victim_pak = text_of(second.json, "initial_pak");
-  const std::string victim = "/api/v1/agents/" + text_of(*second.json.find("agent"), "id");
-  ASSERT_EQ(call(*admin, "POST", victim + "/labels", R"({"agent_id":")" + victim.substr(15) + R"(","label":"keep"})")
-                .status,
+  const std::string victim_id = text_of(*second.json.find("agent"), "id");
+  const std::string victim = "/api/v1/agents/" + victim_id;
+  ASSERT_EQ(call(*admin, "POST", victim + "/labels", R"({"agent_id":")" + victim_id + R"(","label":"keep"})").status,
             201);
 
   const std::string some_id = "01234567-0000-4000-8000-000000000000";
@@ -503,10 +506,10 @@ TEST(AgentAccess, AnAgentCannotReachAnotherAgent) {
       {"PUT", "", R"({"name":"taken"})"},
       {"DELETE", "", ""},
       {"GET", "/labels", ""},
-      {"POST", "/labels", R"({"agent_id":")" + victim.substr(15) + R"(","label":"x"})"},
+      {"POST", "/labels", R"({"agent_id":")" + victim_id + R"(","label":"x"})"},
       {"DELETE", "/labels/keep", ""},
       {"GET", "/annotations", ""},
-      {"POST", "/annotations", R"({"agent_id":")" + victim.substr(15) + R"(","key":"k","value":"v"})"},
+      {"POST", "/annotations", R"({"agent_id":")" + victim_id + R"(","key":"k","value":"v"})"},
       {"DELETE", "/annotations/k", ""},
       {"GET", "/events", ""},
       {"POST", "/events", R"({"deployment_object_id":")" + some_id + R"(","event_type":"DEPLOY","status":"SUCCESS"})"},
@@ -515,9 +518,9 @@ TEST(AgentAccess, AnAgentCannotReachAnotherAgent) {
       {"GET", "/stacks", ""},
       {"GET", "/target-state", ""},
       {"GET", "/targets", ""},
-      {"POST", "/targets", R"({"agent_id":")" + victim.substr(15) + R"(","stack_id":")" + text_of(stack.json, "id") +
+      {"POST", "/targets", R"({"agent_id":")" + victim_id + R"(","stack_id":")" + stack_id +
                                R"("})"},
-      {"DELETE", "/targets/" + text_of(stack.json, "id"), ""},
+      {"DELETE", "/targets/" + stack_id, ""},
       {"GET", "/registrations", ""},
   };
   for (const auto& [method, suffix, body] : calls) {

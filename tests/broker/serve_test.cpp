@@ -87,13 +87,12 @@ TEST(Serve, MetricsCountWhatTheServerRejects) {
   broker.start({"--body-limit", "1024"});
   EXPECT_EQ(post_status(broker, 2000), 413);
   EXPECT_EQ(post_status(broker, 100), 201);
-  const uint16_t port = static_cast<uint16_t>(std::stoi(broker.url().substr(broker.url().rfind(':') + 1)));
-  RawConnection garbled(port);
+  RawConnection garbled(broker.port());
   garbled.send("NOT HTTP AT ALL\r\n\r\n");
   EXPECT_NE(garbled.read_all().find("HTTP/1.1 400"), std::string::npos);
   // Any token is a method to HTTP; metrics keep one series for the rest.
   for (const char* method : {"BREW", "WHEN"}) {
-    RawConnection odd(port);
+    RawConnection odd(broker.port());
     odd.send(std::string(method) + " /api/v1/generators HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n");
     EXPECT_NE(odd.read_all().find("HTTP/1.1 405"), std::string::npos);
   }
@@ -119,9 +118,8 @@ TEST(Serve, SigtermAnswersTheRequestInFlightThenExits) {
   BrokerProcess broker(Backend::Sqlite);
   broker.start();
   const std::string admin_pak = broker.admin_pak();
-  const uint16_t port = static_cast<uint16_t>(std::stoi(broker.url().substr(broker.url().rfind(':') + 1)));
-  RawConnection idle(port);
-  RawConnection uploading(port);
+  RawConnection idle(broker.port());
+  RawConnection uploading(broker.port());
   ASSERT_TRUE(idle.connected());
   ASSERT_TRUE(uploading.connected());
   const std::string body = R"({"name":"sent-across-the-stop"})";

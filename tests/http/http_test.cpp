@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -55,6 +56,12 @@ std::string error_code(const std::string& body) {
   const Value* error = parsed->find("error");
   const Value* code = error ? error->find("code") : nullptr;
   return code && code->is_string() ? std::string(code->get_string()) : "";
+}
+
+// Polls `condition` until it holds or 5 s pass; the caller asserts on it.
+void wait_until(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!condition() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
 }
 
 size_t count_of(std::string_view text, std::string_view needle) {
@@ -321,9 +328,7 @@ TEST_F(HttpServerTest, ClosesIdleConnections) {
   Client client(base_url_);
   ASSERT_TRUE(client.request("GET", "/count/1").ok());
   EXPECT_EQ(server_->open_connections(), 1u);
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (server_->open_connections() != 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(50ms);
+  wait_until([&] { return server_->open_connections() == 0; });
   EXPECT_EQ(server_->open_connections(), 0u);
   // The client notices and connects again.
   auto again = client.request("GET", "/count/2");
@@ -476,8 +481,7 @@ TEST_F(HttpServerTest, StopsGracefully) {
     Client client(base_url_);
     slow = client.request("GET", "/slow");
   });
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (server_->busy_workers() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  wait_until([&] { return server_->busy_workers() != 0; });
   ASSERT_EQ(server_->busy_workers(), 1u);
 
   const auto stop_began = std::chrono::steady_clock::now();
@@ -533,9 +537,7 @@ TEST_F(HttpServerTest, StopWaitsForAStalledRequestOnlyForItsGrace) {
   start(options);
   RawConnection stalled(server_->port());
   stalled.send("P");
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (server_->open_connections() < 1 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(1ms);
+  wait_until([&] { return server_->open_connections() >= 1; });
 
   const auto stop_began = std::chrono::steady_clock::now();
   server_->stop();
@@ -551,9 +553,7 @@ TEST_F(HttpServerTest, StopAnswersPipelinedRequestsAlreadyReceived) {
   RawConnection pipelined(server_->port());
   // The slow request holds a worker while the second one waits in the buffer.
   pipelined.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /count/7 HTTP/1.1\r\nHost: x\r\n\r\n");
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (server_->busy_workers() == 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(1ms);
+  wait_until([&] { return server_->busy_workers() != 0; });
   server_->stop();
   const std::string answers = pipelined.read_all();
   EXPECT_NE(answers.find("slow and complete"), std::string::npos) << answers;
