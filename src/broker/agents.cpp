@@ -220,9 +220,9 @@ ApiResult<http::Response> agent_stacks(Call& call) {
   });
 }
 
-std::shared_ptr<const std::string> compressed(Call& call, const std::string& cache_key, int64_t generation,
-                                              const std::string& body) {
-  auto gzipped = std::make_shared<const std::string>(http::gzip_compress(body));
+std::shared_ptr<const http::SharedBody> compressed(Call& call, const std::string& cache_key, int64_t generation,
+                                                   const http::SharedBody& body) {
+  auto gzipped = http::SharedBody::make(http::gzip_compress(body.bytes()));
   call.services.target_states.store(cache_key + "/gzip", generation, gzipped);
   return gzipped;
 }
@@ -282,7 +282,7 @@ ApiResult<http::Response> target_state(Call& call) {
       append_json(json, deployment_object_object(rows, i));
     }
     json += ']';
-    auto body = std::make_shared<const std::string>(std::move(json));
+    auto body = http::SharedBody::make(std::move(json));
     call.services.target_states.store(cache_key, generation, body);
     response.shared_body = gzip ? compressed(call, cache_key, generation, *body) : body;
     return response;

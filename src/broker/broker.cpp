@@ -154,7 +154,7 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
   }
   if (read && request.path == "/api/v1/openapi.json") {
     route = "/api/v1/openapi.json";
-    static const auto document = std::make_shared<const std::string>(openapi_document());
+    static const auto document = http::SharedBody::make(std::string(openapi_document()));
     http::Response response;
     response.shared_body = document;
     return response;
@@ -195,6 +195,8 @@ http::Response Broker::metrics_text() {
                     static_cast<double>(counters_.reads()), true});
   gauges.push_back({"sindri_db_wal_checkpoints_total", "SQLite WAL checkpoints run in the background",
                     static_cast<double>(pool.wal_checkpoints), true});
+  gauges.push_back({"sindri_answer_files", "Large cached answers kept in memfds for sendfile, a descriptor each",
+                    static_cast<double>(http::SharedBody::files_in_use())});
   for (const auto& source : gauge_sources_) source(gauges);
   http::Response response;
   response.content_type = "text/plain; version=0.0.4";

@@ -12,18 +12,20 @@
 #include <string>
 #include <unordered_map>
 
+#include "http/shared_body.hpp"
+
 namespace sindri::broker {
 
 class TargetStateCache {
  public:
   // The body cached for this agent and mode at exactly `generation`.
-  std::shared_ptr<const std::string> find(const std::string& key, int64_t generation) const;
-  void store(const std::string& key, int64_t generation, std::shared_ptr<const std::string> body);
+  std::shared_ptr<const http::SharedBody> find(const std::string& key, int64_t generation) const;
+  void store(const std::string& key, int64_t generation, std::shared_ptr<const http::SharedBody> body);
 
  private:
   struct Entry {
     int64_t generation = -1;
-    std::shared_ptr<const std::string> body;
+    std::shared_ptr<const http::SharedBody> body;
   };
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> entries_;

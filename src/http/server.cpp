@@ -9,13 +9,18 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <condition_variable>
+#include <csignal>
 #include <ctime>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_set>
+
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
@@ -344,14 +349,49 @@ class Session : public std::enable_shared_from_this<Session> {
     head_ += "\r\n";
 
     const bool send_body = has_body && !head_only_;
+    enter(Phase::writing);
+    if (send_body && response_.shared_body && response_.shared_body->file() >= 0) {
+      head_sent_ = 0;
+      file_offset_ = 0;
+      return send_from_file(keep_alive, drain_after);
+    }
     const std::array<asio::const_buffer, 2> buffers = {
         asio::const_buffer(head_.data(), head_.size()),
         asio::const_buffer(response_.payload().data(), send_body ? response_.payload().size() : 0)};
-    enter(Phase::writing);
     asio::async_write(socket_, buffers,
                       [self = shared_from_this(), keep_alive, drain_after](beast::error_code ec, size_t) {
                         self->on_written(ec, keep_alive, drain_after);
                       });
+  }
+
+  // The head goes with MSG_MORE, to leave in one segment with the start of
+  // the body; the body goes from the memfd's pages with sendfile, never
+  // copied through user space. When the socket is full, wait for room.
+  void send_from_file(bool keep_alive, bool drain_after) {
+    beast::error_code ec;
+    if (!socket_.native_non_blocking()) socket_.native_non_blocking(true, ec);
+    if (ec) return close();
+    const int socket = socket_.native_handle();
+    const SharedBody& body = *response_.shared_body;
+    const auto size = static_cast<off_t>(body.bytes().size());
+    while (head_sent_ < head_.size() || file_offset_ < size) {
+      ssize_t sent = 0;
+      if (head_sent_ < head_.size()) {
+        sent = ::send(socket, head_.data() + head_sent_, head_.size() - head_sent_, MSG_MORE | MSG_NOSIGNAL);
+        if (sent > 0) head_sent_ += static_cast<size_t>(sent);
+      } else {
+        sent = ::sendfile(socket, body.file(), &file_offset_, static_cast<size_t>(size - file_offset_));
+      }
+      if (sent > 0 || (sent < 0 && errno == EINTR)) continue;
+      if (sent == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return close();
+      socket_.async_wait(tcp::socket::wait_write,
+                         [self = shared_from_this(), keep_alive, drain_after](beast::error_code wait_ec) {
+                           if (wait_ec) return self->close();
+                           self->send_from_file(keep_alive, drain_after);
+                         });
+      return;
+    }
+    on_written({}, keep_alive, drain_after);
   }
 
   void on_written(beast::error_code ec, bool keep_alive, bool drain_after) {
@@ -391,6 +431,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   Response response_;
   std::string head_;  // status line and headers of response_, reused
+  size_t head_sent_ = 0;  // of head_, when the body goes with sendfile
+  off_t file_offset_ = 0;  // of the body, sent with sendfile
   bool head_only_ = false;
   bool http_1_0_ = false;
   std::atomic<Phase> phase_{Phase::waiting};
@@ -563,6 +605,9 @@ Status Server::start() {
   impl.bound_port = impl.acceptor.local_endpoint(ec).port();
   if (ec) return failure(ec);
 
+  // sendfile has no MSG_NOSIGNAL: a client that goes away mid-answer must
+  // not kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
   impl.accept();
   if (impl.options.idle_timeout.count() > 0) impl.sweep();
   const unsigned threads = std::max(1u, impl.options.threads);

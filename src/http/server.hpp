@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "http/shared_body.hpp"
 #include "value/result.hpp"
 
 namespace sindri::http {
@@ -43,11 +44,11 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   // When set, sent instead of `body`: a cached answer shared between
-  // requests, never copied.
-  std::shared_ptr<const std::string> shared_body;
+  // requests, never copied (and sent with sendfile when it is in a file).
+  std::shared_ptr<const SharedBody> shared_body;
   std::vector<Header> headers;  // extra headers
 
-  std::string_view payload() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
+  std::string_view payload() const { return shared_body ? shared_body->bytes() : std::string_view(body); }
 };
 
 using Handler = std::function<Response(Request&)>;

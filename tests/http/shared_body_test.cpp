@@ -1,0 +1,199 @@
+// Large shared answers: kept in a sealed memfd and sent with sendfile, whole,
+// to fast and slow readers alike, and to readers that go away mid-answer.
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cerrno>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "http/client.hpp"
+#include "http/server.hpp"
+#include "http/shared_body.hpp"
+
+namespace sindri::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Bytes that differ along their length, so that a misplaced or repeated
+// chunk shows.
+std::string numbered_bytes(size_t size) {
+  std::string bytes;
+  bytes.reserve(size + 16);
+  for (size_t line = 0; bytes.size() < size; ++line) bytes += std::to_string(line) + "\n";
+  bytes.resize(size);
+  return bytes;
+}
+
+TEST(SharedBodyTest, SmallBodiesStayInMemory) {
+  const auto body = SharedBody::make("{\"small\":true}");
+  EXPECT_EQ(body->bytes(), "{\"small\":true}");
+  EXPECT_EQ(body->file(), -1);
+}
+
+TEST(SharedBodyTest, LargeBodiesLiveInASealedFile) {
+  const size_t files_before = SharedBody::files_in_use();
+  const std::string bytes = numbered_bytes(SharedBody::kFileThreshold + 12345);
+  auto body = SharedBody::make(bytes);
+  ASSERT_GE(body->file(), 0);
+  EXPECT_EQ(body->bytes(), bytes);
+  EXPECT_EQ(SharedBody::files_in_use(), files_before + 1);
+
+  const int seals = fcntl(body->file(), F_GET_SEALS);
+  EXPECT_EQ(seals & (F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL),
+            F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+  EXPECT_EQ(::pwrite(body->file(), "x", 1, 0), -1);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_EQ(body->bytes(), bytes);
+
+  body.reset();
+  EXPECT_EQ(SharedBody::files_in_use(), files_before);
+}
+
+// A client socket with a small receive buffer, so that the server's answer
+// cannot all fit in the kernel and the server must wait for room.
+class SlowClient {
+ public:
+  explicit SlowClient(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    const int buffer = 16 * 1024;
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+    timeval timeout{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+  }
+  ~SlowClient() { ::close(fd_); }
+  SlowClient(const SlowClient&) = delete;
+  SlowClient& operator=(const SlowClient&) = delete;
+
+  bool connected() const { return connected_; }
+  bool send(std::string_view data) { return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == ssize_t(data.size()); }
+  // Reads one answer with a Content-Length, in small reads; "" on failure.
+  // Bytes of the next answer wait for the next call.
+  std::string read_answer(size_t chunk_size) {
+    std::string chunk(chunk_size, '\0');
+    size_t body_start = std::string::npos;
+    size_t length = 0;
+    while (true) {
+      if (body_start == std::string::npos && pending_.find("\r\n\r\n") != std::string::npos) {
+        body_start = pending_.find("\r\n\r\n") + 4;
+        const size_t at = pending_.find("Content-Length: ");
+        if (at == std::string::npos || at > body_start) return "";
+        length = std::stoul(pending_.substr(at + 16));
+      }
+      if (body_start != std::string::npos && pending_.size() >= body_start + length) break;
+      const ssize_t got = ::recv(fd_, chunk.data(), chunk.size(), 0);
+      if (got <= 0) return "";
+      pending_.append(chunk.data(), static_cast<size_t>(got));
+    }
+    std::string answer = pending_.substr(0, body_start + length);
+    pending_.erase(0, body_start + length);
+    return answer;
+  }
+  void read_some() {
+    char chunk[4096];
+    ::recv(fd_, chunk, sizeof chunk, 0);
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+  std::string pending_;
+};
+
+class SharedBodyServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    big_ = SharedBody::make(numbered_bytes(8 * 1024 * 1024));
+    ASSERT_GE(big_->file(), 0);
+    server_ = std::make_unique<Server>(
+        ServerOptions{},
+        [this](Request& request) {
+          Response response;
+          if (request.path == "/big") {
+            response.shared_body = big_;
+          } else {
+            response.body = "small";
+          }
+          return response;
+        },
+        [](int status, std::string_view, std::string_view message) {
+          Response response;
+          response.status = status;
+          response.body = message;
+          return response;
+        });
+    const Status started = server_->start();
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    base_url_ = "http://127.0.0.1:" + std::to_string(server_->port());
+  }
+
+  std::string_view big() const { return big_->bytes(); }
+
+  std::shared_ptr<const SharedBody> big_;
+  std::unique_ptr<Server> server_;
+  std::string base_url_;
+};
+
+TEST_F(SharedBodyServerTest, SendsItWholeAndKeepsTheConnectionInStep) {
+  Client client(base_url_);
+  for (int round = 0; round < 3; ++round) {
+    auto response = client.request("GET", "/big");
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(response->header("content-length"), std::to_string(big().size()));
+    EXPECT_TRUE(response->body == big()) << "round " << round << ": " << response->body.size() << " bytes";
+  }
+  auto head = client.request("HEAD", "/big");
+  ASSERT_TRUE(head.ok()) << head.error().message;
+  EXPECT_EQ(head->body, "");
+  EXPECT_EQ(head->header("content-length"), std::to_string(big().size()));
+  EXPECT_EQ(client.request("GET", "/small")->body, "small");
+  EXPECT_EQ(server_->open_connections(), 1u);
+}
+
+TEST_F(SharedBodyServerTest, WaitsForASlowReader) {
+  SlowClient client(server_->port());
+  ASSERT_TRUE(client.connected());
+  // Both requests at once: the second waits behind the large answer.
+  ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n"));
+  std::this_thread::sleep_for(200ms);  // the server fills the socket and must wait
+  const std::string first = client.read_answer(4096);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << first.substr(0, 200);
+  EXPECT_TRUE(std::string_view(first).substr(first.find("\r\n\r\n") + 4) == big());
+  const std::string second = client.read_answer(4096);
+  EXPECT_NE(second.find("\r\n\r\nsmall"), std::string::npos) << second;
+}
+
+TEST_F(SharedBodyServerTest, OutlivesAReaderThatGoesAwayMidAnswer) {
+  for (int i = 0; i < 3; ++i) {
+    SlowClient client(server_->port());
+    ASSERT_TRUE(client.connected());
+    ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
+    client.read_some();
+  }  // each closes with unread bytes: a reset under the server's sendfile
+  std::this_thread::sleep_for(100ms);
+  Client client(base_url_);
+  auto response = client.request("GET", "/big");
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_TRUE(response->body == big());
+  for (int i = 0; i < 500 && server_->open_connections() > 1; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(server_->open_connections(), 1u);
+}
+
+}  // namespace
+}  // namespace sindri::http
