@@ -34,6 +34,8 @@ bench_init() {
   done
 
   broker_pid=
+  peer_pid=  # a peer server the bench started, nginx say
+  measured_pids=  # whose CPU time run_wrk charges per request; empty: the broker
   wrk_pid=
   perf_pid=
   work=
@@ -47,6 +49,10 @@ bench_cleanup() {
   local status=$?
   if [[ -n $wrk_pid ]]; then kill "$wrk_pid" 2>/dev/null || true; fi
   if [[ -n $perf_pid ]]; then kill -INT "$perf_pid" 2>/dev/null || true; fi
+  if [[ -n $peer_pid ]]; then
+    kill "$peer_pid" 2>/dev/null || true
+    wait "$peer_pid" 2>/dev/null || true
+  fi
   if [[ -n $broker_pid ]]; then
     kill "$broker_pid" 2>/dev/null || true
     wait "$broker_pid" 2>/dev/null || true
@@ -66,8 +72,12 @@ positive_integers() {
 }
 
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
-# CPU time a process has used, in clock ticks (user + system).
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# CPU time processes have used, in clock ticks (user + system), summed.
+cpu_ticks() {
+  local pid stats=()
+  for pid in "$@"; do stats+=("/proc/$pid/stat"); done
+  awk '{ sum += $14 + $15 } END { print sum }' "${stats[@]}"
+}
 # Resident memory of a process in kB (VmRSS; VmHWM is the peak).
 memory_kb() { awk -v field="$2:" '$1 == field { print $2 }' "/proc/$1/status"; }
 
@@ -114,18 +124,19 @@ stop_broker() {
 # Runs wrk with one of the broker_wrk scripts and prints a result row:
 #   scenario backend req/s p50_ms p95_ms p99_ms errors load requests MiB/s cpu_us
 # where cpu_us is the broker's CPU time per request (a database server's
-# own CPU time is not in it). errors counts every failed request: socket
+# own CPU time is not in it), or that of $measured_pids when set. errors counts every failed request: socket
 # errors and timeouts, plus the answers >= 400 wrk counts itself, or, for a
 # script that calls report.lua's count_non_2xx(), every answer outside 2xx.
 # With profile=1 perf records the broker meanwhile, into LOG's name with
 # .perf.data for .log.
 run_wrk() {
   local scenario=$1 backend=$2 script=$3 url=$4 log=$5
-  local load ticks_before ticks_after
+  local load ticks_before ticks_after measured
+  read -r -a measured <<<"${measured_pids:-$broker_pid}"
   load=$(load_average)
-  ticks_before=$(cpu_ticks "$broker_pid")
+  ticks_before=$(cpu_ticks "${measured[@]}")
   if [[ $profile -eq 1 ]]; then
-    perf record -e cpu-clock -F 499 --call-graph dwarf,8192 -p "$broker_pid" -o "${log%.log}.perf.data" >"${log%.log}.perf.log" 2>&1 &
+    perf record -e cpu-clock -F 499 --call-graph dwarf,8192 -p "$(IFS=,; echo "${measured[*]}")" -o "${log%.log}.perf.data" >"${log%.log}.perf.log" 2>&1 &
     perf_pid=$!
   fi
   wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$wrk_dir/$script" "$url" >"$log" 2>&1 || {
@@ -133,7 +144,7 @@ run_wrk() {
     cat "$log" >&2
     return 1
   }
-  ticks_after=$(cpu_ticks "$broker_pid")
+  ticks_after=$(cpu_ticks "${measured[@]}")
   if [[ -n $perf_pid ]]; then
     kill -INT "$perf_pid"
     wait "$perf_pid" || true
