@@ -366,7 +366,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // The head goes with MSG_MORE, to leave in one segment with the start of
   // the body; the body goes from the memfd's pages with sendfile, never
-  // copied through user space. When the socket is full, wait for room.
+  // copied through user space. When the socket is full, wait for room; a
+  // reader that keeps taking bytes is not idle, however large the answer.
   void send_from_file(bool keep_alive, bool drain_after) {
     beast::error_code ec;
     if (!socket_.native_non_blocking()) socket_.native_non_blocking(true, ec);
@@ -374,6 +375,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const int socket = socket_.native_handle();
     const SharedBody& body = *response_.shared_body;
     const auto size = static_cast<off_t>(body.bytes().size());
+    bool progressed = false;
     while (head_sent_ < head_.size() || file_offset_ < size) {
       ssize_t sent = 0;
       if (head_sent_ < head_.size()) {
@@ -382,8 +384,10 @@ class Session : public std::enable_shared_from_this<Session> {
       } else {
         sent = ::sendfile(socket, body.file(), &file_offset_, static_cast<size_t>(size - file_offset_));
       }
+      if (sent > 0) progressed = true;
       if (sent > 0 || (sent < 0 && errno == EINTR)) continue;
       if (sent == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return close();
+      if (progressed) enter(Phase::writing);
       socket_.async_wait(tcp::socket::wait_write,
                          [self = shared_from_this(), keep_alive, drain_after](beast::error_code wait_ec) {
                            if (wait_ec) return self->close();

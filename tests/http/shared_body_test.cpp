@@ -81,9 +81,10 @@ class SlowClient {
 
   bool connected() const { return connected_; }
   bool send(std::string_view data) { return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == ssize_t(data.size()); }
-  // Reads one answer with a Content-Length, in small reads; "" on failure.
-  // Bytes of the next answer wait for the next call.
-  std::string read_answer(size_t chunk_size) {
+  // Reads one answer with a Content-Length, in small reads with `pause`
+  // after each; "" on failure. Bytes of the next answer wait for the next
+  // call.
+  std::string read_answer(size_t chunk_size, std::chrono::microseconds pause = {}) {
     std::string chunk(chunk_size, '\0');
     size_t body_start = std::string::npos;
     size_t length = 0;
@@ -98,6 +99,7 @@ class SlowClient {
       const ssize_t got = ::recv(fd_, chunk.data(), chunk.size(), 0);
       if (got <= 0) return "";
       pending_.append(chunk.data(), static_cast<size_t>(got));
+      std::this_thread::sleep_for(pause);
     }
     std::string answer = pending_.substr(0, body_start + length);
     pending_.erase(0, body_start + length);
@@ -107,6 +109,7 @@ class SlowClient {
     char chunk[4096];
     ::recv(fd_, chunk, sizeof chunk, 0);
   }
+  void finish_sending() { ::shutdown(fd_, SHUT_WR); }
 
  private:
   int fd_;
@@ -119,8 +122,13 @@ class SharedBodyServerTest : public ::testing::Test {
   void SetUp() override {
     big_ = SharedBody::make(numbered_bytes(8 * 1024 * 1024));
     ASSERT_GE(big_->file(), 0);
+    start_server(ServerOptions{});
+  }
+
+  void start_server(ServerOptions options) {
+    server_.reset();
     server_ = std::make_unique<Server>(
-        ServerOptions{},
+        options,
         [this](Request& request) {
           Response response;
           if (request.path == "/big") {
@@ -177,6 +185,39 @@ TEST_F(SharedBodyServerTest, WaitsForASlowReader) {
   EXPECT_TRUE(std::string_view(first).substr(first.find("\r\n\r\n") + 4) == big());
   const std::string second = client.read_answer(4096);
   EXPECT_NE(second.find("\r\n\r\nsmall"), std::string::npos) << second;
+}
+
+// Idle means no progress: an answer that takes longer than the idle timeout
+// to read, read steadily, arrives whole.
+TEST_F(SharedBodyServerTest, ASteadyReaderOutlastsTheIdleTimeout) {
+  ServerOptions options;
+  options.idle_timeout = 1s;
+  start_server(options);
+  SlowClient client(server_->port());
+  ASSERT_TRUE(client.connected());
+  ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
+  const auto started = std::chrono::steady_clock::now();
+  const std::string answer = client.read_answer(16 * 1024, 6ms);
+  ASSERT_FALSE(answer.empty());
+  EXPECT_GT(std::chrono::steady_clock::now() - started, 2s) << "the reader was not slow enough to show anything";
+  EXPECT_TRUE(std::string_view(answer).substr(answer.find("\r\n\r\n") + 4) == big());
+}
+
+// A client that has finished sending and then goes away makes the next
+// sendfile fail with EPIPE, which raises SIGPIPE unless it is ignored.
+TEST_F(SharedBodyServerTest, OutlivesAReaderThatHungUpItsSideFirst) {
+  for (int i = 0; i < 3; ++i) {
+    SlowClient client(server_->port());
+    ASSERT_TRUE(client.connected());
+    ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
+    client.finish_sending();
+    client.read_some();
+  }
+  std::this_thread::sleep_for(100ms);
+  Client client(base_url_);
+  auto response = client.request("GET", "/big");
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_TRUE(response->body == big());
 }
 
 TEST_F(SharedBodyServerTest, OutlivesAReaderThatGoesAwayMidAnswer) {
