@@ -197,6 +197,8 @@ http::Response Broker::metrics_text() {
                     static_cast<double>(pool.wal_checkpoints), true});
   gauges.push_back({"sindri_answer_files", "Large cached answers kept in memfds for sendfile, a descriptor each",
                     static_cast<double>(http::SharedBody::files_in_use())});
+  gauges.push_back({"sindri_target_state_cached_answers", "Target-state answers cached at the newest generation",
+                    static_cast<double>(target_states_.size())});
   for (const auto& source : gauge_sources_) source(gauges);
   http::Response response;
   response.content_type = "text/plain; version=0.0.4";

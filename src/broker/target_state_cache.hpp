@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "http/shared_body.hpp"
 
@@ -20,7 +21,11 @@ class TargetStateCache {
  public:
   // The body cached for this agent and mode at exactly `generation`.
   std::shared_ptr<const http::SharedBody> find(const std::string& key, int64_t generation) const;
+  // Only answers at the newest generation seen can be found again: the
+  // first store at a newer one drops every older answer, with the memory
+  // and descriptor it holds, and a store at an older one keeps nothing.
   void store(const std::string& key, int64_t generation, std::shared_ptr<const http::SharedBody> body);
+  size_t size() const;
 
  private:
   struct Entry {
@@ -29,6 +34,7 @@ class TargetStateCache {
   };
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> entries_;
+  int64_t newest_generation_ = -1;
 };
 
 }  // namespace sindri::broker

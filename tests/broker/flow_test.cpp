@@ -183,6 +183,7 @@ TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
   EXPECT_NE(metrics.body.find("sindri_http_request_duration_seconds_bucket{"), std::string::npos);
   EXPECT_NE(metrics.body.find("sindri_db_pool_in_use "), std::string::npos);
   EXPECT_NE(metrics.body.find("\nsindri_answer_files "), std::string::npos) << metrics.body;
+  EXPECT_NE(metrics.body.find("\nsindri_target_state_cached_answers "), std::string::npos) << metrics.body;
   if (GetParam() != Backend::Sqlite) {
     EXPECT_NE(metrics.body.find("\nsindri_db_pool_limit 50\n"), std::string::npos) << metrics.body;
   } else {
