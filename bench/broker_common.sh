@@ -75,6 +75,7 @@ load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 # CPU time processes have used, in clock ticks (user + system), summed.
 cpu_ticks() {
   local pid stats=()
+  (($# > 0)) || { echo "$bench_name: no process to measure" >&2; return 1; }
   for pid in "$@"; do stats+=("/proc/$pid/stat"); done
   awk '{ sum += $14 + $15 } END { print sum }' "${stats[@]}"
 }
@@ -124,8 +125,8 @@ stop_broker() {
 # Runs wrk with one of the broker_wrk scripts and prints a result row:
 #   scenario backend req/s p50_ms p95_ms p99_ms errors load requests MiB/s cpu_us
 # where cpu_us is the broker's CPU time per request (a database server's
-# own CPU time is not in it), or that of $measured_pids when set. errors counts every failed request: socket
-# errors and timeouts, plus the answers >= 400 wrk counts itself, or, for a
+# own CPU time is not in it), or that of $measured_pids when set. errors
+# counts every failed request: socket errors and timeouts, plus the answers >= 400 wrk counts itself, or, for a
 # script that calls report.lua's count_non_2xx(), every answer outside 2xx.
 # With profile=1 perf records the broker meanwhile, into LOG's name with
 # .perf.data for .log.
