@@ -48,6 +48,7 @@ Status read_setting(BrokerConfig& config, const std::string& name, const Value& 
   if (name == "body_limit") return integer_value(config.body_limit);
   if (name == "template_targets_interval") return integer_value(config.template_targets_interval);
   if (name == "peer_change_delay_ms") return integer_value(config.peer_change_delay_ms);
+  if (name == "shutdown_grace") return integer_value(config.shutdown_grace);
   if (name == "log.level") {
     std::string level;
     if (auto status = string_value(level); !status.ok()) return status;
@@ -104,7 +105,8 @@ Status apply_environment(BrokerConfig& config, const std::function<const char*(c
                                           IntegerVariable{"SINDRI_BODY_LIMIT", &config.body_limit},
                                           IntegerVariable{"SINDRI_TEMPLATE_TARGETS_INTERVAL",
                                                           &config.template_targets_interval},
-                                          IntegerVariable{"SINDRI_PEER_CHANGE_DELAY_MS", &config.peer_change_delay_ms}}) {
+                                          IntegerVariable{"SINDRI_PEER_CHANGE_DELAY_MS", &config.peer_change_delay_ms},
+                                          IntegerVariable{"SINDRI_SHUTDOWN_GRACE", &config.shutdown_grace}}) {
     if (const char* value = lookup(variable.name)) {
       auto parsed = parse_integer(value, variable.name);
       if (!parsed.ok()) return parsed.error();
@@ -130,6 +132,10 @@ Status validate_config(const BrokerConfig& config) {
   if (config.peer_change_delay_ms < 0 || config.peer_change_delay_ms > 60000) {
     return make_error("peer change delay must be between 0 and 60000 ms, got " +
                       std::to_string(config.peer_change_delay_ms));
+  }
+  if (config.shutdown_grace < 0 || config.shutdown_grace > 3600) {
+    return make_error("shutdown grace must be between 0 and 3600 seconds, got " +
+                      std::to_string(config.shutdown_grace));
   }
   if (config.body_limit < 1024) {
     return make_error("body limit must be at least 1024 bytes, got " + std::to_string(config.body_limit));

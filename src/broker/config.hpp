@@ -14,6 +14,9 @@
 //   body_limit: 10485760          SINDRI_BODY_LIMIT (bytes)
 //   template_targets_interval: 60 SINDRI_TEMPLATE_TARGETS_INTERVAL (seconds between
 //                                 full recomputations of template targets)
+//   shutdown_grace: 10            SINDRI_SHUTDOWN_GRACE (seconds a stop waits for requests
+//                                 that have begun to arrive and answers being sent; a
+//                                 second SIGTERM or SIGINT ends it at once)
 //   peer_change_delay_ms: 1       SINDRI_PEER_CHANGE_DELAY_MS (how long a change made
 //                                 through another broker sharing the database, a revoked
 //                                 PAK included, may go unseen here; 0: not at all)
@@ -40,6 +43,7 @@ struct BrokerConfig {
   int64_t threads = 4;
   int64_t body_limit = 10 * 1024 * 1024;
   int64_t template_targets_interval = 60;
+  int64_t shutdown_grace = 10;  // seconds
   // A read of the database's counters serves this broker's requests for this
   // long (a round trip per request on PostgreSQL otherwise); its own writes
   // are always seen at once.

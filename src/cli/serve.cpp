@@ -1,13 +1,17 @@
 // `sindri serve`: the broker. Settings come from defaults, a configuration
 // file, SINDRI_* variables and flags (see broker/config.hpp); SIGTERM or
-// SIGINT stops it gracefully.
+// SIGINT stops it gracefully, and a second one ends the stop's grace.
 
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <thread>
 
 #include "broker/broker.hpp"
 #include "broker/config.hpp"
@@ -21,7 +25,7 @@ namespace {
 
 struct ServeFlags {
   std::optional<std::string> config_file, listen, database, database_schema, admin_pak_file, log_level, address_file;
-  std::optional<int64_t> threads, body_limit, database_pool_size, peer_change_delay_ms;
+  std::optional<int64_t> threads, body_limit, database_pool_size, peer_change_delay_ms, shutdown_grace;
 };
 
 Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
@@ -45,6 +49,7 @@ Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
   if (flags.threads) config.threads = *flags.threads;
   if (flags.body_limit) config.body_limit = *flags.body_limit;
   if (flags.peer_change_delay_ms) config.peer_change_delay_ms = *flags.peer_change_delay_ms;
+  if (flags.shutdown_grace) config.shutdown_grace = *flags.shutdown_grace;
   if (flags.log_level) {
     auto level = broker::parse_log_level(*flags.log_level);
     if (!level) return make_error("--log-level: expected debug, info, warn or error, got \"" + *flags.log_level + "\"");
@@ -65,8 +70,40 @@ void keep_freed_memory() {
   mallopt(M_MMAP_THRESHOLD, 16 << 20);
 }
 
+// The soft limit on open descriptors is often 1024 where the hard one is far
+// higher; every connection takes one, and so does every large cached answer.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+const char* signal_name(int signal_number) { return signal_number == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
+// Stops the server; a second stop signal meanwhile, from someone who will
+// not wait out the grace, ends it.
+void stop_on_signal(http::Server& server, const sigset_t& stop_signals, broker::Logger& log) {
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  log.info("stopping", {{"signal", Value(signal_name(received))}});
+  std::atomic<bool> stopped{false};
+  std::thread impatience([&] {
+    int again = 0;
+    sigwait(&stop_signals, &again);
+    if (stopped.load()) return;
+    log.warn("second signal: closing every connection now", {{"signal", Value(signal_name(again))}});
+    server.end_grace();
+  });
+  server.stop();
+  stopped.store(true);
+  pthread_kill(impatience.native_handle(), SIGTERM);
+  impatience.join();
+}
+
 int serve(const ServeFlags& flags) {
   keep_freed_memory();
+  raise_descriptor_limit();
   auto config = load_config(flags);
   if (!config.ok()) {
     print_error(config.error().message);
@@ -103,6 +140,7 @@ int serve(const ServeFlags& flags) {
   server_options.port = address.port;
   server_options.threads = static_cast<unsigned>(config->threads);
   server_options.body_limit = static_cast<size_t>(config->body_limit);
+  server_options.stop_grace = std::chrono::seconds(config->shutdown_grace);
   server_options.on_refused = [&broker](std::string_view method, int status, std::chrono::nanoseconds elapsed) {
     broker.observe_refused(method, status, elapsed);
   };
@@ -126,10 +164,7 @@ int serve(const ServeFlags& flags) {
                          {"database", Value(config->database_url.substr(0, config->database_url.find(':')))},
                          {"threads", Value(config->threads)}});
 
-  int received = 0;
-  sigwait(&stop_signals, &received);
-  log.info("stopping", {{"signal", Value(received == SIGTERM ? "SIGTERM" : "SIGINT")}});
-  server.stop();
+  stop_on_signal(server, stop_signals, log);
   log.info("stopped");
   return 0;
 }
@@ -153,6 +188,8 @@ Verb add_serve(CLI::App& app) {
   option("--body-limit", flags->body_limit, "Largest request body in bytes (default 10 MiB)");
   option("--peer-change-delay-ms", flags->peer_change_delay_ms,
          "How long another broker's changes to this database may go unseen here (default 1; 0: none)");
+  option("--shutdown-grace", flags->shutdown_grace,
+         "Seconds a stop waits for requests under way (default 10; a second SIGTERM or SIGINT ends it)");
   option("--log-level", flags->log_level, "debug, info, warn or error (default info)");
   option("--address-file", flags->address_file, "Write the bound HOST:PORT here once listening");
   return Verb{command, [flags] { return serve(*flags); }};

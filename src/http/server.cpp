@@ -556,6 +556,14 @@ struct Server::Impl : ServerState {
     });
   }
 
+  void end_grace() {
+    const Clock::time_point now = Clock::now();
+    std::lock_guard lock(sessions_mutex);
+    if (!stopping.load(std::memory_order_relaxed)) return;
+    stop_deadline.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+    for (Session* session : sessions) session->close_if_idle_later(true, now);
+  }
+
   // Joins the workers once; a second caller waits for the first.
   void join_workers() {
     std::vector<std::thread> joined;
@@ -631,6 +639,8 @@ void Server::stop() {
   // calls wait() or destroys the server does.
   if (!impl_->on_worker_thread()) impl_->join_workers();
 }
+
+void Server::end_grace() { impl_->end_grace(); }
 
 void Server::wait() { impl_->join_workers(); }
 

@@ -97,6 +97,9 @@ class Server {
   // answered (with `Connection: close`), then close idle connections. Safe to
   // call from a signal-watching thread; returns once the workers have exited.
   void stop();
+  // Ends a stop's grace at once: connections still receiving a request or
+  // sending an answer close now. Handlers already running still finish.
+  void end_grace();
   // Blocks until stop() has completed.
   void wait();
 

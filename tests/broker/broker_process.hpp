@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -171,7 +172,25 @@ class BrokerProcess {
   // SIGTERM and wait; returns the exit status (-1 if not running).
   int stop() { return signal_and_wait(SIGTERM); }
   int kill() { return signal_and_wait(SIGKILL); }
+  void send_signal(int signal_number) const {
+    if (pid_ > 0) ::kill(pid_, signal_number);
+  }
+  // The exit status once the broker has exited, if it does within `limit`.
+  std::optional<int> wait_for_exit(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (pid_ > 0) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return exit_status(status);
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return std::nullopt;
+  }
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
 
   // A client with a PAK set ("" for none).
   std::unique_ptr<sindri::http::Client> client(const std::string& pak) const {
@@ -201,8 +220,10 @@ class BrokerProcess {
     int status = 0;
     waitpid(pid_, &status, 0);
     pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return exit_status(status);
   }
+
+  static int exit_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
   static fs::path scratch_directory() {
     std::string pattern = (fs::temp_directory_path() / "sindri-broker-XXXXXX").string();

@@ -26,6 +26,7 @@ TEST(BrokerConfig, DefaultsFollowTheSeed) {
   EXPECT_EQ(config.database_pool_size, 50);
   EXPECT_EQ(config.admin_pak_file, "./admin.pak");
   EXPECT_EQ(config.peer_change_delay_ms, 1);
+  EXPECT_EQ(config.shutdown_grace, 10);
   EXPECT_TRUE(validate_config(config).ok());
 }
 
@@ -33,7 +34,8 @@ TEST(BrokerConfig, FileThenEnvironmentOverride) {
   const fs::path file = write_temp("sindri-config.yaml",
                                    "listen: 0.0.0.0:9000\n"
                                    "database:\n  url: postgres://db/sindri\n  schema: tenant_a\n  pool_size: 20\n"
-                                   "threads: 8\ntemplate_targets_interval: 30\npeer_change_delay_ms: 0\nlog:\n  level: debug\n");
+                                   "threads: 8\ntemplate_targets_interval: 30\npeer_change_delay_ms: 0\nshutdown_grace: 0\n"
+                                   "log:\n  level: debug\n");
   BrokerConfig config;
   ASSERT_TRUE(apply_config_file(config, file.string()).ok());
   EXPECT_EQ(config.listen, "0.0.0.0:9000");
@@ -43,12 +45,14 @@ TEST(BrokerConfig, FileThenEnvironmentOverride) {
   EXPECT_EQ(config.threads, 8);
   EXPECT_EQ(config.template_targets_interval, 30);
   EXPECT_EQ(config.peer_change_delay_ms, 0);
+  EXPECT_EQ(config.shutdown_grace, 0);
   EXPECT_EQ(config.log_level, LogLevel::Debug);
 
   const std::map<std::string, std::string> environment = {{"SINDRI_DATABASE_POOL_SIZE", "5"},
                                                            {"SINDRI_LOG_LEVEL", "warn"},
                                                            {"SINDRI_TEMPLATE_TARGETS_INTERVAL", "5"},
-                                                           {"SINDRI_PEER_CHANGE_DELAY_MS", "250"}};
+                                                           {"SINDRI_PEER_CHANGE_DELAY_MS", "250"},
+                                                           {"SINDRI_SHUTDOWN_GRACE", "30"}};
   ASSERT_TRUE(apply_environment(config, [&](const char* name) -> const char* {
                 auto it = environment.find(name);
                 return it == environment.end() ? nullptr : it->second.c_str();
@@ -57,6 +61,7 @@ TEST(BrokerConfig, FileThenEnvironmentOverride) {
   EXPECT_EQ(config.log_level, LogLevel::Warn);
   EXPECT_EQ(config.template_targets_interval, 5);
   EXPECT_EQ(config.peer_change_delay_ms, 250);
+  EXPECT_EQ(config.shutdown_grace, 30);
   EXPECT_EQ(config.threads, 8);
   fs::remove(file);
 }
@@ -113,6 +118,15 @@ TEST(BrokerConfig, ValidationCatchesBadValues) {
   config.peer_change_delay_ms = 60001;
   EXPECT_FALSE(validate_config(config).ok());
   config.peer_change_delay_ms = 60000;
+  EXPECT_TRUE(validate_config(config).ok());
+  config.shutdown_grace = -1;
+  auto negative_grace = validate_config(config);
+  ASSERT_FALSE(negative_grace.ok());
+  EXPECT_NE(negative_grace.error().message.find("shutdown grace"), std::string::npos)
+      << negative_grace.error().message;
+  config.shutdown_grace = 3601;
+  EXPECT_FALSE(validate_config(config).ok());
+  config.shutdown_grace = 3600;
   EXPECT_TRUE(validate_config(config).ok());
 }
 

@@ -2,7 +2,10 @@
 // file, from SINDRI_* variables and from flags, each overriding the one
 // before, and it logs one JSON object per line.
 
+#include <sys/resource.h>
+
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "broker_process.hpp"
@@ -145,6 +148,70 @@ TEST(Serve, SigtermAnswersTheRequestInFlightThenExits) {
   const Reply generators = call(*admin, "GET", "/api/v1/generators");
   ASSERT_EQ(generators.status, 200);
   EXPECT_NE(generators.body.find("sent-across-the-stop"), std::string::npos) << generators.body;
+}
+
+// Each connection takes a descriptor, and so does each large cached answer:
+// the broker raises its soft limit to the hard one.
+TEST(Serve, RaisesTheDescriptorLimitToTheHardLimit) {
+  rlimit inherited{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &inherited), 0);
+  if (inherited.rlim_max <= 256) GTEST_SKIP() << "the hard limit leaves nothing to raise";
+  rlimit lowered = inherited;
+  lowered.rlim_cur = 256;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start();
+  setrlimit(RLIMIT_NOFILE, &inherited);
+
+  std::ifstream limits("/proc/" + std::to_string(broker.pid()) + "/limits");
+  std::string line;
+  while (std::getline(limits, line) && line.rfind("Max open files", 0) != 0) {
+  }
+  std::istringstream fields(line.substr(std::string_view("Max open files").size()));
+  std::string soft, hard;
+  fields >> soft >> hard;
+  EXPECT_EQ(soft, hard) << line;
+  EXPECT_NE(soft, "256") << line;
+}
+
+// A request that has begun to arrive and never finishes: what a stop's
+// grace waits for.
+void begin_a_request_that_never_finishes(RawConnection& connection, const std::string& admin_pak) {
+  connection.send("POST /api/v1/generators HTTP/1.1\r\nHost: broker\r\nAuthorization: Bearer " + admin_pak +
+                  "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+}
+
+// The default grace (10 s) would outlast the wait below.
+TEST(Serve, TheShutdownGraceBoundsHowLongAStopWaits) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start({"--shutdown-grace", "1"});
+  RawConnection stalled(broker.port());
+  ASSERT_TRUE(stalled.connected());
+  begin_a_request_that_never_finishes(stalled, broker.admin_pak());
+  broker.send_signal(SIGTERM);
+  const std::optional<int> status = broker.wait_for_exit(std::chrono::seconds(6));
+  ASSERT_TRUE(status.has_value()) << "still running 6 s after SIGTERM with a 1 s grace:\n" << broker.log();
+  EXPECT_EQ(*status, 0) << broker.log();
+  EXPECT_EQ(stalled.read_all(), "");
+}
+
+TEST(Serve, ASecondSignalEndsTheGrace) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start({"--shutdown-grace", "60"});
+  RawConnection stalled(broker.port());
+  ASSERT_TRUE(stalled.connected());
+  begin_a_request_that_never_finishes(stalled, broker.admin_pak());
+  broker.send_signal(SIGTERM);
+  EXPECT_FALSE(broker.wait_for_exit(std::chrono::milliseconds(1500)).has_value())
+      << "a stop must wait for a request that has begun to arrive:\n" << broker.log();
+  broker.send_signal(SIGINT);
+  const std::optional<int> status = broker.wait_for_exit(std::chrono::seconds(6));
+  ASSERT_TRUE(status.has_value()) << "still running 6 s after a second signal:\n" << broker.log();
+  EXPECT_EQ(*status, 0) << broker.log();
+  EXPECT_NE(broker.log().find(R"("message":"second signal: closing every connection now")"), std::string::npos)
+      << broker.log();
+  EXPECT_NE(broker.log().find(R"("message":"stopped")"), std::string::npos) << broker.log();
 }
 
 }  // namespace
