@@ -13,7 +13,11 @@
 namespace sindri::broker {
 namespace {
 
-ApiError template_error(const char* code, const tera::TemplateError& error, std::string_view pointer) {
+// `shown_name`, when given, names the template in place of the name it was
+// compiled under (the cache shares one compiled template among versions).
+ApiError template_error(const char* code, tera::TemplateError error, std::string_view pointer,
+                        std::string_view shown_name = {}) {
+  if (!shown_name.empty()) error.template_name = std::string(shown_name);
   Object details;
   if (!pointer.empty()) details.push_back({Value("pointer"), Value(pointer)});
   details.push_back({Value("template"), Value(error.template_name)});
@@ -53,6 +57,11 @@ ApiResult<std::shared_ptr<const schema::CompiledSchema>> compiled_schema(std::st
   cache.add(key, shared);
   return shared;
 }
+
+// Templates come from any generator and their objects must be reproducible:
+// no clock, no randomness, and no reading the broker's environment, which
+// holds its database URL.
+const tera::RenderOptions kBrokerRendering{.isolated = true};
 
 tera::TemplateCache& template_cache() {
   static tera::TemplateCache cache(1024);
@@ -102,9 +111,9 @@ std::optional<tera::TemplateError> unreachable_reference(const tera::Template& t
 }  // namespace
 
 ApiResult<Ok> check_template_content(std::string_view name, std::string_view content) {
-  auto compiled = tera::compile(name, content);
+  auto compiled = template_cache().get_or_compile(name, content);
   if (!compiled.ok()) return template_error("template_syntax_error", compiled.error(), "/template_content");
-  const auto problems = tera::check(**compiled);
+  const auto problems = tera::check(**compiled, tera::CheckOptions{.isolated = true});
   if (!problems.empty()) return template_error("template_syntax_error", problems.front(), "/template_content");
   if (auto unreachable = unreachable_reference(**compiled, name)) {
     return template_error("template_syntax_error", *unreachable, "/template_content");
@@ -134,17 +143,19 @@ ApiResult<Ok> check_parameters_schema(std::string_view schema_text) {
 
 ApiResult<CompiledTemplateVersion> compile_template_version(const TemplateVersion& version) {
   BROKER_TRY(parameters_schema, compiled_schema(version.parameters_schema));
-  auto tpl = template_cache().get_or_compile(display_name(version), version.content);
-  if (!tpl.ok()) return template_error("template_syntax_error", tpl.error(), "");
-  return CompiledTemplateVersion{std::move(tpl).value(), std::move(parameters_schema)};
+  // Compiled under the bare name, as at creation, so that creation's parse
+  // is the only one.
+  auto tpl = template_cache().get_or_compile(version.name, version.content);
+  if (!tpl.ok()) return template_error("template_syntax_error", tpl.error(), "", display_name(version));
+  return CompiledTemplateVersion{std::move(tpl).value(), std::move(parameters_schema), display_name(version)};
 }
 
 ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters) {
   const Value context = schema::apply_defaults(*version.parameters_schema, parameters);
   const auto violations = schema::validate(*version.parameters_schema, context);
   if (!violations.empty()) return parameter_violations(violations);
-  auto rendered = tera::render(*version.tpl, context);
-  if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "");
+  auto rendered = tera::render(*version.tpl, context, kBrokerRendering);
+  if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "", version.display_name);
   auto manifests = check_manifests(*rendered, "");
   if (!manifests.ok()) {
     ApiError error = std::move(manifests).error();

@@ -30,8 +30,11 @@ struct TemplateVersion {
 };
 
 // At creation: the Tera syntax, unknown filters, tests and functions
-// included, and no other template named by extends, import or include
-// without `ignore missing` (400 template_syntax_error with line and column).
+// included, no call of now, get_random or get_env (the output must follow
+// from the parameters alone), and no other template named by extends,
+// import or include without `ignore missing` (400 template_syntax_error
+// with line and column). The compiled template stays in the cache that
+// rendering uses.
 ApiResult<Ok> check_template_content(std::string_view name, std::string_view content);
 // At creation: JSON text holding a valid JSON Schema (400
 // invalid_parameters_schema naming the problem).
@@ -43,6 +46,7 @@ ApiResult<Ok> check_parameters_schema(std::string_view schema_text);
 struct CompiledTemplateVersion {
   std::shared_ptr<const tera::Template> tpl;
   std::shared_ptr<const schema::CompiledSchema> parameters_schema;
+  std::string display_name;  // "NAME vVERSION", for errors
 };
 ApiResult<CompiledTemplateVersion> compile_template_version(const TemplateVersion& version);
 

@@ -61,11 +61,18 @@ struct FunctionDef {
   std::string_view name;
   std::vector<std::string_view> params;
   FunctionFn fn;
+  // What the result depends on besides the arguments ("the clock"); empty
+  // when it follows from them alone. Such functions are errors where a
+  // template renders in isolation.
+  std::string_view reads = {};
 };
 
 const FilterDef* find_filter(std::string_view name);
 const TestDef* find_test(std::string_view name);
 const FunctionDef* find_function(std::string_view name);
+// Why a function that reads something besides its arguments is refused
+// where a template renders in isolation.
+std::string isolation_message(const FunctionDef& def);
 
 // Tera's text form of a value, as `{{ value }}` prints it: strings as they
 // are, numbers as Rust prints them, null as nothing, arrays as

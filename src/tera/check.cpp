@@ -14,7 +14,7 @@ namespace {
 
 class Checker {
  public:
-  explicit Checker(const Template& tpl) : tpl_(tpl) {}
+  Checker(const Template& tpl, const CheckOptions& options) : tpl_(tpl), options_(options) {}
 
   std::vector<TemplateError> run() {
     walk_body(tpl_.ast);
@@ -61,6 +61,7 @@ class Checker {
           report(e.span, "unknown function `" + std::string(e.name) + "`");
         } else {
           check_names(e.span, "function", e.name, e.args, e.function_def->params);
+          if (options_.isolated && !e.function_def->reads.empty()) report(e.span, isolation_message(*e.function_def));
         }
         for (const NamedArg& a : e.args) walk_expr(*a.value);
         break;
@@ -120,6 +121,7 @@ class Checker {
   }
 
   const Template& tpl_;
+  const CheckOptions& options_;
   std::vector<TemplateError> errors_;
 };
 
@@ -160,7 +162,9 @@ std::vector<TemplateError> check(std::string_view name, std::string_view source)
   return check(**compiled);
 }
 
-std::vector<TemplateError> check(const Template& tpl) { return Checker(tpl).run(); }
+std::vector<TemplateError> check(const Template& tpl, const CheckOptions& options) {
+  return Checker(tpl, options).run();
+}
 
 std::vector<TemplateReference> referenced_templates(const Template& tpl) {
   std::vector<TemplateReference> references;

@@ -494,6 +494,7 @@ class Renderer {
 
   bool call_function(const Expr& e, Value& out) {
     if (!e.function_def) return fail(e.span, "Function '" + std::string(e.name) + "' not found");
+    if (options_.isolated && !e.function_def->reads.empty()) return fail(e.span, isolation_message(*e.function_def));
     ArgFrame frame(arg_stack_);
     if (!eval_args(e.args)) return false;
     Result<Value> r = e.function_def->fn(frame.args());

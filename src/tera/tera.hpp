@@ -44,6 +44,15 @@ struct RenderOptions {
   bool autoescape = false;                     // the output is YAML, so off by default
   size_t max_output_bytes = 256u << 20;        // also the largest string a template may build
   uint64_t max_steps = 100'000'000;            // loop iterations plus macro calls plus includes
+  // The output follows from the template and the context alone: calling a
+  // function that reads the clock, a random source or the environment (now,
+  // get_random, get_env) is an error. For templates from untrusted authors
+  // and output that must be reproducible.
+  bool isolated = false;
+};
+
+struct CheckOptions {
+  bool isolated = false;  // as RenderOptions::isolated: now, get_random and get_env are errors
 };
 
 // Parses one template. Only the syntax is checked: unknown filters, tests and
@@ -55,7 +64,7 @@ Result<TemplatePtr, TemplateError> compile(std::string_view name, std::string_vi
 // macros called with arguments they do not declare. Empty when all is well.
 std::vector<TemplateError> check(std::string_view name, std::string_view source);
 // The same for a template already compiled.
-std::vector<TemplateError> check(const Template& tpl);
+std::vector<TemplateError> check(const Template& tpl, const CheckOptions& options = {});
 
 // A tag naming another template: the parent it extends, a template it imports
 // macros from, or one it includes. Only an Environment holds other templates;

@@ -915,6 +915,39 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   EXPECT_EQ(int_at(unchanged.json, "/version"), 1);
 }
 
+// A template's output must follow from its parameters (reconstruction
+// depends on it), and a generator must not read the broker's environment,
+// which holds its database URL: now, get_random and get_env are refused at
+// creation and update, at the call.
+TEST_P(Templates, FunctionsReadingTheClockRandomnessOrTheEnvironmentAreRejected) {
+  struct Case {
+    std::string call;
+    std::string reads;
+  };
+  const std::vector<Case> cases = {{"get_env(name=\"SINDRI_DATABASE_URL\")", "the process's environment"},
+                                   {"now()", "the clock"},
+                                   {"get_random(start=0, end=10)", "a random source"}};
+  const std::string template_id = make_template(*alice_.client, "cm", kConfigMapTemplate, kConfigMapSchema);
+  for (const Case& bad : cases) {
+    SCOPED_TRACE(bad.call);
+    const std::string content = std::string(kConfigMapTemplate) + "data:\n  leak: \"{{ " + bad.call + " }}\"\n";
+    for (const bool update : {false, true}) {
+      Reply reply = update ? call(*alice_.client, "PUT", "/api/v1/templates/" + template_id,
+                                  update_body(content, kConfigMapSchema))
+                           : call(*alice_.client, "POST", "/api/v1/templates",
+                                  template_body("leaky", content, kConfigMapSchema));
+      EXPECT_TRUE(is_error(reply, 400, "template_syntax_error")) << (update ? "PUT" : "POST");
+      EXPECT_EQ(text_of(details_of(reply), "pointer"), "/template_content") << reply.body;
+      EXPECT_EQ(line_in_details(reply), 6) << reply.body;
+      EXPECT_EQ(int_at(details_of(reply), "/column"), 13) << reply.body;
+      EXPECT_NE(text_of(reply.json, "message").find("reads " + bad.reads), std::string::npos) << reply.body;
+    }
+  }
+  Reply listed = call(*admin_, "GET", "/api/v1/templates?all_versions=true");
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_EQ(listed.json.size(), 1u) << listed.body;
+}
+
 // The broker renders each template alone: a template naming another (to
 // extend, import from or include) could never render, so creation refuses
 // it, at the tag. An include with `ignore missing` renders nothing instead.

@@ -153,6 +153,34 @@ TEST(Check, TakesACompiledTemplateToo) {
   for (size_t i = 0; i < compiled.size(); ++i) EXPECT_EQ(compiled[i].describe(), from_source[i].describe());
 }
 
+// Isolated: the output follows from the template and its data alone, so
+// the functions reading the clock, randomness or the environment are
+// errors at their call, in check and in render; elsewhere they work.
+TEST(Isolation, RefusesFunctionsThatReadTheOutsideWorld) {
+  const std::string_view source = "a\n{% if true %}{{ now() }}{% endif %}\n{{ get_random(start=1, end=2) }}"
+                                  "{{ get_env(name='HOME', default='x') }}{{ range(end=2) | length }}";
+  auto tpl = tera::compile("t.tera", source);
+  ASSERT_TRUE(tpl) << tpl.error().describe();
+  EXPECT_TRUE(tera::check(**tpl).empty());
+  const auto errors = tera::check(**tpl, tera::CheckOptions{.isolated = true});
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].location.line, 2u);
+  EXPECT_EQ(errors[0].location.column, 17u);
+  EXPECT_NE(errors[0].message.find("`now` reads the clock"), std::string::npos) << errors[0].describe();
+  EXPECT_EQ(errors[1].location.line, 3u);
+  EXPECT_NE(errors[1].message.find("`get_random` reads a random source"), std::string::npos);
+  EXPECT_NE(errors[2].message.find("`get_env` reads the process's environment"), std::string::npos);
+
+  EXPECT_TRUE(tera::render(**tpl, Value(Object{})).ok());
+  auto isolated = tera::render(**tpl, Value(Object{}), tera::RenderOptions{.isolated = true});
+  ASSERT_FALSE(isolated.ok());
+  EXPECT_EQ(isolated.error().location.line, 2u);
+  EXPECT_NE(isolated.error().message.find("`now` reads the clock"), std::string::npos) << isolated.error().describe();
+  auto pure = tera::compile("p.tera", "{{ range(end=3) | join(sep=',') }}");
+  ASSERT_TRUE(pure);
+  EXPECT_EQ(tera::render(**pure, Value(Object{}), tera::RenderOptions{.isolated = true}).value(), "0,1,2");
+}
+
 namespace {
 
 // "kind name@line:column", with " ignore missing" when the include says so.

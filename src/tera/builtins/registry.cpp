@@ -123,10 +123,10 @@ const NameIndex<TestDef>& tests() {
 const NameIndex<FunctionDef>& functions() {
   static const NameIndex<FunctionDef> defs({
       {"range", {"start", "end", "step_by"}, fn_range},
-      {"now", {"timestamp", "utc"}, fn_now},
+      {"now", {"timestamp", "utc"}, fn_now, "the clock"},
       {"throw", {"message"}, fn_throw},
-      {"get_random", {"start", "end"}, fn_get_random},
-      {"get_env", {"name", "default"}, fn_get_env},
+      {"get_random", {"start", "end"}, fn_get_random, "a random source"},
+      {"get_env", {"name", "default"}, fn_get_env, "the process's environment"},
   });
   return defs;
 }
@@ -136,5 +136,10 @@ const NameIndex<FunctionDef>& functions() {
 const FilterDef* find_filter(std::string_view name) { return filters().find(name); }
 const TestDef* find_test(std::string_view name) { return tests().find(name); }
 const FunctionDef* find_function(std::string_view name) { return functions().find(name); }
+
+std::string isolation_message(const FunctionDef& def) {
+  return "function `" + std::string(def.name) + "` reads " + std::string(def.reads) +
+         ": not available here, where the output must follow from the template and its data alone";
+}
 
 }  // namespace sindri::tera
