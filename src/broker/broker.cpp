@@ -159,7 +159,7 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
     response.shared_body = document;
     return response;
   }
-  auto match = router_.match(request.method, request.path);
+  auto match = router_.match(request.method, request.raw_path);
   if (match.handler == nullptr) {
     route = "unmatched";
     if (match.status == 405) {

@@ -78,7 +78,9 @@ Status parse_target(Request& request) {
     return make_error("the request target must be a path");
   }
   const size_t query_start = target.find('?');
-  auto path = percent_decode(target.substr(0, query_start));
+  request.raw_path = target.substr(0, query_start);
+  if (request.raw_path.empty()) request.raw_path = "/";
+  auto path = percent_decode(request.raw_path);
   if (!path) return make_error("malformed request path: " + path.error().message);
   if (path->find('\0') != std::string::npos) return make_error("the request path contains a NUL byte");
   if (path->empty()) *path = "/";

@@ -1,10 +1,11 @@
-// Matching works on the percent-decoded path the server hands over, split on
-// '/'. A parameter therefore cannot hold an encoded slash ("%2F" decodes
-// before the split and makes an extra segment); our ids never contain one.
+// Matching splits the path as sent on '/' and decodes each segment after,
+// so an encoded slash belongs to its segment: label keys such as
+// "app.kubernetes.io/name" travel inside one parameter.
 
 #include "http/router.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace sindri::http {
 
@@ -29,14 +30,30 @@ bool for_each_segment(std::string_view path, Visit visit) {
   }
 }
 
-bool path_matches(const std::vector<std::string>& segments, std::string_view path) {
-  size_t index = 0;
+// The decoded segments of a path as sent; nullopt when it is not a path or
+// a segment does not decode.
+std::optional<std::vector<std::string>> decoded_segments(std::string_view path) {
+  std::vector<std::string> segments;
   const bool walked = for_each_segment(path, [&](std::string_view segment) {
-    if (index == segments.size()) return false;
-    const std::string& expected = segments[index++];
-    return is_parameter(expected) ? !segment.empty() : segment == expected;
+    if (segment.find('%') == std::string_view::npos) {
+      segments.emplace_back(segment);
+      return true;
+    }
+    auto decoded = percent_decode(segment);
+    if (!decoded) return false;
+    segments.push_back(std::move(decoded).value());
+    return true;
   });
-  return walked && index == segments.size();
+  if (!walked) return std::nullopt;
+  return segments;
+}
+
+bool path_matches(const std::vector<std::string>& pattern, const std::vector<std::string>& path) {
+  if (pattern.size() != path.size()) return false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (is_parameter(pattern[i]) ? path[i].empty() : path[i] != pattern[i]) return false;
+  }
+  return true;
 }
 
 // A literal segment beats a parameter at the first position where two
@@ -68,7 +85,14 @@ void Router::add(std::string_view method, std::string_view pattern, RouteHandler
   routes_.push_back(std::move(route));
 }
 
-Router::Match Router::match(std::string_view method, std::string_view path) const {
+Router::Match Router::match(std::string_view method, std::string_view raw_path) const {
+  Match match;
+  const std::optional<std::vector<std::string>> decoded = decoded_segments(raw_path);
+  if (!decoded) {
+    match.status = 404;
+    return match;
+  }
+  const std::vector<std::string>& path = *decoded;
   auto best_for = [&](std::string_view wanted) {
     const Route* best = nullptr;
     for (const Route& route : routes_) {
@@ -81,18 +105,13 @@ Router::Match Router::match(std::string_view method, std::string_view path) cons
   // HEAD is GET without the body (the server drops it), unless a route says otherwise.
   if (!best && method == "HEAD") best = best_for("GET");
 
-  Match match;
   if (best) {
     match.handler = &best->handler;
     match.pattern = best->pattern;
-    size_t index = 0;
-    for_each_segment(path, [&](std::string_view segment) {
-      const std::string& expected = best->segments[index++];
-      if (is_parameter(expected)) {
-        match.params.values.emplace_back(expected.substr(1, expected.size() - 2), segment);
-      }
-      return true;
-    });
+    for (size_t i = 0; i < path.size(); ++i) {
+      const std::string& expected = best->segments[i];
+      if (is_parameter(expected)) match.params.values.emplace_back(expected.substr(1, expected.size() - 2), path[i]);
+    }
     return match;
   }
 

@@ -28,6 +28,9 @@ struct Request {
   std::string method;  // "GET", "POST", ...
   std::string target;  // as sent: path and query
   std::string path;    // percent-decoded path, without the query
+  // The path as sent, still percent-encoded: what the router splits, so
+  // that "%2F" in a segment is a '/' inside a parameter, not a separator.
+  std::string raw_path;
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
   std::vector<Header> headers;
   std::string body;

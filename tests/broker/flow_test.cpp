@@ -247,6 +247,43 @@ TEST_P(DeploymentFlow, LabelChangesRetargetAgents) {
   EXPECT_EQ(targets(), 1u);
 }
 
+// Kubernetes-style keys hold a '/': sent encoded ("%2F") they stay inside
+// their path segment, so such labels and annotations can be removed too.
+TEST_P(DeploymentFlow, LabelsAndAnnotationKeysWithASlashCanBeRemoved) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+  const std::string system_id = text_of(*call(*admin, "GET", "/api/v1/generators").json.at(0), "id");
+  const std::string stack = "/api/v1/stacks/" +
+      text_of(call(*admin, "POST", "/api/v1/stacks", R"({"name":"s","generator_id":")" + system_id + R"("})").json, "id");
+  const std::string agent =
+      "/api/v1/agents/" +
+      text_of(*call(*admin, "POST", "/api/v1/agents", R"({"name":"a","cluster_name":"c"})").json.find("agent"), "id");
+  const std::string tpl =
+      "/api/v1/templates/" +
+      text_of(call(*admin, "POST", "/api/v1/templates",
+                   R"({"name":"t","template_content":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",)"
+                   R"("parameters_schema":"{}"})")
+                  .json,
+              "id");
+  for (const std::string& owner : {stack, agent, tpl}) {
+    SCOPED_TRACE(owner);
+    ASSERT_EQ(call(*admin, "POST", owner + "/labels", R"("app.kubernetes.io/name=web")").status, 201);
+    ASSERT_EQ(call(*admin, "POST", owner + "/annotations", R"({"key":"example.com/owner","value":"ops"})").status,
+              201);
+    EXPECT_EQ(call(*admin, "DELETE", owner + "/labels/app.kubernetes.io%2Fname=web").status, 204);
+    EXPECT_EQ(call(*admin, "DELETE", owner + "/annotations/example.com%2fowner").status, 204);
+    EXPECT_EQ(call(*admin, "GET", owner + "/labels").json.size(), 0u);
+    EXPECT_EQ(call(*admin, "GET", owner + "/annotations").json.size(), 0u);
+    Reply gone = call(*admin, "DELETE", owner + "/labels/app.kubernetes.io%2Fname=web");
+    EXPECT_EQ(gone.status, 404) << gone.body;
+    EXPECT_NE(gone.body.find("app.kubernetes.io/name=web"), std::string::npos) << gone.body;
+  }
+  // An unencoded '/' is a separator: that path names no route.
+  EXPECT_EQ(call(*admin, "DELETE", stack + "/labels/app.kubernetes.io/name=web").status, 404);
+}
+
 TEST_P(DeploymentFlow, RevokedPaksStopWorkingAtOnce) {
   BrokerProcess broker(GetParam());
   if (!broker.usable()) return;

@@ -118,7 +118,7 @@ class HttpServerTest : public ::testing::Test {
 
   Response dispatch(Request& request) {
     const auto began = std::chrono::steady_clock::now();
-    Router::Match match = router_.match(request.method, request.path);
+    Router::Match match = router_.match(request.method, request.raw_path);
     Response response;
     if (match.handler) {
       response = (*match.handler)(request, match.params);
@@ -161,12 +161,14 @@ TEST(RouterTest, MatchesParametersAndPrefersLiteralSegments) {
   EXPECT_EQ(router.match("GET", "/agents/a1/").status, 404);
   EXPECT_EQ(router.match("GET", "/agents//events/e").status, 404);  // a parameter is never empty
 
-  Router::Match event = router.match("POST", "/agents/a 1/events/e/2");
-  EXPECT_EQ(event.status, 404);  // the decoded "/" makes an extra segment
-  event = router.match("POST", "/agents/a 1/events/e2");
-  ASSERT_NE(event.handler, nullptr);
+  Router::Match event = router.match("POST", "/agents/a%201/events/e/2");
+  EXPECT_EQ(event.status, 404);  // a '/' as sent separates segments
+  event = router.match("POST", "/agents/a%201/events/e%2F2");
+  ASSERT_NE(event.handler, nullptr);  // an encoded one belongs to its segment
   EXPECT_EQ(event.params["id"], "a 1");
-  EXPECT_EQ(event.params["event"], "e2");
+  EXPECT_EQ(event.params["event"], "e/2");
+  EXPECT_EQ(router.match("GET", "/%61gents/health").pattern, "/agents/health");  // literals decode too
+  EXPECT_EQ(router.match("GET", "/agents/a%2").status, 404);                     // and a bad escape matches nothing
 }
 
 TEST(RouterTest, ReportsAllowedMethodsInTheOrderAdded) {
