@@ -31,6 +31,13 @@ ApiResult<Value> parse_json_body(const http::Request& request) {
 ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::string_view pointer) {
   const std::string where = pointer.empty() ? std::string("the value") : std::string(pointer);
   if (text.empty() && !rule.allow_empty) return field_error("invalid_field", where + " must not be empty", pointer);
+  // PostgreSQL's text cannot hold one, and would end the string there.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return field_error("invalid_field",
+                       where + " contains a NUL character (\\u0000) at byte " + std::to_string(nul) +
+                           "; text fields cannot hold one",
+                       pointer);
+  }
   if (rule.uuid && !is_uuid(text)) {
     return field_error("invalid_field", where + " must be a UUID, got \"" + std::string(text) + "\"", pointer);
   }

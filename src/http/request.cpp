@@ -99,6 +99,9 @@ Status parse_target(Request& request) {
     auto value = percent_decode(pair.substr(std::min(equals + 1, pair.size())), true);
     if (!key) return make_error("malformed query string: " + key.error().message);
     if (!value) return make_error("malformed query string: " + value.error().message);
+    if (key->find('\0') != std::string::npos || value->find('\0') != std::string::npos) {
+      return make_error("the query string contains a NUL byte");
+    }
     request.query.emplace_back(std::move(key).value(), std::move(value).value());
   }
   return Ok{};

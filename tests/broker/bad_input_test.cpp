@@ -77,6 +77,26 @@ TEST_P(BadInput, WrongTypesMissingAndUnknownFieldsNameThePointer) {
   EXPECT_EQ(pointer_of(heartbeat_type), "/is_deletion_marker");
 }
 
+// PostgreSQL's text ends at a NUL byte: a string holding one would be
+// stored cut short (its checksum still that of the whole), so every text
+// field refuses it, on both databases alike, and so does the query string.
+TEST_P(BadInput, NulCharactersInTextAreRefused) {
+  Reply name = expect_client_error("POST", "/api/v1/generators", R"({"name":"g1\u0000other"})", 400, "invalid_field");
+  EXPECT_EQ(pointer_of(name), "/name");
+  EXPECT_NE(text_of(name.json, "message").find("NUL"), std::string::npos) << name.body;
+  Reply yaml = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
+                                   R"({"yaml_content":"apiVersion: v1\nkind: A\n# c\u0000d\n"})", 400, "invalid_field");
+  EXPECT_EQ(pointer_of(yaml), "/yaml_content");
+  expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/labels", R"("a\u0000b")", 400, "invalid_field");
+  Reply annotation = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/annotations",
+                                         R"({"key":"k","value":"v\u0000"})", 400, "invalid_field");
+  EXPECT_EQ(pointer_of(annotation), "/value");
+  Reply query = call(*admin_, "GET", "/api/v1/templates?name=a%00b");
+  EXPECT_EQ(query.status, 400) << query.body;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks/" + stack_id_ + "/deployment-objects").json.size(), 0u);
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/generators").json.size(), 2u);  // the system generator and g
+}
+
 TEST_P(BadInput, YamlErrorsNameDocumentLineAndColumn) {
   Reply syntax = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
                                      R"({"yaml_content":"apiVersion: v1\nkind: A\n---\nkey: [1, 2\n"})", 400,
@@ -155,6 +175,10 @@ TEST_P(BadInput, MissingMalformedAndRevokedPaks) {
 TEST_P(BadInput, JunkBodiesAreAlwaysClientErrors) {
   Reply agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"a","cluster_name":"c"})");
   const std::string agent_id = text_of(*agent.json.find("agent"), "id");
+  Reply created = call(*admin_, "POST", "/api/v1/templates",
+                       R"({"name":"t","template_content":"apiVersion: v1\nkind: ConfigMap\n","parameters_schema":"{}"})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string template_id = text_of(created.json, "id");
   const std::vector<std::pair<std::string, std::string>> endpoints = {
       {"POST", "/api/v1/generators"},
       {"PUT", "/api/v1/generators/" + generator_id_},
@@ -171,6 +195,12 @@ TEST_P(BadInput, JunkBodiesAreAlwaysClientErrors) {
       {"POST", "/api/v1/agents/" + agent_id + "/events"},
       {"POST", "/api/v1/generators/" + generator_id_ + "/register"},
       {"DELETE", "/api/v1/generators/" + generator_id_ + "/register"},
+      {"POST", "/api/v1/templates"},
+      {"PUT", "/api/v1/templates/" + template_id},
+      {"POST", "/api/v1/templates/" + template_id + "/labels"},
+      {"POST", "/api/v1/templates/" + template_id + "/annotations"},
+      {"POST", "/api/v1/templates/" + template_id + "/render"},
+      {"POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects/from-template"},
   };
   const std::vector<std::string> junk = {
       "", "null", "true", "42", "\"\"", "[]", "{", "{}", "{\"name\":null}", "{\"name\":[]}", "{\"name\":{}}",
