@@ -1,6 +1,7 @@
 // /agents/{id}/targets: which stacks an agent deploys. The matching engine
 // keeps label-matched targets current; these routes add and remove targets by
-// hand.
+// hand. A generator targets only agents registered with it: registering is
+// how an agent (or an admin for it) agrees to take a generator's stacks.
 
 #include "broker/ids.hpp"
 #include "broker/records.hpp"
@@ -37,6 +38,14 @@ ApiResult<http::Response> add_target(Call& call) {
     BROKER_TRY(agent, load_agent(connection, id));
     BROKER_TRY(stack, load_stack(connection, stack_id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    if (call.caller.kind == Identity::Kind::Generator) {
+      BROKER_TRY(registered, connection.query("SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2",
+                                              {Value(id), Value(call.caller.id)}));
+      if (registered.empty()) {
+        return forbidden("agent " + id + " is not registered with generator " + call.caller.id +
+                         ": a generator targets only agents registered with it");
+      }
+    }
     auto rows = connection.query("INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) "
                                  "VALUES ($1, $2, $3, FALSE) RETURNING id, agent_id, stack_id",
                                  {Value(new_uuid()), Value(id), Value(stack_id)});

@@ -133,6 +133,24 @@ TEST_P(Registrations, NobodyReachesAnotherIdentitysRegistrations) {
   EXPECT_TRUE(ids_of(call(*generators_[0], "GET", "/api/v1/agents").json).empty());
 }
 
+// A generator points its stacks only at agents that registered with it; an
+// admin at any agent.
+TEST_P(Registrations, AGeneratorTargetsOnlyAgentsRegisteredWithIt) {
+  Reply stack = call(*generators_[0], "POST", "/api/v1/stacks",
+                     R"({"name":"s","generator_id":")" + generator_ids_[0] + R"("})");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  const std::string target = R"({"stack_id":")" + text_of(stack.json, "id") + R"("})";
+  Reply foreign = call(*generators_[0], "POST", "/api/v1/agents/" + agent_ids_[1] + "/targets", target);
+  EXPECT_EQ(foreign.status, 403) << foreign.body;
+  EXPECT_NE(text_of(foreign.json, "message").find("not registered"), std::string::npos) << foreign.body;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/agents/" + agent_ids_[1] + "/targets").json.size(), 0u);
+
+  EXPECT_EQ(call(*generators_[0], "POST", "/api/v1/agents/" + agent_ids_[0] + "/targets", target).status, 201);
+  ASSERT_EQ(call(*agents_[1], "POST", register_path(0)).status, 201);
+  EXPECT_EQ(call(*generators_[0], "POST", "/api/v1/agents/" + agent_ids_[1] + "/targets", target).status, 201);
+  EXPECT_EQ(call(*agents_[1], "GET", "/api/v1/agents/" + agent_ids_[1] + "/targets").json.size(), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Registrations, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
 
 }  // namespace
