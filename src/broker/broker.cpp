@@ -154,7 +154,7 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
   }
   if (read && request.path == "/api/v1/openapi.json") {
     route = "/api/v1/openapi.json";
-    static const auto document = http::SharedBody::make(std::string(openapi_document()));
+    static const auto document = http::SharedBody::make(openapi_document());
     http::Response response;
     response.shared_body = document;
     return response;

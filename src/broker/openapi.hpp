@@ -1,11 +1,13 @@
 #pragma once
 // The OpenAPI document the broker serves at /api/v1/openapi.json: Brokkr's
-// v1 API (api/brokkr-v1.json), which Sindri speaks shape for shape.
+// v1 API (api/brokkr-v1.json), which Sindri speaks shape for shape, with
+// api/sindri-extensions.json merged over it (RFC 7386): the operations and
+// fields Sindri adds, each operation marked `x-sindri: true`.
 
-#include <string_view>
+#include <string>
 
 namespace sindri::broker {
 
-std::string_view openapi_document();
+const std::string& openapi_document();
 
 }  // namespace sindri::broker
