@@ -9,6 +9,7 @@
 #include "tera/tera.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
+#include "value/text_position.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -57,11 +58,6 @@ ApiResult<std::shared_ptr<const schema::CompiledSchema>> compiled_schema(std::st
   cache.add(key, shared);
   return shared;
 }
-
-// Templates come from any generator and their objects must be reproducible:
-// no clock, no randomness, and no reading the broker's environment, which
-// holds its database URL.
-const tera::RenderOptions kBrokerRendering{.isolated = true};
 
 tera::TemplateCache& template_cache() {
   static tera::TemplateCache cache(1024);
@@ -154,8 +150,22 @@ ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, c
   const Value context = schema::apply_defaults(*version.parameters_schema, parameters);
   const auto violations = schema::validate(*version.parameters_schema, context);
   if (!violations.empty()) return parameter_violations(violations);
-  auto rendered = tera::render(*version.tpl, context, kBrokerRendering);
-  if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "", version.display_name);
+  // Templates come from any generator and their objects must be
+  // reproducible: no clock, no randomness, and no reading the broker's
+  // environment, which holds its database URL.
+  const tera::RenderOptions options{.isolated = true, .name = version.display_name};
+  auto rendered = tera::render(*version.tpl, context, options);
+  if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "");
+  if (const size_t nul = rendered->find('\0'); nul != std::string::npos) {
+    const LineColumn at = line_column(*rendered, nul);
+    Object details;
+    details.push_back({Value("line"), Value(static_cast<int64_t>(at.line))});
+    details.push_back({Value("column"), Value(static_cast<int64_t>(at.column))});
+    return ApiError{400, "rendered_yaml_invalid",
+                    "the rendered template holds a NUL character at line " + std::to_string(at.line) + " column " +
+                        std::to_string(at.column) + " (from the parameters?); stored text cannot hold one",
+                    Value(std::move(details)), std::nullopt};
+  }
   auto manifests = check_manifests(*rendered, "");
   if (!manifests.ok()) {
     ApiError error = std::move(manifests).error();

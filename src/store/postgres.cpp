@@ -175,6 +175,12 @@ DbResult<Rows> PgConnection::query(std::string_view sql, std::span<const Value> 
         values[i] = texts[i].c_str();
         break;
       case Value::Kind::String:
+        // Text parameters end at a NUL: refuse rather than store a cut string.
+        if (param.get_string().find('\0') != std::string_view::npos) {
+          return statement_error(DbError::Kind::Invalid,
+                                 "parameter $" + std::to_string(i + 1) + " holds a NUL character, which text cannot",
+                                 sql);
+        }
         texts[i] = param.get_string();
         values[i] = texts[i].c_str();
         break;

@@ -137,10 +137,20 @@ class Renderer {
     if (error_span_.length > 0 && error_span_.offset + error_span_.length <= src.size()) {
       expression = src.substr(error_span_.offset, error_span_.length);
     }
-    return error_source_->error_at(ErrorKind::Render, error_span_, std::move(error_message_), std::move(expression));
+    TemplateError error =
+        error_source_->error_at(ErrorKind::Render, error_span_, std::move(error_message_), std::move(expression));
+    error.template_name = shown_name(*error_source_);
+    return error;
   }
 
  private:
+  // How messages name `tpl`: as the caller asked, for the template it
+  // rendered (a cache may share one compiled template among names).
+  std::string shown_name(const Template& tpl) const {
+    if (!options_.name.empty() && &tpl == rendered_.tpl.get()) return std::string(options_.name);
+    return tpl.name;
+  }
+
   // ---- errors ------------------------------------------------------------
 
   // The error is turned into text only when it is reported: speculative
@@ -250,7 +260,7 @@ class Renderer {
       if (!found) {
         return fail(path.span, "Variable `" + std::string(path.dotted) + "` can not be evaluated because: Variable `" +
                                    std::string(seg.dynamic->dotted) + "` not found in context while rendering '" +
-                                   current().active->tpl->name + "'");
+                                   shown_name(*current().active->tpl) + "'");
       }
       if (index.is_string()) {
         keys.storage.emplace_back(index.get_string());
@@ -429,7 +439,7 @@ class Renderer {
   }
 
   bool not_found(const Expr& path) {
-    const std::string& name = current().active->tpl->name;
+    const std::string name = shown_name(*current().active->tpl);
     if (path.segments.empty() || path.dotted.find('[') == std::string::npos) {
       return fail(path.span, "Variable `" + std::string(path.dotted) + "` not found in context while rendering '" + name + "'");
     }
@@ -973,13 +983,13 @@ class Renderer {
     const NamespaceMap& map = namespaces(scope);
     auto ns = map.find(e.space);
     if (ns == map.end()) {
-      return fail(e.span, "Macro namespace `" + std::string(e.space) + "` was not found in template `" + scope->tpl->name +
+      return fail(e.span, "Macro namespace `" + std::string(e.space) + "` was not found in template `" + shown_name(*scope->tpl) +
                               "`. Have you maybe forgotten to import it, or misspelled it?");
     }
     const LinkedTemplate* owner = ns->second;
     auto def_it = owner->tpl->macros.find(e.name);
     if (def_it == owner->tpl->macros.end()) {
-      return fail(e.span, "Macro `" + std::string(e.space) + "::" + std::string(e.name) + "` not found in template `" + scope->tpl->name + "`");
+      return fail(e.span, "Macro `" + std::string(e.space) + "::" + std::string(e.name) + "` not found in template `" + shown_name(*scope->tpl) + "`");
     }
     const MacroDefinition& def = *def_it->second;
     if (macro_depth_ >= kMaxMacroDepth) {

@@ -49,6 +49,9 @@ struct RenderOptions {
   // get_random, get_env) is an error. For templates from untrusted authors
   // and output that must be reproducible.
   bool isolated = false;
+  // How messages name the template given to render() (its compiled name
+  // when empty): a cache may share one compiled template among names.
+  std::string_view name = {};
 };
 
 struct CheckOptions {

@@ -1025,7 +1025,7 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
   ASSERT_FALSE(failing.empty()) << math_error.body;
   ASSERT_NE(offset, std::string::npos) << math_error.body;
   EXPECT_EQ(int_at(details_of(math_error), "/column"), static_cast<int64_t>(14 + offset)) << math_error.body;
-  EXPECT_NE(text_of(details_of(math_error), "template").find("math"), std::string::npos) << math_error.body;
+  EXPECT_EQ(text_of(details_of(math_error), "template"), "math v1") << math_error.body;
 
   // A variable the parameters do not hold, line 7.
   const std::string missing =
@@ -1034,6 +1034,9 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
   EXPECT_TRUE(is_error(missing_error, 400, "template_render_error"));
   EXPECT_EQ(line_in_details(missing_error), 7) << missing_error.body;
   EXPECT_NE(text_of(details_of(missing_error), "expression").find("owner"), std::string::npos) << missing_error.body;
+  // Messages name the version too (the compiled template is shared by name).
+  EXPECT_NE(text_of(missing_error.json, "message").find("while rendering 'missing v1'"), std::string::npos)
+      << missing_error.body;
 
   // Output that is not Kubernetes YAML: broken YAML, a list, no apiVersion.
   const std::string verbatim = make_template(*alice_.client, "verbatim", "{{ text }}\n", schema);
@@ -1042,6 +1045,14 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
     EXPECT_TRUE(is_error(invalid, 400, "rendered_yaml_invalid")) << text;
     EXPECT_NE(details_of(invalid).find("line"), nullptr) << invalid.body;
   }
+  // A NUL from the parameters, in a comment where YAML would take it:
+  // stored text cannot hold one (PostgreSQL would cut the object there).
+  const std::string commented = make_template(*alice_.client, "commented", header + "  a: \"1\"\n# {{ text }}\n", schema);
+  Reply nul = instantiate(*alice_.client, stack_id, commented, R"({"text":"a\u0000b"})");
+  EXPECT_TRUE(is_error(nul, 400, "rendered_yaml_invalid")) << nul.body;
+  EXPECT_EQ(line_in_details(nul), 7) << nul.body;
+  EXPECT_EQ(int_at(details_of(nul), "/column"), 4) << nul.body;
+  EXPECT_NE(text_of(nul.json, "message").find("NUL"), std::string::npos) << nul.body;
   EXPECT_EQ(object_count(stack_id), 0u);
 }
 
