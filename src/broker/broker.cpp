@@ -164,11 +164,11 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
     route = "unmatched";
     if (match.status == 405) {
       http::Response response =
-          render_error(405, "method_not_allowed", request.method + " is not allowed on " + request.path);
+          render_error(405, "method_not_allowed", request.method + " is not allowed on " + request.raw_path);
       response.headers.push_back({"Allow", match.allow});
       return response;
     }
-    return render_error(404, "not_found", "no such path: " + request.path);
+    return render_error(404, "not_found", "no such path: " + request.raw_path);
   }
   route = match.pattern;
   return (*match.handler)(request, match.params);

@@ -74,6 +74,7 @@ struct ServerState {
   std::atomic<size_t> busy_workers{0};
   std::atomic<bool> stopping{false};
   std::atomic<Clock::rep> stop_deadline{0};  // set with stopping
+  bool grace_ended = false;                   // end_grace was called; under sessions_mutex
   bool sweeping = false;                     // on the strand
   std::mutex sessions_mutex;  // guards sessions, and orders them against setting stopping
   std::unordered_set<Session*> sessions;
@@ -539,7 +540,8 @@ struct Server::Impl : ServerState {
       // Set before the acceptor closes, so the sweep sees it once the last session has gone.
       const Clock::time_point now = Clock::now();
       std::lock_guard lock(sessions_mutex);
-      stop_deadline.store((now + options.stop_grace).time_since_epoch().count(), std::memory_order_relaxed);
+      const Clock::time_point deadline = grace_ended ? now : now + options.stop_grace;
+      stop_deadline.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
       stopping.store(true, std::memory_order_relaxed);
       for (Session* session : sessions) session->close_if_idle_later(true, now);
     }
@@ -556,9 +558,11 @@ struct Server::Impl : ServerState {
     });
   }
 
+  // Before the stop has begun too: the stop then has no grace.
   void end_grace() {
     const Clock::time_point now = Clock::now();
     std::lock_guard lock(sessions_mutex);
+    grace_ended = true;
     if (!stopping.load(std::memory_order_relaxed)) return;
     stop_deadline.store(now.time_since_epoch().count(), std::memory_order_relaxed);
     for (Session* session : sessions) session->close_if_idle_later(true, now);

@@ -102,6 +102,7 @@ class Server {
   void stop();
   // Ends a stop's grace at once: connections still receiving a request or
   // sending an answer close now. Handlers already running still finish.
+  // Called before stop(), it leaves the coming stop no grace.
   void end_grace();
   // Blocks until stop() has completed.
   void wait();

@@ -550,6 +550,36 @@ TEST_F(HttpServerTest, StopWaitsForAStalledRequestOnlyForItsGrace) {
   EXPECT_EQ(server_->open_connections(), 0u);
 }
 
+// end_grace cuts the grace short, whether the stop has begun or not (two
+// signals may arrive before the stop starts).
+TEST_F(HttpServerTest, EndGraceClosesAStalledRequestAtOnce) {
+  for (const bool before_stop : {true, false}) {
+    SCOPED_TRACE(before_stop ? "end_grace before stop" : "end_grace during stop");
+    ServerOptions options;
+    options.idle_timeout = 0s;
+    options.stop_grace = 60s;
+    start(options);
+    RawConnection stalled(server_->port());
+    stalled.send("P");
+    wait_until([&] { return server_->open_connections() >= 1; });
+
+    const auto stop_began = std::chrono::steady_clock::now();
+    if (before_stop) {
+      server_->end_grace();
+      server_->stop();
+    } else {
+      std::thread stopper([&] { server_->stop(); });
+      std::this_thread::sleep_for(300ms);
+      EXPECT_EQ(server_->open_connections(), 1u) << "the grace had begun";
+      server_->end_grace();
+      stopper.join();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - stop_began, 10s);
+    EXPECT_TRUE(stalled.closed_without_answer());
+    EXPECT_EQ(server_->open_connections(), 0u);
+  }
+}
+
 TEST_F(HttpServerTest, StopAnswersPipelinedRequestsAlreadyReceived) {
   start();
   RawConnection pipelined(server_->port());
