@@ -60,6 +60,13 @@ ApiResult<http::Response> deregister_agent(Call& call) {
       return ApiError{404, "registration_not_found",
                       "agent " + agent_id + " is not registered with generator " + generator_id, Value(), std::nullopt};
     }
+    // Targets set by hand to the generator's stacks go with the registration;
+    // targets the labels match stay, as labels alone decide those.
+    BROKER_TRY(untargeted, connection.query("DELETE FROM agent_targets WHERE agent_id = $1 AND NOT matched_by_labels "
+                                            "AND stack_id IN (SELECT id FROM stacks WHERE generator_id = $2) "
+                                            "RETURNING id",
+                                            {Value(agent_id), Value(generator_id)}));
+    if (!untargeted.empty()) BROKER_CHECK(touch_target_state(connection));
     return empty_response(204);
   });
 }

@@ -313,6 +313,7 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
   hit(*ci, "POST", "/templates", "/templates", 400,
       R"({"name":"bad","template_content":"{% if %}","parameters_schema":"{}"})");
   hit(*admin, "GET", "/templates", "/templates", 200);
+  hit(*admin, "GET", "/templates", "/templates?all_versions=maybe", 400);
   hit(*ci, "GET", "/templates/{id}", "/templates/" + text_of(tpl.json, "id"), 200);
   hit(*ci, "GET", "/templates/{id}", "/templates/" + stack_id, 404);
   Reply next = hit(*ci, "PUT", "/templates/{id}", "/templates/" + text_of(tpl.json, "id"), 200,
@@ -504,7 +505,8 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
 }
 
 // The document the broker serves keeps every operation of brokkr-v1.json
-// as the file gives it (responses and security unchanged), keeps every
+// as the file gives it (its responses and security unchanged; Sindri may
+// document a status Brokkr's file leaves out), keeps every
 // schema's fields (a schema may gain optional ones), and marks each
 // operation it adds as Sindri's; each of those is routed.
 TEST_P(Conformance, TheServedDocumentIsBrokkrsWithSindrisAdditions) {
@@ -531,7 +533,10 @@ TEST_P(Conformance, TheServedDocumentIsBrokkrsWithSindrisAdditions) {
         EXPECT_NE(reply.status, 405) << where;
         continue;
       }
-      EXPECT_EQ(*method.value.find("responses"), *original->find("responses")) << where;
+      for (const Member& response : original->find("responses")->get_object()) {
+        const Value* kept = method.value.find("responses")->find(response.key.get_string());
+        EXPECT_TRUE(kept != nullptr && *kept == response.value) << where << " " << response.key.get_string() << " changed";
+      }
       EXPECT_EQ(*method.value.find("security"), *original->find("security")) << where;
     }
   }

@@ -149,6 +149,11 @@ TEST_P(Registrations, AGeneratorTargetsOnlyAgentsRegisteredWithIt) {
   ASSERT_EQ(call(*agents_[1], "POST", register_path(0)).status, 201);
   EXPECT_EQ(call(*generators_[0], "POST", "/api/v1/agents/" + agent_ids_[1] + "/targets", target).status, 201);
   EXPECT_EQ(call(*agents_[1], "GET", "/api/v1/agents/" + agent_ids_[1] + "/targets").json.size(), 1u);
+
+  // Deregistering takes the generator's hand-made targets away with it.
+  ASSERT_EQ(call(*agents_[1], "DELETE", register_path(0)).status, 204);
+  EXPECT_EQ(call(*agents_[1], "GET", "/api/v1/agents/" + agent_ids_[1] + "/targets").json.size(), 0u);
+  EXPECT_EQ(call(*agents_[0], "GET", "/api/v1/agents/" + agent_ids_[0] + "/targets").json.size(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Registrations, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
