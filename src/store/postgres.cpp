@@ -104,7 +104,19 @@ class PgConnection final : public Connection {
 
   // Worth keeping in the pool: connected, and not left inside a transaction.
   bool usable() const {
-    return !broken_ && PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) == PQTRANS_IDLE;
+    return !broken_ && pending_begin_.empty() && PQstatus(conn_) == CONNECTION_OK &&
+           PQtransactionStatus(conn_) == PQTRANS_IDLE;
+  }
+  // A transaction's BEGIN goes to the server with its first statement, in
+  // one pipeline: a round trip fewer for every transaction.
+  void begin_with_next_statement(std::string_view begin) { pending_begin_ = begin; }
+  // COMMIT or ROLLBACK; nothing to send when no statement ran.
+  DbStatus end_transaction(std::string_view how) {
+    if (!pending_begin_.empty()) {
+      pending_begin_.clear();
+      return Ok{};
+    }
+    return execute_script(how);
   }
   // A statement failed and the transaction can only be rolled back.
   bool transaction_failed() const { return PQtransactionStatus(conn_) == PQTRANS_INERROR; }
@@ -116,9 +128,12 @@ class PgConnection final : public Connection {
     size_t params;  // as the server counted them
   };
   DbResult<const Prepared*> prepared(std::string_view sql);
+  DbResult<PgResult> execute_after_begin(const Prepared& statement, const std::vector<const char*>& values,
+                                         std::string_view sql);
 
   PGconn* conn_;
   bool broken_ = false;
+  std::string pending_begin_;  // BEGIN not sent yet; see begin_with_next_statement
   size_t statements_prepared_ = 0;
   // SQL text to its prepared statement on this connection; statements
   // outlive the transaction they were prepared in.
@@ -201,8 +216,15 @@ DbResult<Rows> PgConnection::query(std::string_view sql, std::span<const Value> 
                                std::to_string(params.size()) + " given",
                            sql);
   }
-  PgResult result(PQexecPrepared(conn_, (*statement)->name.c_str(), static_cast<int>(params.size()), values.data(),
-                                 nullptr, nullptr, 0));
+  PgResult result;
+  if (pending_begin_.empty()) {
+    result.reset(PQexecPrepared(conn_, (*statement)->name.c_str(), static_cast<int>(params.size()), values.data(),
+                                nullptr, nullptr, 0));
+  } else {
+    DbResult<PgResult> piped = execute_after_begin(**statement, values, sql);
+    if (!piped.ok()) return std::move(piped).error();
+    result = std::move(piped).value();
+  }
   const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) return error(result.get(), sql);
 
@@ -227,7 +249,40 @@ DbResult<Rows> PgConnection::query(std::string_view sql, std::span<const Value> 
   return rows;
 }
 
+// The pending BEGIN and `statement` in one pipeline. Each query's results
+// end with a null result, and the sync ends the pipeline. A BEGIN that fails
+// aborts the statement; its error is the one reported.
+DbResult<PgResult> PgConnection::execute_after_begin(const Prepared& statement, const std::vector<const char*>& values,
+                                                     std::string_view sql) {
+  const std::string begin = std::exchange(pending_begin_, std::string());
+  if (PQenterPipelineMode(conn_) != 1) return error(nullptr, sql);
+  const bool sent =
+      PQsendQueryParams(conn_, begin.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1 &&
+      PQsendQueryPrepared(conn_, statement.name.c_str(), static_cast<int>(values.size()), values.data(), nullptr,
+                          nullptr, 0) == 1 &&
+      PQpipelineSync(conn_) == 1;
+  PgResult results[2];
+  if (sent) {
+    for (PgResult& result : results) {
+      result.reset(PQgetResult(conn_));
+      if (!result) break;  // the connection failed
+      while (PgResult rest{PQgetResult(conn_)}) {
+      }
+    }
+    PgResult sync(PQgetResult(conn_));
+  }
+  if (PQexitPipelineMode(conn_) != 1) broken_ = true;  // results left unread: never reuse it
+  if (!sent || !results[0]) return error(nullptr, sql);
+  if (PQresultStatus(results[0].get()) != PGRES_COMMAND_OK) return error(results[0].get(), begin);
+  return std::move(results[1]);
+}
+
 DbStatus PgConnection::execute_script(std::string_view sql) {
+  if (!pending_begin_.empty()) {
+    const std::string begin = std::exchange(pending_begin_, std::string());
+    PgResult begun(PQexec(conn_, begin.c_str()));
+    if (!begun || PQresultStatus(begun.get()) != PGRES_COMMAND_OK) return error(begun.get(), begin);
+  }
   PgResult result(PQexec(conn_, std::string(sql).c_str()));
   const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY) {
@@ -239,12 +294,12 @@ DbStatus PgConnection::execute_script(std::string_view sql) {
 // Runs work between `begin` and COMMIT, and rolls back when work or COMMIT
 // fails (or work throws).
 DbStatus in_transaction(PgConnection& conn, std::string_view begin, const Work& work) {
-  if (DbStatus begun = conn.execute_script(begin); !begun.ok()) return begun;
+  conn.begin_with_next_statement(begin);
   struct Rollback {
     PgConnection& conn;
     bool armed = true;
     ~Rollback() {
-      if (armed) conn.execute_script("ROLLBACK");
+      if (armed) conn.end_transaction("ROLLBACK");
     }
   } rollback{conn};
   DbStatus result = work(conn);
@@ -254,7 +309,7 @@ DbStatus in_transaction(PgConnection& conn, std::string_view begin, const Work& 
   if (conn.transaction_failed()) {
     return DbError{DbError::Kind::Invalid, "a statement failed but the work went on and returned Ok; rolled back"};
   }
-  if (DbStatus committed = conn.execute_script("COMMIT"); !committed.ok()) return committed;
+  if (DbStatus committed = conn.end_transaction("COMMIT"); !committed.ok()) return committed;
   rollback.armed = false;
   return Ok{};
 }

@@ -929,6 +929,31 @@ TEST(PostgresOpen, UnreachableServer) {
   EXPECT_NE(message.find("bogus_option"), std::string::npos) << message;
 }
 
+// A transaction's BEGIN travels with its first statement in
+// one pipeline; the connection leaves it clean and is kept: one connection
+// serves every transaction, failed ones included.
+TEST_F(PostgresTest, TransactionsLeaveTheirConnectionReusable) {
+  OpenOptions options = options_;
+  options.pool_size = 1;
+  auto db = open_database(options);
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(write_query(*db, "CREATE TABLE marks (id INTEGER PRIMARY KEY)").ok());
+  auto backend = [&] {
+    auto rows = read_query(*db, "SELECT pg_backend_pid() AS pid");
+    return rows.ok() ? rows->rows.at(0).at(0).get_int() : -1;
+  };
+  const int64_t first = backend();
+  ASSERT_GT(first, 0);
+  for (int id = 1; id <= 5; ++id) {
+    ASSERT_TRUE(write_query(*db, "INSERT INTO marks (id) VALUES ($1)", {id}).ok());
+    expect_error(write_query(*db, "INSERT INTO marks (id) VALUES ($1)", {id}), DbError::Kind::Unique);
+    expect_error(read_query(*db, "SELECT nothing FROM marks"), DbError::Kind::Invalid);
+    EXPECT_TRUE(db->write([](Connection&) -> DbStatus { return Ok{}; }).ok());
+    EXPECT_EQ(backend(), first) << "after round " << id;
+  }
+  EXPECT_EQ(count_rows(*db, "marks"), 5);
+}
+
 TEST_F(PostgresTest, TenantsAreIsolated) {
   OpenOptions a = options_;
   OpenOptions b = options_;
