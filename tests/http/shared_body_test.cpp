@@ -1,11 +1,7 @@
 // Large shared answers: kept in a sealed memfd and sent with sendfile, whole,
 // to fast and slow readers alike, and to readers that go away mid-answer.
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,11 +15,13 @@
 #include "http/client.hpp"
 #include "http/server.hpp"
 #include "http/shared_body.hpp"
+#include "support/raw_connection.hpp"
 
 namespace sindri::http {
 namespace {
 
 using namespace std::chrono_literals;
+using sindri_test::RawConnection;
 
 // Bytes that differ along their length, so that a misplaced or repeated
 // chunk shows.
@@ -60,62 +58,8 @@ TEST(SharedBodyTest, LargeBodiesLiveInASealedFile) {
   EXPECT_EQ(SharedBody::files_in_use(), files_before);
 }
 
-// A client socket with a small receive buffer, so that the server's answer
-// cannot all fit in the kernel and the server must wait for room.
-class SlowClient {
- public:
-  explicit SlowClient(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    const int buffer = 16 * 1024;
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
-    timeval timeout{5, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~SlowClient() { ::close(fd_); }
-  SlowClient(const SlowClient&) = delete;
-  SlowClient& operator=(const SlowClient&) = delete;
-
-  bool connected() const { return connected_; }
-  bool send(std::string_view data) { return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == ssize_t(data.size()); }
-  // Reads one answer with a Content-Length, in small reads with `pause`
-  // after each; "" on failure. Bytes of the next answer wait for the next
-  // call.
-  std::string read_answer(size_t chunk_size, std::chrono::microseconds pause = {}) {
-    std::string chunk(chunk_size, '\0');
-    size_t body_start = std::string::npos;
-    size_t length = 0;
-    while (true) {
-      if (body_start == std::string::npos && pending_.find("\r\n\r\n") != std::string::npos) {
-        body_start = pending_.find("\r\n\r\n") + 4;
-        const size_t at = pending_.find("Content-Length: ");
-        if (at == std::string::npos || at > body_start) return "";
-        length = std::stoul(pending_.substr(at + 16));
-      }
-      if (body_start != std::string::npos && pending_.size() >= body_start + length) break;
-      const ssize_t got = ::recv(fd_, chunk.data(), chunk.size(), 0);
-      if (got <= 0) return "";
-      pending_.append(chunk.data(), static_cast<size_t>(got));
-      std::this_thread::sleep_for(pause);
-    }
-    std::string answer = pending_.substr(0, body_start + length);
-    pending_.erase(0, body_start + length);
-    return answer;
-  }
-  void read_some() {
-    char chunk[4096];
-    ::recv(fd_, chunk, sizeof chunk, 0);
-  }
-  void finish_sending() { ::shutdown(fd_, SHUT_WR); }
-
- private:
-  int fd_;
-  bool connected_ = false;
-  std::string pending_;
-};
+// A receive buffer too small for the answer: the server must wait for room.
+constexpr int kSmallReceiveBuffer = 16 * 1024;
 
 class SharedBodyServerTest : public ::testing::Test {
  protected:
@@ -151,6 +95,15 @@ class SharedBodyServerTest : public ::testing::Test {
 
   std::string_view big() const { return big_->bytes(); }
 
+  // After readers went away mid-answer: the server still answers `client`
+  // whole (whose connection stays open).
+  void expect_the_whole_answer_still(Client& client) {
+    std::this_thread::sleep_for(100ms);
+    auto response = client.request("GET", "/big");
+    ASSERT_TRUE(response.ok()) << response.error().message;
+    EXPECT_TRUE(response->body == big());
+  }
+
   std::shared_ptr<const SharedBody> big_;
   std::unique_ptr<Server> server_;
   std::string base_url_;
@@ -174,10 +127,10 @@ TEST_F(SharedBodyServerTest, SendsItWholeAndKeepsTheConnectionInStep) {
 }
 
 TEST_F(SharedBodyServerTest, WaitsForASlowReader) {
-  SlowClient client(server_->port());
+  RawConnection client(server_->port(), kSmallReceiveBuffer);
   ASSERT_TRUE(client.connected());
   // Both requests at once: the second waits behind the large answer.
-  ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_NO_FATAL_FAILURE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n"));
   std::this_thread::sleep_for(200ms);  // the server fills the socket and must wait
   const std::string first = client.read_answer(4096);
   ASSERT_FALSE(first.empty());
@@ -193,9 +146,9 @@ TEST_F(SharedBodyServerTest, ASteadyReaderOutlastsTheIdleTimeout) {
   ServerOptions options;
   options.idle_timeout = 1s;
   start_server(options);
-  SlowClient client(server_->port());
+  RawConnection client(server_->port(), kSmallReceiveBuffer);
   ASSERT_TRUE(client.connected());
-  ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_NO_FATAL_FAILURE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
   const auto started = std::chrono::steady_clock::now();
   const std::string answer = client.read_answer(16 * 1024, 6ms);
   ASSERT_FALSE(answer.empty());
@@ -207,31 +160,25 @@ TEST_F(SharedBodyServerTest, ASteadyReaderOutlastsTheIdleTimeout) {
 // sendfile fail with EPIPE, which raises SIGPIPE unless it is ignored.
 TEST_F(SharedBodyServerTest, OutlivesAReaderThatHungUpItsSideFirst) {
   for (int i = 0; i < 3; ++i) {
-    SlowClient client(server_->port());
+    RawConnection client(server_->port(), kSmallReceiveBuffer);
     ASSERT_TRUE(client.connected());
-    ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
+    ASSERT_NO_FATAL_FAILURE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
     client.finish_sending();
     client.read_some();
   }
-  std::this_thread::sleep_for(100ms);
   Client client(base_url_);
-  auto response = client.request("GET", "/big");
-  ASSERT_TRUE(response.ok()) << response.error().message;
-  EXPECT_TRUE(response->body == big());
+  expect_the_whole_answer_still(client);
 }
 
 TEST_F(SharedBodyServerTest, OutlivesAReaderThatGoesAwayMidAnswer) {
   for (int i = 0; i < 3; ++i) {
-    SlowClient client(server_->port());
+    RawConnection client(server_->port(), kSmallReceiveBuffer);
     ASSERT_TRUE(client.connected());
-    ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
+    ASSERT_NO_FATAL_FAILURE(client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"));
     client.read_some();
   }  // each closes with unread bytes: a reset under the server's sendfile
-  std::this_thread::sleep_for(100ms);
   Client client(base_url_);
-  auto response = client.request("GET", "/big");
-  ASSERT_TRUE(response.ok()) << response.error().message;
-  EXPECT_TRUE(response->body == big());
+  ASSERT_NO_FATAL_FAILURE(expect_the_whole_answer_still(client));
   for (int i = 0; i < 500 && server_->open_connections() > 1; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(server_->open_connections(), 1u);
 }

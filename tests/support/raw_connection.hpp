@@ -1,6 +1,7 @@
 #pragma once
 // A plain TCP connection to a local server, for what the HTTP client would
-// never send: malformed requests, or a request sent in parts.
+// never send or do: malformed requests, a request sent in parts, answers
+// read slowly or left half read.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -8,9 +9,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -18,7 +21,10 @@ namespace sindri_test {
 
 class RawConnection {
  public:
-  explicit RawConnection(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  // A `receive_buffer` (bytes; 0: the kernel's default) small enough that an
+  // answer cannot all wait in the kernel makes the server wait for room.
+  explicit RawConnection(uint16_t port, int receive_buffer = 0) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    if (receive_buffer > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
     timeval timeout{5, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     sockaddr_in address{};
@@ -60,10 +66,42 @@ class RawConnection {
     }
     return out;
   }
+  // Reads one answer with a Content-Length, `chunk_size` bytes at a time with
+  // `pause` after each; "" on failure. Bytes of the next answer wait for the
+  // next call.
+  std::string read_answer(size_t chunk_size, std::chrono::microseconds pause = {}) {
+    std::string chunk(chunk_size, '\0');
+    size_t body_start = std::string::npos;
+    size_t length = 0;
+    while (true) {
+      if (body_start == std::string::npos && pending_.find("\r\n\r\n") != std::string::npos) {
+        body_start = pending_.find("\r\n\r\n") + 4;
+        const size_t at = pending_.find("Content-Length: ");
+        if (at == std::string::npos || at > body_start) return "";
+        length = std::stoul(pending_.substr(at + 16));
+      }
+      if (body_start != std::string::npos && pending_.size() >= body_start + length) break;
+      const ssize_t got = ::recv(fd_, chunk.data(), chunk.size(), 0);
+      if (got <= 0) return "";
+      pending_.append(chunk.data(), static_cast<size_t>(got));
+      std::this_thread::sleep_for(pause);
+    }
+    std::string answer = pending_.substr(0, body_start + length);
+    pending_.erase(0, body_start + length);
+    return answer;
+  }
+  // Reads what has arrived, up to 4 KiB, and leaves the rest unread.
+  void read_some() {
+    char chunk[4096];
+    ::recv(fd_, chunk, sizeof chunk, 0);
+  }
+  // Ends this side of the connection: the server reads end of stream.
+  void finish_sending() { ::shutdown(fd_, SHUT_WR); }
 
  private:
   int fd_;
   bool connected_ = false;
+  std::string pending_;  // read by read_answer beyond the answer it returned
 };
 
 }  // namespace sindri_test
