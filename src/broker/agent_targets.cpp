@@ -42,12 +42,9 @@ ApiResult<http::Response> add_target(Call& call) {
       // On PostgreSQL the registration stays locked until this commits, so a
       // deregistration waits and then removes this target too (SQLite runs
       // one write transaction at a time).
-      const bool postgres = connection.dialect() == store::Dialect::Postgres;
-      BROKER_TRY(registered,
-                 connection.query(postgres ? "SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2 "
-                                             "FOR SHARE"
-                                           : "SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2",
-                                  {Value(id), Value(call.caller.id)}));
+      std::string registration = "SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2";
+      if (connection.dialect() == store::Dialect::Postgres) registration += " FOR SHARE";
+      BROKER_TRY(registered, connection.query(registration, {Value(id), Value(call.caller.id)}));
       if (registered.empty()) {
         return forbidden("agent " + id + " is not registered with generator " + call.caller.id +
                          ": a generator targets only agents registered with it");

@@ -32,11 +32,11 @@ class Router {
     int status = 0;           // 404 or 405 when handler is null
     std::string allow;        // for 405: "GET, POST"
   };
-  // `path` as sent, percent-encoded (Request::raw_path): it is split on '/'
-  // first and each segment decoded after, so a parameter may hold an
+  // `raw_path` as sent, percent-encoded (Request::raw_path): it is split on
+  // '/' first and each segment decoded after, so a parameter may hold an
   // encoded slash ("app.kubernetes.io%2Fname"). A segment that does not
   // decode matches nothing.
-  Match match(std::string_view method, std::string_view path) const;
+  Match match(std::string_view method, std::string_view raw_path) const;
 
  private:
   struct Route {
