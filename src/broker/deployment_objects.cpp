@@ -113,8 +113,8 @@ ApiResult<http::Response> get_provenance(Call& call) {
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_TRY(object, load_readable_object(connection, call.caller, id));
     BROKER_TRY(rows, connection.query("SELECT template_id, template_version, template_parameters, created_at "
-                                      "FROM rendered_deployment_objects WHERE deployment_object_id = $1",
-                                      {Value(id)}));
+                                      "FROM rendered_deployment_objects WHERE deployment_object_sequence_id = $1",
+                                      {*object.find("sequence_id")}));
     if (rows.empty()) {
       return ApiError{404, "provenance_not_found",
                       "deployment object " + id + " was not rendered from a template", Value(), std::nullopt};

@@ -83,8 +83,9 @@ constexpr std::string_view kInsertObjectPostgres =
     "SELECT sequence_id FROM o";
 constexpr std::string_view kInsertRenderedObjectPostgres =
     "WITH o AS (" SINDRI_INSERT_RENDERED_DEPLOYMENT_OBJECT ") RETURNING sequence_id, id, created_at), "
-    "p AS (INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, template_version, "
-    "template_parameters, created_at) SELECT $9, o.id, $8, CAST($10 AS INTEGER), $11, o.created_at FROM o), "
+    "p AS (INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, id, deployment_object_id, "
+    "template_id, template_version, template_parameters, created_at) "
+    "SELECT o.sequence_id, $9, o.id, $8, CAST($10 AS INTEGER), $11, o.created_at FROM o), "
     "g AS (UPDATE target_state_generations SET generation = generation + 1 "
     "WHERE shard = $12 AND EXISTS (SELECT 1 FROM o)) "
     "SELECT sequence_id FROM o";
@@ -113,9 +114,9 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
   if (!postgres) {
     if (provenance) {
       BROKER_CHECK(connection.query(
-          "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, template_version, "
-          "template_parameters, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-          {params[8], params[0], params[7], params[9], params[10], params[5]}));
+          "INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, id, deployment_object_id, "
+          "template_id, template_version, template_parameters, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+          {rows.rows[0][0], params[8], params[0], params[7], params[9], params[10], params[5]}));
     }
     BROKER_CHECK(touch_target_state(connection));
   }

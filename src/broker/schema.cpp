@@ -244,6 +244,30 @@ CREATE UNIQUE INDEX agent_generators_id ON agent_generators (id);
 CREATE INDEX agent_generators_generator ON agent_generators (generator_id);
 )sql";
 
+// Provenance keyed by its object's sequence id: on SQLite the table is then
+// its own one-to-one index (the rowid), and neither dialect keeps the two
+// text indexes (its own id, the object's id) that every instantiation wrote
+// to. Reads go through the object, whose sequence id they already have.
+constexpr std::string_view kProvenanceBySequence = R"sql(
+CREATE TABLE rendered_deployment_objects_by_sequence (
+  @SEQUENCE_ID@ REFERENCES deployment_objects (sequence_id),
+  id TEXT NOT NULL,
+  deployment_object_id TEXT NOT NULL,
+  template_id TEXT NOT NULL REFERENCES stack_templates (id),
+  template_version INTEGER NOT NULL,
+  template_parameters TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+INSERT INTO rendered_deployment_objects_by_sequence (deployment_object_sequence_id, id, deployment_object_id,
+  template_id, template_version, template_parameters, created_at)
+SELECT d.sequence_id, r.id, r.deployment_object_id, r.template_id, r.template_version, r.template_parameters,
+  r.created_at
+FROM rendered_deployment_objects r JOIN deployment_objects d ON d.id = r.deployment_object_id;
+DROP TABLE rendered_deployment_objects;
+ALTER TABLE rendered_deployment_objects_by_sequence RENAME TO rendered_deployment_objects;
+CREATE INDEX rendered_deployment_objects_template ON rendered_deployment_objects (template_id, template_version);
+)sql";
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -253,11 +277,16 @@ std::span<const store::Migration> broker_migrations() {
   static const std::string core_postgres =
       with_sequence_column(kCoreTables, "sequence_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
   static const std::string target_state_shards = target_state_shards_sql();
+  static const std::string provenance_sqlite =
+      with_sequence_column(kProvenanceBySequence, "deployment_object_sequence_id INTEGER PRIMARY KEY");
+  static const std::string provenance_postgres =
+      with_sequence_column(kProvenanceBySequence, "deployment_object_sequence_id BIGINT PRIMARY KEY");
   static const store::Migration migrations[] = {
       {1, "core: identities, stacks, deployment objects, agents, events", core_sqlite, core_postgres},
       {2, "templates: versions, labels, annotations, targets, provenance", kTemplateTables, kTemplateTables},
       {3, "target-state generation in shards", target_state_shards, target_state_shards},
       {4, "an id for every agent registration", kRegistrationIdsSqlite, kRegistrationIdsPostgres},
+      {5, "provenance keyed by its object's sequence id", provenance_sqlite, provenance_postgres},
   };
   return migrations;
 }

@@ -1,6 +1,7 @@
 // The broker's migrations on a database that already holds data: migration 3
 // moves the target-state generation into shards without losing its value;
-// migration 4 gives every agent registration an id of its own.
+// migration 4 gives every agent registration an id of its own; migration 5
+// keys provenance by its object's sequence id and keeps every row.
 
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -69,7 +71,7 @@ void gives_registrations_ids(store::Database& db) {
                       "('a1', 'g1', 't'), ('a1', 'g2', 't');");
                 }).ok());
 
-  auto applied = store::migrate(db, all);
+  auto applied = store::migrate(db, all.first(4));
   ASSERT_TRUE(applied.ok()) << applied.error().message;
   EXPECT_EQ(*applied, 1);
   std::set<std::string> ids;
@@ -83,6 +85,58 @@ void gives_registrations_ids(store::Database& db) {
   ASSERT_EQ(ids.size(), 2u);
   const std::regex uuid_v4("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
   for (const std::string& id : ids) EXPECT_TRUE(std::regex_match(id, uuid_v4)) << id;
+}
+
+void keys_provenance_by_sequence(store::Database& db) {
+  const auto all = broker_migrations();
+  ASSERT_TRUE(store::migrate(db, all.first(4)).ok());
+  ASSERT_TRUE(db.write([](store::Connection& connection) -> store::DbStatus {
+                  return connection.execute_script(
+                      "INSERT INTO generators (id, name, created_at, updated_at) VALUES ('g1', 'one', 't', 't');"
+                      "INSERT INTO stacks (id, generator_id, name, created_at, updated_at) VALUES "
+                      "('s1', 'g1', 'stack', 't', 't');"
+                      "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, submitted_at, "
+                      "created_at, updated_at) VALUES ('o1', 's1', 'a: 1', 'c1', 't', 't', 't'), "
+                      "('o2', 's1', 'a: 2', 'c2', 't', 't', 't'), ('o3', 's1', 'a: 3', 'c3', 't', 't', 't');"
+                      "INSERT INTO stack_templates (id, generator_id, name, version, template_content, "
+                      "parameters_schema, checksum, created_at, updated_at) VALUES "
+                      "('t1', 'g1', 'tpl', 1, 'a: {{ a }}', '{}', 'c', 't', 't');"
+                      "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, "
+                      "template_version, template_parameters, created_at) VALUES "
+                      "('p1', 'o1', 't1', 1, '{\"a\":1}', 't'), ('p3', 'o3', 't1', 1, '{\"a\":3}', 't');");
+                }).ok());
+
+  auto applied = store::migrate(db, all.first(5));
+  ASSERT_TRUE(applied.ok()) << applied.error().message;
+  EXPECT_EQ(*applied, 1);
+  std::vector<std::string> rows;
+  auto read = db.read([&](store::Connection& connection) -> store::DbStatus {
+    auto found = connection.query(
+        "SELECT d.id, r.id, r.deployment_object_id, r.template_parameters FROM rendered_deployment_objects r "
+        "JOIN deployment_objects d ON d.sequence_id = r.deployment_object_sequence_id ORDER BY d.sequence_id");
+    if (!found.ok()) return std::move(found).error();
+    for (const auto& row : found->rows) {
+      std::string line;
+      for (const auto& cell : row) line += std::string(cell.get_string()) + " ";
+      rows.push_back(line);
+    }
+    return Ok{};
+  });
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(rows, (std::vector<std::string>{"o1 p1 o1 {\"a\":1} ", "o3 p3 o3 {\"a\":3} "}));
+  // Still one provenance per object, and only for objects that exist.
+  for (const char* duplicate : {"(1, 'p4', 'o1', 't1', 1, '{}', 't')", "(99, 'p5', 'o9', 't1', 1, '{}', 't')"}) {
+    auto inserted = db.write([&](store::Connection& connection) -> store::DbStatus {
+      auto done = connection.query(
+          std::string("INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, id, "
+                      "deployment_object_id, template_id, template_version, template_parameters, created_at) "
+                      "VALUES ") +
+          duplicate);
+      if (!done.ok()) return std::move(done).error();
+      return Ok{};
+    });
+    EXPECT_FALSE(inserted.ok()) << duplicate;
+  }
 }
 
 
@@ -120,6 +174,8 @@ TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnSqlite) { on_sqlite(carri
 TEST(BrokerSchema, TargetStateShardsKeepTheGenerationOnPostgres) { on_postgres(carries_the_generation_over); }
 TEST(BrokerSchema, RegistrationsGetIdsOnSqlite) { on_sqlite(gives_registrations_ids); }
 TEST(BrokerSchema, RegistrationsGetIdsOnPostgres) { on_postgres(gives_registrations_ids); }
+TEST(BrokerSchema, ProvenanceIsKeyedBySequenceOnSqlite) { on_sqlite(keys_provenance_by_sequence); }
+TEST(BrokerSchema, ProvenanceIsKeyedBySequenceOnPostgres) { on_postgres(keys_provenance_by_sequence); }
 
 }  // namespace
 }  // namespace sindri::broker
