@@ -9,7 +9,6 @@
 #include "tera/tera.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
-#include "value/text_position.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -156,16 +155,6 @@ ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, c
   const tera::RenderOptions options{.isolated = true, .name = version.display_name};
   auto rendered = tera::render(*version.tpl, context, options);
   if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "");
-  if (const size_t nul = rendered->find('\0'); nul != std::string::npos) {
-    const LineColumn at = line_column(*rendered, nul);
-    Object details;
-    details.push_back({Value("line"), Value(static_cast<int64_t>(at.line))});
-    details.push_back({Value("column"), Value(static_cast<int64_t>(at.column))});
-    return ApiError{400, "rendered_yaml_invalid",
-                    "the rendered template holds a NUL character at line " + std::to_string(at.line) + " column " +
-                        std::to_string(at.column) + " (from the parameters?); stored text cannot hold one",
-                    Value(std::move(details)), std::nullopt};
-  }
   auto manifests = check_manifests(*rendered, "");
   if (!manifests.ok()) {
     ApiError error = std::move(manifests).error();

@@ -132,9 +132,12 @@ size_t utf8_sequence_length(std::string_view text, size_t at) {
 // YAML is Unicode text, and Debian's libfyaml never returns from a
 // directive holding a byte that is not UTF-8 (`%` then 0xA6 spins in
 // fy_scan_directive), so such text is refused before the parser sees it.
-Result<Ok, SyntaxError> check_utf8(std::string_view text) {
+// So is a NUL, which YAML does not allow and libfyaml takes for the end of
+// the text: whatever followed it would be dropped without a word.
+Result<Ok, SyntaxError> check_characters(std::string_view text) {
   Position where{1, 1};
   for (size_t at = 0; at < text.size();) {
+    if (text[at] == '\0') return SyntaxError{where, "a NUL character (U+0000), which YAML does not allow"};
     const size_t length = utf8_sequence_length(text, at);
     if (length == 0) {
       static const char kHex[] = "0123456789ABCDEF";
@@ -161,7 +164,7 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::open_unrepaired(std::strin
 }
 
 Result<YamlEventParser, SyntaxError> YamlEventParser::create(std::string_view text, bool repairs) {
-  if (auto utf8 = check_utf8(text); !utf8.ok()) return std::move(utf8).error();
+  if (auto characters = check_characters(text); !characters.ok()) return std::move(characters).error();
   fy_diag_cfg diag_cfg;
   fy_diag_cfg_default(&diag_cfg);
   diag_cfg.fp = nullptr;

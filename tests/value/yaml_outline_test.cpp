@@ -215,6 +215,15 @@ TEST(YamlOutline, SameOnDeepNesting) {
   }
 }
 
+TEST(YamlOutline, ANulIsTheReadersError) {
+  using namespace std::string_literals;
+  for (const std::string& text : {"apiVersion: v1\nkind: A # \0\n"s, "apiVersion: v1\nkind: A\0B\n"s,
+                                  "apiVersion: v1\nkind: A\n---\nkind: \"\0\"\n"s}) {
+    expect_same_as_reference(text);
+    EXPECT_FALSE(outline_yaml_stream(text, kKeys).ok()) << text;
+  }
+}
+
 TEST(YamlOutline, OrdinaryManifestsAndSyntaxErrorsNeedNoFallback) {
   EXPECT_TRUE(takes_fast_path("apiVersion: v1\nkind: A\nspec:\n  a: [1, {b: c}]\n  m: 1.5\n---\n- x\n"));
   EXPECT_TRUE(takes_fast_path("apiVersion: v1\nkind: [A\n"));

@@ -137,6 +137,25 @@ TEST(YamlStream, BytesThatAreNotUtf8AreErrorsWithAPosition) {
   EXPECT_TRUE(parse_yaml_stream("a: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n", "ok.yaml").ok());
 }
 
+// libfyaml takes a NUL for the end of the text, which would drop what
+// follows it in silence: a NUL anywhere is an error at its line and column.
+TEST(YamlStream, ANulAnywhereIsAnErrorAtItsPosition) {
+  using namespace std::string_literals;
+  struct Case {
+    std::string text;
+    size_t line, column;
+  };
+  for (const Case& nul : {Case{"a: x\0y\n"s, 1, 5}, Case{"a: 1 # c\0mment\nb: 2\n"s, 1, 9},
+                          Case{"a: 1\nb: \"x\0y\"\n"s, 2, 6}, Case{"a: |\n  t\0\n"s, 2, 4},
+                          Case{"a: 1\n---\nb: [\0]\n"s, 3, 5}, Case{"\0"s, 1, 1}}) {
+    auto result = parse_yaml_stream(nul.text, "nul.yaml");
+    ASSERT_FALSE(result.ok()) << nul.text;
+    EXPECT_EQ(result.error().line, nul.line) << result.error().describe();
+    EXPECT_EQ(result.error().column, nul.column) << result.error().describe();
+    EXPECT_NE(result.error().message.find("NUL"), std::string::npos) << result.error().describe();
+  }
+}
+
 TEST(YamlStream, PositionsByPointer) {
   YamlOptions options;
   options.record_positions = true;
