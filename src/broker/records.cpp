@@ -82,12 +82,11 @@ constexpr std::string_view kInsertObjectPostgres =
     "WHERE shard = $8 AND EXISTS (SELECT 1 FROM o)) "
     "SELECT sequence_id FROM o";
 constexpr std::string_view kInsertRenderedObjectPostgres =
-    "WITH o AS (" SINDRI_INSERT_RENDERED_DEPLOYMENT_OBJECT ") RETURNING sequence_id, id, created_at), "
-    "p AS (INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, id, deployment_object_id, "
-    "template_id, template_version, template_parameters, created_at) "
-    "SELECT o.sequence_id, $9, o.id, $8, CAST($10 AS INTEGER), $11, o.created_at FROM o), "
+    "WITH o AS (" SINDRI_INSERT_RENDERED_DEPLOYMENT_OBJECT ") RETURNING sequence_id, created_at), "
+    "p AS (INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, template_id, template_version, "
+    "template_parameters, created_at) SELECT o.sequence_id, $8, CAST($9 AS INTEGER), $10, o.created_at FROM o), "
     "g AS (UPDATE target_state_generations SET generation = generation + 1 "
-    "WHERE shard = $12 AND EXISTS (SELECT 1 FROM o)) "
+    "WHERE shard = $11 AND EXISTS (SELECT 1 FROM o)) "
     "SELECT sequence_id FROM o";
 
 }  // namespace
@@ -100,8 +99,8 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
   std::vector<Value> params = {Value(new_uuid()), Value(stack_id), Value(yaml), Value(checksum),
                                Value(deletion_marker), Value(now), Value(owner)};
   if (provenance) {
-    params.insert(params.end(), {Value(provenance->template_id), Value(new_uuid()),
-                                 Value(provenance->template_version), Value(provenance->parameters_json)});
+    params.insert(params.end(), {Value(provenance->template_id), Value(provenance->template_version),
+                                 Value(provenance->parameters_json)});
   }
   if (postgres) params.push_back(Value(target_state_shard()));
   const std::string_view sql =
@@ -114,9 +113,9 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
   if (!postgres) {
     if (provenance) {
       BROKER_CHECK(connection.query(
-          "INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, id, deployment_object_id, "
-          "template_id, template_version, template_parameters, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-          {rows.rows[0][0], params[8], params[0], params[7], params[9], params[10], params[5]}));
+          "INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, template_id, template_version, "
+          "template_parameters, created_at) VALUES ($1, $2, $3, $4, $5)",
+          {rows.rows[0][0], params[7], params[8], params[9], params[5]}));
     }
     BROKER_CHECK(touch_target_state(connection));
   }

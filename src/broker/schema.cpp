@@ -247,21 +247,21 @@ CREATE INDEX agent_generators_generator ON agent_generators (generator_id);
 // Provenance keyed by its object's sequence id: on SQLite the table is then
 // its own one-to-one index (the rowid), and neither dialect keeps the two
 // text indexes (its own id, the object's id) that every instantiation wrote
-// to. Reads go through the object, whose sequence id they already have.
+// to. Reads go through the object, whose sequence id they already have. The
+// two id columns go too: nothing read them, and a broker of an earlier
+// version, which writes them, now fails loudly instead of letting SQLite
+// pick the new key (the next rowid, another object's).
 constexpr std::string_view kProvenanceBySequence = R"sql(
 CREATE TABLE rendered_deployment_objects_by_sequence (
   @SEQUENCE_ID@ REFERENCES deployment_objects (sequence_id),
-  id TEXT NOT NULL,
-  deployment_object_id TEXT NOT NULL,
   template_id TEXT NOT NULL REFERENCES stack_templates (id),
   template_version INTEGER NOT NULL,
   template_parameters TEXT NOT NULL,
   created_at TEXT NOT NULL
 );
-INSERT INTO rendered_deployment_objects_by_sequence (deployment_object_sequence_id, id, deployment_object_id,
-  template_id, template_version, template_parameters, created_at)
-SELECT d.sequence_id, r.id, r.deployment_object_id, r.template_id, r.template_version, r.template_parameters,
-  r.created_at
+INSERT INTO rendered_deployment_objects_by_sequence (deployment_object_sequence_id, template_id, template_version,
+  template_parameters, created_at)
+SELECT d.sequence_id, r.template_id, r.template_version, r.template_parameters, r.created_at
 FROM rendered_deployment_objects r JOIN deployment_objects d ON d.id = r.deployment_object_id;
 DROP TABLE rendered_deployment_objects;
 ALTER TABLE rendered_deployment_objects_by_sequence RENAME TO rendered_deployment_objects;

@@ -82,6 +82,14 @@ DbResult<int> migrate(Database& db, std::span<const Migration> migrations) {
   if (DbStatus created = db.write(create_table); !created.ok()) return std::move(created).error();
   DbResult<std::vector<int64_t>> recorded = recorded_versions(db);
   if (!recorded.ok()) return std::move(recorded).error();
+  // A build older than the database would write rows in a shape the newer
+  // migrations have changed under it.
+  if (!recorded->empty() && !migrations.empty() && recorded->back() > migrations.back().version) {
+    return DbError{DbError::Kind::Invalid, "the database is at schema version " + std::to_string(recorded->back()) +
+                                               ", newer than this build, which knows versions up to " +
+                                               std::to_string(migrations.back().version) +
+                                               ": run a sindri at least as new as the one that migrated it"};
+  }
 
   int count = 0;
   for (const Migration& migration : migrations) {

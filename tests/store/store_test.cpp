@@ -518,6 +518,11 @@ TEST_P(StoreTest, MigrationsApplyOnce) {
   EXPECT_EQ(*applied, 1);
   exec("INSERT INTO widgets (name, colour) VALUES ($1, $2)", {"third", "blue"});
 
+  // An older build refuses the newer database instead of writing to it.
+  const std::string older = expect_error(migrate(*db_, kMigrations), DbError::Kind::Invalid);
+  EXPECT_NE(older.find("schema version 3, newer than this build, which knows versions up to 2"), std::string::npos)
+      << older;
+
   auto recorded = read_query(*db_, "SELECT version, name, applied_at FROM schema_migrations ORDER BY version");
   ASSERT_TRUE(recorded.ok()) << recorded.error().message;
   ASSERT_EQ(recorded->size(), 3u);
