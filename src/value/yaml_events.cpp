@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <new>
+#include <vector>
 
 #include "value/text_position.hpp"
 
@@ -188,6 +189,7 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::create(std::string_view te
 fy_event* YamlEventParser::next() {
   for (;;) {
     fy_event* event = fy_parser_parse(parser_.get());
+    if (!event && repairs_ && !failure_ && restart_with_empty_entries()) continue;
     if (!event || !repairs_) return event;
     const std::optional<EmptyBlockScalar> misread = watch_.follow(text_, event);
     if (!misread) {
@@ -215,7 +217,84 @@ bool YamlEventParser::restart_repaired(const EmptyBlockScalar& misread) {
   if (!std::binary_search(offsets->begin(), offsets->end(), misread.indicator_end)) {
     offsets->insert(std::lower_bound(offsets->begin(), offsets->end(), misread.indicator_end), misread.indicator_end);
   }
-  auto repaired = std::make_unique<std::string>(with_indentation_indicators(text_, *offsets));
+  return reopen(std::make_unique<std::string>(with_indentation_indicators(text_, *offsets)));
+}
+
+bool YamlEventParser::restart_with_empty_entries() {
+  const auto error = outcome();
+  if (error.ok() || error.error().message != "did not find expected node content" || error.error().where.line == 0 ||
+      empty_entry_restarts_ >= 2) {
+    return false;
+  }
+  // The scanner alone reads the text right; the parser is what fails.
+  auto scanning = create(text_, false);
+  if (!scanning) return false;
+  fy_parser* scanner = scanning->parser_.get();
+  const uint32_t error_line = error.error().where.line - 1;  // as marks count
+  std::vector<size_t> dash_ends;
+  bool failed_after_empty_entry = false;
+  const fy_mark* open_dash = nullptr;  // a block entry with nothing after it on its line, yet
+  fy_token* open_token = nullptr;
+  const auto close_entry = [&](const fy_mark* next) {
+    if (!open_token) return;
+    const fy_mark* dash_end = fy_token_end_mark(open_token);
+    // Nothing but spaces or a comment after the dash (a block scalar's token
+    // is marked where its content starts, so the text says it), and nothing
+    // indented under it: kubectl refuses a tab there.
+    size_t at = dash_end->input_pos;
+    while (at < text_.size() && text_[at] == ' ') ++at;
+    const bool bare_line = at == text_.size() || line_break_length(text_, at) != 0 || text_[at] == '#';
+    const bool nothing_under = !next || (next->line > open_dash->line && next->column <= open_dash->column);
+    if (bare_line && nothing_under) {
+      dash_ends.push_back(dash_end->input_pos);
+      const auto line = [](const fy_mark* mark) { return static_cast<uint32_t>(mark->line); };
+      if (line(open_dash) < error_line && (!next || line(next) >= error_line)) failed_after_empty_entry = true;
+    }
+    fy_scan_token_free(scanner, open_token);
+    open_token = nullptr;
+  };
+  while (fy_token* token = fy_scan(scanner)) {
+    const fy_token_type type = fy_token_get_type(token);
+    // Implied ends of collections say nothing of where the next content is,
+    // and a simple key's token is marked where the key ends.
+    if (type == FYTT_BLOCK_END || type == FYTT_KEY) {
+      fy_scan_token_free(scanner, token);
+      continue;
+    }
+    const fy_mark* start = fy_token_start_mark(token);
+    if (type == FYTT_STREAM_END) {
+      close_entry(nullptr);
+      fy_scan_token_free(scanner, token);
+      break;
+    }
+    close_entry(start);
+    if (type == FYTT_BLOCK_ENTRY) {
+      open_token = token;
+      open_dash = start;
+    } else {
+      fy_scan_token_free(scanner, token);
+    }
+  }
+  if (fy_parser_get_stream_error(scanner)) {
+    // Where the scanner stops, nothing says what follows an open entry.
+    if (open_token) fy_scan_token_free(scanner, open_token);
+  } else {
+    close_entry(nullptr);
+  }
+  if (!failed_after_empty_entry) return false;
+  ++empty_entry_restarts_;
+  auto repaired = std::make_unique<std::string>();
+  repaired->reserve(text_.size() + 2 * dash_ends.size());
+  size_t copied = 0;
+  for (size_t dash_end : dash_ends) {
+    repaired->append(text_.substr(copied, dash_end - copied)).append(" ~");
+    copied = dash_end;
+  }
+  repaired->append(text_.substr(copied));
+  return reopen(std::move(repaired));
+}
+
+bool YamlEventParser::reopen(std::unique_ptr<std::string> repaired) {
   auto reopened = create(*repaired, false);
   if (!reopened) {
     failure_ = std::move(reopened).error();

@@ -72,6 +72,18 @@ class YamlEventParser {
   // Starts again on the text with the indentation indicators libfyaml needs,
   // up to where `misread` was found; false (and failure_ set) if it cannot.
   bool restart_repaired(const EmptyBlockScalar& misread);
+  // libfyaml 0.7.12 refuses an empty entry of an indentless sequence
+  // (`k:\n-\n- a`, which kubectl reads as {k: [null, a]}) with "did not find
+  // expected node content" at the next token. When the syntax error is that
+  // one, just after such an entry, starts again on the text with ` ~` after
+  // the dash of every empty block entry the scanner finds (no token after it
+  // on its line, the next one no further right): the same nulls, and the
+  // same lines and columns but for what follows those dashes on their lines.
+  // False if the error is another or the text cannot be repaired.
+  bool restart_with_empty_entries();
+  // Parses `repaired` (which becomes text_) from its start and passes over
+  // the events already given; false (and failure_ set) if it cannot.
+  bool reopen(std::unique_ptr<std::string> repaired);
 
   std::string_view text_;
   DiagHandle diag_;
@@ -81,6 +93,7 @@ class YamlEventParser {
   EmptyBlockScalarWatch watch_;
   size_t given_ = 0;  // events next() has returned
   size_t restarts_ = 0;
+  size_t empty_entry_restarts_ = 0;
   std::optional<SyntaxError> failure_;  // the repair's own, when it gave up
   std::string scalar_buffer_;           // scalar_text's, when libfyaml's text cannot be used
 };

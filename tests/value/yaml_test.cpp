@@ -299,6 +299,45 @@ TEST(YamlScalars, CrLfBreaksBeforeAClosingQuote) {
   EXPECT_EQ((*docs)[3].value, Value("a'''''b\nc''''' "));
 }
 
+// --- Empty entries of indentless sequences, around libfyaml 0.7.12 ----------
+// libfyaml refuses `k:\n-\n- a`; kubectl reads {k: [null, a]}
+// (yaml_cases/empty_sequence_entries pins more of it against kubectl).
+
+TEST(YamlEmptySequenceEntries, ReadAsNull) {
+  EXPECT_EQ(parse_one("k:\n-\n- a\n"), json(R"({"k": [null, "a"]})"));
+  EXPECT_EQ(parse_one("k:\n- a\n-"), json(R"({"k": ["a", null]})"));
+  EXPECT_EQ(parse_one("k:\r\n-  # c\r\n\r\n- a\r\n"), json(R"({"k": [null, "a"]})"));
+  EXPECT_EQ(parse_one("k:\n-\n  a: 1\n"), json(R"({"k": [{"a": 1}]})"));  // content on the next line
+  // All at once: one more parse however many there are.
+  std::string many = "k:\n";
+  std::string nulls;
+  for (int i = 0; i < 200; ++i) {
+    many += "-\n";
+    nulls += i ? ",null" : "null";
+  }
+  EXPECT_EQ(parse_one(many + "j: 1\n"), json("{\"k\": [" + nulls + "], \"j\": 1}"));
+}
+
+TEST(YamlEmptySequenceEntries, PositionsAndErrorsAfterThemAreTheTexts) {
+  YamlOptions options;
+  options.record_positions = true;
+  auto docs = parse_yaml_stream("k:\n-\n- a\nb: \"q\"\n", {}, options);
+  ASSERT_TRUE(docs.ok()) << docs.error().describe();
+  const YamlPosition* b = (*docs)[0].position_of("/b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->line, 4u);
+  EXPECT_EQ(b->column, 4u);
+  auto later = parse_yaml_stream("k:\n-\n- a\nb: [\n");
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(later.error().line, 5u);
+  // Still errors, with kubectl: a dash in a flow collection, a tab after the
+  // dash.
+  for (const char* text : {"k: [\n-\n]\n", "k:\n-\t\n- a\n"}) {
+    auto refused = parse_yaml_stream(text);
+    EXPECT_FALSE(refused.ok()) << text;
+  }
+}
+
 // --- Block scalars with no content, around libfyaml 0.7.12's misreading ----
 // libfyaml reads a line at the parent's indentation after a block scalar
 // header with no content as the scalar's content; kubectl ends the scalar
