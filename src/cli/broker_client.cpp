@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 
 #include "broker/ids.hpp"
 #include "cli/io.hpp"
@@ -58,8 +59,21 @@ size_t display_width(std::string_view text) {
 }  // namespace
 
 void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
-  command.add_option("--broker", flags.broker, "URL of the broker")->envname("SINDRI_BROKER")->capture_default_str();
-  command.add_option("--pak", flags.pak, "PAK (prefixed API key) of an admin or a generator")->envname("SINDRI_PAK");
+  // The environment is read once this command is parsed, and only for a flag
+  // it was not given: sibling commands share `flags`, and CLI11's envname
+  // would let a sibling's reading of it overwrite the flag typed here.
+  CLI::Option* broker = command.add_option("--broker", flags.broker,
+                                           "URL of the broker (else $SINDRI_BROKER, else " + flags.broker + ")");
+  CLI::Option* pak =
+      command.add_option("--pak", flags.pak, "PAK (prefixed API key) of an admin or a generator (else $SINDRI_PAK)");
+  command.parse_complete_callback([&flags, broker, pak] {
+    const auto from_environment = [](CLI::Option* option, const char* name, std::string& value) {
+      if (option->count() > 0) return;
+      if (const char* set = std::getenv(name); set != nullptr && *set != '\0') value = set;
+    };
+    from_environment(broker, "SINDRI_BROKER", flags.broker);
+    from_environment(pak, "SINDRI_PAK", flags.pak);
+  });
   if (with_output) {
     command.add_option("-o,--output", flags.output, "table, yaml or json")
         ->check(CLI::IsMember({"table", "yaml", "json"}))
@@ -69,6 +83,12 @@ void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
 
 Result<BrokerClient> BrokerClient::connect(const BrokerFlags& flags) {
   if (flags.pak.empty()) return make_error("no PAK given: pass --pak or set SINDRI_PAK");
+  // It goes into a header line: a CR or LF (a PAK file with Windows line
+  // ends) would end that line and start another.
+  if (std::any_of(flags.pak.begin(), flags.pak.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    return make_error("the PAK holds a control character (a line end copied from a file?): check --pak or SINDRI_PAK");
+  }
   auto http = std::make_unique<http::Client>(flags.broker);
   http->set_authorization("Bearer " + flags.pak);
   return BrokerClient(std::move(http));

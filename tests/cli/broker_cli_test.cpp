@@ -327,6 +327,34 @@ TEST_F(BrokerCli, TheEnvironmentGivesBrokerAndPak) {
   EXPECT_EQ(text_of(*stacks->at(0), "name"), "web");
 }
 
+// As in kubectl, a flag beats the environment, on every verb: the stack and
+// template verbs share their flags, and CLI11's own reading of the
+// environment let a sibling verb's overwrite the flag typed.
+TEST_F(BrokerCli, FlagsBeatTheEnvironment) {
+  make_stack("web");
+  ScopedEnv broker("SINDRI_BROKER", "http://127.0.0.1:1");
+  ScopedEnv pak("SINDRI_PAK", "brokkr_BR12345678_abcdefghijklmnopqrstuvwx");
+  for (std::vector<std::string> verb : {std::vector<std::string>{"stack", "list"}, {"stack", "get", "web"},
+                                        {"template", "list"}, {"agent", "list"}}) {
+    verb.insert(verb.end(), {"--broker", broker_.url(), "--pak", broker_.admin_pak(), "-o", "json"});
+    Outcome r = sindri(verb);
+    EXPECT_EQ(r.exit_code, 0) << verb[0] << " " << verb[1] << ": " << r.err;
+  }
+  // The environment still fills in a flag not given.
+  Outcome unreachable = sindri({"stack", "list", "--pak", broker_.admin_pak()});
+  EXPECT_EQ(unreachable.exit_code, 1);
+  EXPECT_EQ(unreachable.err.rfind("error: cannot reach the broker: GET http://127.0.0.1:1/api/v1/stacks: ", 0), 0u)
+      << unreachable.err;
+}
+
+TEST_F(BrokerCli, APakWithALineEndFailsBeforeAnyRequest) {
+  const std::string pak = broker_.admin_pak() + "\r\nX-Injected: 1";
+  Outcome r = sindri({"stack", "list", "--broker", "http://127.0.0.1:1", "--pak", pak});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "error: the PAK holds a control character (a line end copied from a file?): check --pak or SINDRI_PAK\n");
+}
+
 TEST_F(BrokerCli, AWrongPakShowsTheBrokers401) {
   Outcome r = sindri_as("brokkr_BR12345678_abcdefghijklmnopqrstuvwx", {"stack", "list"});
   EXPECT_EQ(r.exit_code, 1);
