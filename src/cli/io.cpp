@@ -9,6 +9,8 @@
 #include <system_error>
 
 #include "value/json.hpp"
+#include "value/text_position.hpp"
+#include "value/utf8.hpp"
 
 namespace sindri::cli {
 
@@ -27,6 +29,17 @@ Result<std::string> read_file(const fs::path& path, std::string_view what) {
   std::string out{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (in.bad()) return make_error(label + "read error");
   return out;
+}
+
+Result<std::string> read_template_file(const fs::path& path) {
+  auto text = read_file(path, "template file");
+  if (!text) return text;
+  if (const size_t bad = first_invalid_utf8(*text, 0, text->size()); bad != text->size()) {
+    const LineColumn at = line_column(*text, bad);
+    return make_error(path.string() + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " +
+                      invalid_utf8_message((*text)[bad]));
+  }
+  return text;
 }
 
 Result<Value> read_context(const fs::path& path) {
@@ -61,7 +74,7 @@ Result<std::vector<TemplateFile>> read_template_dir(const fs::path& root) {
     TemplateFile file;
     file.path = it->path();
     file.name = file.path.lexically_relative(root).generic_string();
-    auto source = read_file(file.path, "template file");
+    auto source = read_template_file(file.path);
     if (!source) return std::move(source).error();
     file.source = std::move(source).value();
     files.push_back(std::move(file));

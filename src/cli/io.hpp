@@ -16,6 +16,11 @@ namespace sindri::cli {
 // e.g. "cannot read template file x.tera: No such file or directory".
 Result<std::string> read_file(const std::filesystem::path& path, std::string_view what = "file");
 
+// A template: read_file's, and UTF-8 as Tera requires, else
+// "PATH:LINE:COLUMN: invalid UTF-8: byte 0xFF" (the broker would refuse its
+// JSON otherwise, with a position in the request instead of the file).
+Result<std::string> read_template_file(const std::filesystem::path& path);
+
 // A template context: a JSON file holding an object. Errors name the file,
 // and for invalid JSON the line and column:
 // "invalid JSON in context file PATH: line L column C: MESSAGE".

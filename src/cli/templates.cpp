@@ -34,7 +34,7 @@ bool has_name(const std::vector<TemplateFile>& files, const std::string& name) {
 Result<TemplateSet> load_templates(const std::string& tpl, const std::string& dir) {
   TemplateSet set;
   if (dir.empty()) {
-    auto source = read_file(tpl, "template file");
+    auto source = read_template_file(tpl);
     if (!source) return std::move(source).error();
     set.files.push_back(TemplateFile{tpl, tpl, std::move(source).value()});
     set.main = tpl;
@@ -60,7 +60,7 @@ Result<TemplateSet> load_templates(const std::string& tpl, const std::string& di
     return set;
   }
 
-  auto source = read_file(tpl, "template file");
+  auto source = read_template_file(tpl);
   if (!source) {
     return make_error(std::move(source).error().message + " (nor is it the name of a template under " +
                       dir + ")");

@@ -8,6 +8,7 @@
 
 #include "value/number_format.hpp"
 #include "value/text_position.hpp"
+#include "value/utf8.hpp"
 
 namespace sindri {
 
@@ -56,6 +57,21 @@ size_t plain_run(const char* from, const char* end) {
   }
   while (at < end && string_escape(*at) == 0) ++at;
   return static_cast<size_t>(at - from);
+}
+
+// The character at text[at] for a message: itself in backquotes when it is
+// printable, else what it is, so that a message never carries a byte that
+// would make it invalid UTF-8 or break a terminal.
+std::string describe_character(std::string_view text, size_t at) {
+  const auto byte = static_cast<unsigned char>(text[at]);
+  if (byte >= 0x20 && byte < 0x7f) return std::string("character `") + text[at] + "`";
+  if (byte < 0x80) {
+    static const char kHex[] = "0123456789ABCDEF";
+    return std::string("control character U+00") + kHex[byte >> 4] + kHex[byte & 0xF];
+  }
+  const size_t length = utf8_sequence_length(text, at);
+  if (length == 0) return "byte that is not UTF-8 (" + invalid_utf8_message(text[at]) + ")";
+  return "character `" + std::string(text.substr(at, length)) + "`";
 }
 
 class JsonReader {
@@ -125,7 +141,7 @@ class JsonReader {
         return true;
       default:
         if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return read_number(out);
-        return fail(std::string("unexpected character `") + peek() + "`, expected a JSON value");
+        return fail("unexpected " + describe_character(text_, pos_) + ", expected a JSON value");
     }
   }
 
@@ -208,6 +224,11 @@ class JsonReader {
     ++pos_;  // opening quote
     while (true) {
       const size_t run = pos_ + plain_run(text_.data() + pos_, text_.data() + text_.size());
+      // JSON is UTF-8 (RFC 8259): a stored string must read back as JSON.
+      if (const size_t bad = first_invalid_utf8(text_, pos_, run); bad != run) {
+        pos_ = bad;
+        return fail(invalid_utf8_message(text_[bad]));
+      }
       s.append(text_.data() + pos_, run - pos_);
       pos_ = run;
       if (at_end()) return fail("unterminated string");
@@ -247,7 +268,7 @@ class JsonReader {
         }
         default:
           --pos_;
-          return fail(std::string("invalid escape `\\") + e + "`");
+          return fail("invalid escape: a backslash before the " + describe_character(text_, pos_));
       }
     }
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "value/text_position.hpp"
+#include "value/utf8.hpp"
 
 namespace sindri::yaml_detail {
 
@@ -110,26 +111,6 @@ void append_formatted(fy_token* value, std::string& out) {
   }
 }
 
-// The length of the UTF-8 sequence starting at text[at], or 0 if it is not
-// well-formed (overlong forms, surrogates and code points past U+10FFFF
-// included).
-size_t utf8_sequence_length(std::string_view text, size_t at) {
-  const auto byte = [&](size_t i) { return at + i < text.size() ? static_cast<unsigned char>(text[at + i]) : 0u; };
-  const unsigned lead = byte(0);
-  const auto continuation = [&](size_t i, unsigned low = 0x80, unsigned high = 0xBF) {
-    return byte(i) >= low && byte(i) <= high;
-  };
-  if (lead < 0x80) return 1;
-  if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
-  if (lead == 0xE0) return continuation(1, 0xA0) && continuation(2) ? 3 : 0;
-  if (lead == 0xED) return continuation(1, 0x80, 0x9F) && continuation(2) ? 3 : 0;
-  if (lead >= 0xE1 && lead <= 0xEF) return continuation(1) && continuation(2) ? 3 : 0;
-  if (lead == 0xF0) return continuation(1, 0x90) && continuation(2) && continuation(3) ? 4 : 0;
-  if (lead >= 0xF1 && lead <= 0xF3) return continuation(1) && continuation(2) && continuation(3) ? 4 : 0;
-  if (lead == 0xF4) return continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3) ? 4 : 0;
-  return 0;
-}
-
 // YAML is Unicode text, and Debian's libfyaml never returns from a
 // directive holding a byte that is not UTF-8 (`%` then 0xA6 spins in
 // fy_scan_directive), so such text is refused before the parser sees it.
@@ -140,11 +121,7 @@ Result<Ok, SyntaxError> check_characters(std::string_view text) {
   for (size_t at = 0; at < text.size();) {
     if (text[at] == '\0') return SyntaxError{where, "a NUL character (U+0000), which YAML does not allow"};
     const size_t length = utf8_sequence_length(text, at);
-    if (length == 0) {
-      static const char kHex[] = "0123456789ABCDEF";
-      const auto bad = static_cast<unsigned char>(text[at]);
-      return SyntaxError{where, std::string("invalid UTF-8: byte 0x") + kHex[bad >> 4] + kHex[bad & 0xF]};
-    }
+    if (length == 0) return SyntaxError{where, invalid_utf8_message(text[at])};
     if (text[at] == '\n') {
       ++where.line;
       where.column = 1;

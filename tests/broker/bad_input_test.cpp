@@ -51,6 +51,15 @@ TEST_P(BadInput, MalformedJsonNamesLineAndColumn) {
   EXPECT_NE(text_of(reply.json, "message").find("line 2 column 3"), std::string::npos) << reply.body;
   expect_client_error("POST", "/api/v1/generators", "", 400, "invalid_body");
   expect_client_error("POST", "/api/v1/generators", "[1,2]", 400, "invalid_body");
+  // JSON is UTF-8: stored, such a name would make every listing that holds
+  // it invalid JSON. Neither is a raw byte echoed into the message.
+  Reply not_utf8 = expect_client_error("POST", "/api/v1/stacks", "{\"name\":\"st\xff\"}", 400, "invalid_json");
+  EXPECT_NE(text_of(not_utf8.json, "message").find("line 1 column 12: invalid UTF-8: byte 0xFF"), std::string::npos)
+      << not_utf8.body;
+  Reply stray = expect_client_error("POST", "/api/v1/stacks", "{\"name\":\xfe}", 400, "invalid_json");
+  EXPECT_NE(text_of(stray.json, "message").find("unexpected byte that is not UTF-8 (invalid UTF-8: byte 0xFE)"),
+            std::string::npos)
+      << stray.body;
 }
 
 TEST_P(BadInput, WrongTypesMissingAndUnknownFieldsNameThePointer) {

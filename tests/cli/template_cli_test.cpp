@@ -164,6 +164,12 @@ TEST_F(TemplateCli, CreateNamesTheFileThatCannotBeRead) {
             0u)
       << not_a_schema.err;
 
+  // Tera reads UTF-8 only, and so does the broker's JSON: the file is named.
+  const std::string latin1 = file("latin1.tera", "a: 1\nb: caf\xe9 {{ x }}\n").string();
+  Outcome not_utf8 = as_generator({"template", "create", "web", "-f", latin1, "--schema", schema_path_});
+  EXPECT_EQ(not_utf8.exit_code, 1);
+  EXPECT_EQ(not_utf8.err, "error: " + latin1 + ":2:7: invalid UTF-8: byte 0xE9\n");
+
   EXPECT_EQ(templates("?all_versions=true").size(), 0u);
 }
 

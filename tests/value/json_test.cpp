@@ -58,11 +58,39 @@ TEST(Json, EscapesAreFoundAtEveryPositionOfAWord) {
         append_json_string(encoded, text);
         EXPECT_EQ(encoded.size(), text.size() + 2 + (special == '\x01' || special == '\x1f' ? 5 : 1)) << encoded;
         auto decoded = parse_json(encoded);
+        if (filler >= 0x80) {  // a byte of those alone is never UTF-8, which JSON text must be
+          ASSERT_FALSE(decoded.ok()) << encoded;
+          EXPECT_EQ(decoded.error().message.rfind("invalid UTF-8: byte 0x", 0), 0u) << decoded.error().message;
+          continue;
+        }
         ASSERT_TRUE(decoded.ok()) << encoded;
         EXPECT_EQ(decoded->get_string(), text) << int(special) << " at " << position << " among " << filler;
       }
     }
   }
+}
+
+// JSON text is UTF-8 (RFC 8259): a string that is not is refused where it
+// goes wrong, so that nothing stored can fail to read back as JSON.
+TEST(Json, StringsMustBeUtf8) {
+  struct Case {
+    std::string text;
+    size_t column;
+    const char* message;
+  };
+  for (const Case& bad : {Case{"\"st\xff\"", 4, "invalid UTF-8: byte 0xFF"},
+                          Case{"{\"a\": \"abcdefghij\xc0\xaf\"}", 18, "invalid UTF-8: byte 0xC0"},
+                          Case{"[\"\xed\xa0\x80\"]", 3, "invalid UTF-8: byte 0xED"},
+                          Case{"\"caf\xc3\"", 5, "invalid UTF-8: byte 0xC3"},
+                          Case{"\"\xf4\x90\x80\x80\"", 2, "invalid UTF-8: byte 0xF4"}}) {
+    auto parsed = parse_json(bad.text);
+    ASSERT_FALSE(parsed.ok()) << bad.text;
+    EXPECT_EQ(parsed.error().message, bad.message) << bad.text;
+    EXPECT_EQ(parsed.error().column, bad.column) << bad.text;
+  }
+  auto fine = parse_json("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 abcdefgh\"");
+  ASSERT_TRUE(fine.ok()) << fine.error().message;
+  EXPECT_EQ(fine->get_string(), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 abcdefgh");
 }
 
 TEST(Json, StringsWithManyEscapesReadBack) {
