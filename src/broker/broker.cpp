@@ -43,8 +43,8 @@ std::vector<ApiRoute> all_routes() {
 
 }  // namespace
 
-Broker::Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_change_delay)
-    : db_(db), log_(log), counters_(peer_change_delay), services_{db, log, target_states_} {
+Broker::Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_change_delay, size_t object_limit)
+    : db_(db), log_(log), counters_(peer_change_delay), services_{db, log, target_states_, object_limit} {
   for (ApiRoute& route : all_routes()) {
     const std::string pattern = std::string(kApiPrefix) + route.pattern;
     const std::string method = route.method;

@@ -22,8 +22,9 @@ namespace sindri::broker {
 class Broker {
  public:
   // `peer_change_delay`: how long a change made through another broker
-  // sharing the database may go unseen here (see CountersReader).
-  Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_change_delay);
+  // sharing the database may go unseen here (see CountersReader);
+  // `object_limit`: Services::object_limit.
+  Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_change_delay, size_t object_limit);
 
   // Migrations, then the first-start bootstrap. Errors name what failed.
   Status initialize(const std::string& admin_pak_file);

@@ -35,6 +35,9 @@ struct Services {
   store::Database& db;
   Logger& log;
   TargetStateCache& target_states;
+  // The most YAML a rendered template may give a deployment object: what a
+  // direct creation could send at most (the request body limit).
+  size_t object_limit;
 };
 
 struct Call {

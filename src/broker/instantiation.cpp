@@ -99,7 +99,7 @@ struct Rendered {
 
 ApiResult<Rendered> render_version(Call& call, const std::string& template_id, const Value& parameters) {
   BROKER_TRY(loaded, load_version(call, template_id));
-  BROKER_TRY(yaml, render_compiled(loaded->compiled, parameters));
+  BROKER_TRY(yaml, render_compiled(loaded->compiled, parameters, call.services.object_limit));
   return Rendered{std::move(yaml), loaded->version};
 }
 

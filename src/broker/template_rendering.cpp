@@ -145,14 +145,15 @@ ApiResult<CompiledTemplateVersion> compile_template_version(const TemplateVersio
   return CompiledTemplateVersion{std::move(tpl).value(), std::move(parameters_schema), display_name(version)};
 }
 
-ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters) {
+ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters,
+                                       size_t max_bytes) {
   const Value context = schema::apply_defaults(*version.parameters_schema, parameters);
   const auto violations = schema::validate(*version.parameters_schema, context);
   if (!violations.empty()) return parameter_violations(violations);
   // Templates come from any generator and their objects must be
   // reproducible: no clock, no randomness, and no reading the broker's
   // environment, which holds its database URL.
-  const tera::RenderOptions options{.isolated = true, .name = version.display_name};
+  const tera::RenderOptions options{.max_output_bytes = max_bytes, .isolated = true, .name = version.display_name};
   auto rendered = tera::render(*version.tpl, context, options);
   if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "");
   auto manifests = check_manifests(*rendered, "");
@@ -167,7 +168,7 @@ ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, c
 
 ApiResult<std::string> render_template_version(const TemplateVersion& version, const Value& parameters) {
   BROKER_TRY(compiled, compile_template_version(version));
-  return render_compiled(compiled, parameters);
+  return render_compiled(compiled, parameters, tera::RenderOptions{}.max_output_bytes);
 }
 
 }  // namespace sindri::broker

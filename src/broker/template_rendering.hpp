@@ -53,8 +53,9 @@ ApiResult<CompiledTemplateVersion> compile_template_version(const TemplateVersio
 // Defaults, validation (400 invalid_parameters listing every violation with
 // its pointer under /parameters), rendering (400 template_render_error with
 // line, column and expression) and the manifest check (400
-// rendered_yaml_invalid).
-ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters);
+// rendered_yaml_invalid). Output past `max_bytes` is a render error.
+ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters,
+                                       size_t max_bytes);
 // compile_template_version, then render_compiled.
 ApiResult<std::string> render_template_version(const TemplateVersion& version, const Value& parameters);
 

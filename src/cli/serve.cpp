@@ -128,7 +128,8 @@ int serve(const ServeFlags& flags) {
     log.error("cannot open the database", {{"url", Value(config->database_url)}, {"error", Value(db.error().message)}});
     return 1;
   }
-  broker::Broker broker(**db, log, std::chrono::milliseconds(config->peer_change_delay_ms));
+  broker::Broker broker(**db, log, std::chrono::milliseconds(config->peer_change_delay_ms),
+                        static_cast<size_t>(config->body_limit));
   if (auto status = broker.initialize(config->admin_pak_file); !status.ok()) {
     log.error("cannot start", {{"error", Value(status.error().message)}});
     return 1;

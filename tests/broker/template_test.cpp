@@ -1059,6 +1059,28 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
 // Several faults at once: the answer is the first in the seed's order
 // (404 template or stack, 403, 422 labels, 400 parameters, 400 render),
 // for instantiation and for the dry run into a stack alike.
+// A few bytes of parameters must not store what a direct creation could not
+// send: rendering stops at the request body limit (10 MiB by default).
+TEST_P(Templates, RenderedOutputStopsAtTheBodyLimit) {
+  const std::string stack_id = make_stack(alice_, "s");
+  const std::string schema = R"({"type":"object","properties":{"n":{"type":"integer"}}})";
+  const std::string big = make_template(*alice_.client, "big",
+                                        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: |\n"
+                                        "{% for i in range(end=n) %}    xxxxxxxxxxxxxxx\n{% endfor %}",
+                                        schema);
+  Reply fits = instantiate(*alice_.client, stack_id, big, R"({"n":1000})");
+  EXPECT_EQ(fits.status, 201) << fits.body.substr(0, 300);
+  const std::string too_many = R"({"n":600000})";  // 12 MB
+  Reply over = instantiate(*alice_.client, stack_id, big, too_many);
+  EXPECT_TRUE(is_error(over, 400, "template_render_error")) << over.body.substr(0, 300);
+  EXPECT_NE(text_of(over.json, "message").find("larger than the limit of 10485760 bytes"), std::string::npos)
+      << over.body.substr(0, 300);
+  Reply dry = call(*alice_.client, "POST", "/api/v1/templates/" + big + "/render",
+                   std::string(R"({"parameters":)") + too_many + "}");
+  EXPECT_TRUE(is_error(dry, 400, "template_render_error")) << dry.body.substr(0, 300);
+  EXPECT_EQ(object_count(stack_id), 1u);
+}
+
 TEST_P(Templates, SeveralFaultsAnswerTheFirstInTheSeedsOrder) {
   const std::string bad_parameters = R"({"database_name":"orders"})";  // three required fields missing
   // Renders only with parameters it can never be given: `name` must be a
