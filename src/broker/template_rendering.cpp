@@ -44,6 +44,23 @@ ApiResult<Value> parse_schema_text(std::string_view text) {
   return std::move(parsed).value();
 }
 
+// Parameters are the template's context, a JSON object: a schema whose root
+// type leaves objects out could never be satisfied.
+ApiResult<Ok> check_root_accepts_objects(const Value& document) {
+  const Value* type = document.is_object() ? document.find("type") : nullptr;
+  if (type == nullptr) return Ok{};
+  bool object = type->is_string() && type->get_string() == "object";
+  if (type->is_array()) {
+    for (const Value& item : type->get_array()) object = object || (item.is_string() && item.get_string() == "object");
+  }
+  if (object) return Ok{};
+  Object details;
+  details.push_back({Value("pointer"), Value("/parameters_schema/type")});
+  return schema_text_error("/type: the parameters are a JSON object, which a schema of type " + to_json(*type) +
+                               " never accepts",
+                           Value(std::move(details)));
+}
+
 // Compiled parameter schemas by the SHA-256 of their text; the versions of a
 // template and the templates of a broker share few distinct schemas.
 ApiResult<std::shared_ptr<const schema::CompiledSchema>> compiled_schema(std::string_view text) {
@@ -119,7 +136,7 @@ ApiResult<Ok> check_template_content(std::string_view name, std::string_view con
 ApiResult<Ok> check_parameters_schema(std::string_view schema_text) {
   BROKER_TRY(document, parse_schema_text(schema_text));
   const auto problems = schema::check_schema(document);
-  if (problems.empty()) return Ok{};
+  if (problems.empty()) return check_root_accepts_objects(document);
   Array items;
   std::string message = "not a valid JSON Schema:";
   for (const schema::Violation& problem : problems) {
@@ -147,6 +164,11 @@ ApiResult<CompiledTemplateVersion> compile_template_version(const TemplateVersio
 
 ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters,
                                        size_t max_bytes) {
+  // They are the template's context, whatever its schema allows.
+  if (!parameters.is_object()) {
+    const std::string got = parameters.kind_name();
+    return parameter_violations({schema::Violation{"", "", "must be an object (the template's context), got " + got}});
+  }
   const Value context = schema::apply_defaults(*version.parameters_schema, parameters);
   const auto violations = schema::validate(*version.parameters_schema, context);
   if (!violations.empty()) return parameter_violations(violations);

@@ -836,6 +836,14 @@ TEST_P(Templates, EveryParameterViolationIsListedWithItsPointer) {
   const Value* array_violations = details_of(array).find("violations");
   ASSERT_NE(array_violations, nullptr) << array.body;
   EXPECT_EQ(texts_of(*array_violations, "pointer"), (std::multiset<std::string>{"/parameters"}));
+  // Nor where the schema lets any value through: they are the context.
+  const std::string anything = make_template(*alice_.client, "anything", kConfigMapTemplate, "{}");
+  for (const char* parameters : {"\"hello\"", "[1]", "null", "5"}) {
+    Reply scalar = instantiate(*alice_.client, stack_id, anything, parameters);
+    EXPECT_TRUE(is_error(scalar, 400, "invalid_parameters")) << parameters << ": " << scalar.body;
+    EXPECT_NE(text_of(scalar.json, "message").find("/parameters: must be an object"), std::string::npos)
+        << scalar.body;
+  }
 
   // A default is filled in before validation and rendering; a value sent wins.
   Reply defaulted = instantiate(*alice_.client, stack_id, template_id, kPostgresParameters);
@@ -859,6 +867,13 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   EXPECT_EQ(int_at(details_of(syntax), "/column"), 13) << syntax.body;
   EXPECT_NE(text_of(details_of(syntax), "template").find("broken"), std::string::npos) << syntax.body;
   EXPECT_NE(text_of(syntax.json, "message").find("4:13"), std::string::npos) << syntax.body;
+
+  // A schema whose root type leaves objects out could never be satisfied.
+  for (const char* root : {R"({"type":"string"})", R"({"type":["array","null"]})"}) {
+    Reply never = call(*alice_.client, "POST", "/api/v1/templates", template_body("never", kConfigMapTemplate, root));
+    EXPECT_TRUE(is_error(never, 400, "invalid_parameters_schema")) << never.body;
+    EXPECT_EQ(text_of(details_of(never), "pointer"), "/parameters_schema/type") << never.body;
+  }
 
   // Tera's grammar takes no string literal in arithmetic: `{{ 1 + 'a' }}`
   // fails at creation, at the string (line 6 column 14), not at rendering.
@@ -903,6 +918,7 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   Reply listed = call(*admin_, "GET", "/api/v1/templates?all_versions=true");
   ASSERT_EQ(listed.status, 200);
   EXPECT_EQ(listed.json.size(), 0u) << listed.body;
+  make_template(*alice_.client, "either", kConfigMapTemplate, R"({"type":["object","null"]})");
   const std::string template_id = make_template(*alice_.client, "cm", kConfigMapTemplate, kConfigMapSchema);
   EXPECT_TRUE(is_error(
       call(*alice_.client, "PUT", "/api/v1/templates/" + template_id, update_body("{% if x %}never closed\n", "{}")),
