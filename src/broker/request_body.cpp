@@ -21,7 +21,8 @@ bool has_whitespace(std::string_view text) {
 
 ApiResult<Value> parse_json_body(const http::Request& request) {
   if (request.body.empty()) return field_error("invalid_body", "the request body is empty; expected JSON", "");
-  auto parsed = parse_json(request.body);
+  // Brokkr reads bodies into structs, which refuse a field given twice.
+  auto parsed = parse_json(request.body, JsonOptions{.reject_duplicate_keys = true});
   if (!parsed.ok()) {
     return field_error("invalid_json", "the request body is not valid JSON: " + parsed.error().describe(), "");
   }

@@ -1,10 +1,12 @@
 #include "value/json.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "value/number_format.hpp"
 #include "value/text_position.hpp"
@@ -76,7 +78,8 @@ std::string describe_character(std::string_view text, size_t at) {
 
 class JsonReader {
  public:
-  JsonReader(std::string_view text, size_t max_depth) : text_(text), max_depth_(max_depth) {}
+  JsonReader(std::string_view text, const JsonOptions& options)
+      : text_(text), max_depth_(options.max_depth), reject_duplicate_keys_(options.reject_duplicate_keys) {}
 
   Result<Value, TextError> read_document() {
     skip_space();
@@ -307,6 +310,7 @@ class JsonReader {
     if (depth >= max_depth_) return fail("nesting deeper than " + std::to_string(max_depth_) + " levels");
     ++pos_;
     Object members;
+    std::vector<size_t> key_offsets;  // only when duplicates are refused
     skip_space();
     if (!at_end() && peek() == '}') {
       ++pos_;
@@ -316,6 +320,7 @@ class JsonReader {
     while (true) {
       skip_space();
       if (at_end() || peek() != '"') return fail("expected a string key");
+      if (reject_duplicate_keys_) key_offsets.push_back(pos_);
       std::string key;
       if (!read_string(key)) return false;
       skip_space();
@@ -333,6 +338,7 @@ class JsonReader {
       }
       if (peek() == '}') {
         ++pos_;
+        if (reject_duplicate_keys_ && !fail_on_duplicate_key(members, key_offsets)) return false;
         out = Value(std::move(members));
         return true;
       }
@@ -340,8 +346,32 @@ class JsonReader {
     }
   }
 
+  // The first key of `members` that repeats an earlier one, at its offset in
+  // `key_offsets`: an error naming both places.
+  bool fail_on_duplicate_key(const Object& members, const std::vector<size_t>& key_offsets) {
+    std::vector<size_t> order(members.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return members[a].key.get_string() < members[b].key.get_string();
+    });
+    size_t repeat = members.size();
+    size_t first = 0;
+    for (size_t i = 1; i < order.size(); ++i) {
+      if (members[order[i]].key.get_string() == members[order[i - 1]].key.get_string() && order[i] < repeat) {
+        repeat = order[i];
+        first = order[i - 1];
+      }
+    }
+    if (repeat == members.size()) return true;
+    const LineColumn at = line_column(text_, key_offsets[first]);
+    pos_ = key_offsets[repeat];
+    return fail("duplicate key " + to_json(members[repeat].key) + " (first at line " + std::to_string(at.line) +
+                " column " + std::to_string(at.column) + ")");
+  }
+
   std::string_view text_;
   size_t max_depth_;
+  bool reject_duplicate_keys_;
   size_t pos_ = 0;
   TextError error_;
 };
@@ -372,8 +402,8 @@ void append_scalar(std::string& out, const Value& v) {
 
 }  // namespace
 
-Result<Value, TextError> parse_json(std::string_view text, size_t max_depth) {
-  return JsonReader(text, max_depth).read_document();
+Result<Value, TextError> parse_json(std::string_view text, const JsonOptions& options) {
+  return JsonReader(text, options).read_document();
 }
 
 void append_json_string(std::string& out, std::string_view s) {

@@ -16,10 +16,18 @@ struct TextError {
   std::string describe() const;  // "line L column C: message"
 };
 
-// Strict RFC 8259 JSON. Integers that fit in int64 stay integers, other
-// numbers become doubles; of duplicate keys the last wins. Nesting deeper
-// than max_depth is an error rather than a stack overflow.
-Result<Value, TextError> parse_json(std::string_view text, size_t max_depth = 512);
+struct JsonOptions {
+  // Nesting deeper is an error rather than a stack overflow.
+  size_t max_depth = 512;
+  // Of duplicate keys the last wins (as serde_json::Value reads them), unless
+  // this is set: then the second is an error naming where the first is (as
+  // serde reads a struct, and so Brokkr a request body).
+  bool reject_duplicate_keys = false;
+};
+
+// Strict RFC 8259 JSON: UTF-8, no trailing commas, no comments. Integers
+// that fit in int64 stay integers, other numbers become doubles.
+Result<Value, TextError> parse_json(std::string_view text, const JsonOptions& options = {});
 
 // Compact JSON as serde_json writes it: no spaces, members in key order.
 std::string to_json(const Value& value);

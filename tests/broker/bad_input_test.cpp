@@ -56,6 +56,12 @@ TEST_P(BadInput, MalformedJsonNamesLineAndColumn) {
   Reply not_utf8 = expect_client_error("POST", "/api/v1/stacks", "{\"name\":\"st\xff\"}", 400, "invalid_json");
   EXPECT_NE(text_of(not_utf8.json, "message").find("line 1 column 12: invalid UTF-8: byte 0xFF"), std::string::npos)
       << not_utf8.body;
+  // A field given twice, which Brokkr's structs refuse too.
+  Reply twice = expect_client_error("POST", "/api/v1/generators", "{\"name\":\"a\",\n \"name\":\"b\"}", 400,
+                                    "invalid_json");
+  EXPECT_NE(text_of(twice.json, "message").find("line 2 column 2: duplicate key \"name\" (first at line 1 column 2)"),
+            std::string::npos)
+      << twice.body;
   Reply stray = expect_client_error("POST", "/api/v1/stacks", "{\"name\":\xfe}", 400, "invalid_json");
   EXPECT_NE(text_of(stray.json, "message").find("unexpected byte that is not UTF-8 (invalid UTF-8: byte 0xFE)"),
             std::string::npos)

@@ -93,6 +93,21 @@ TEST(Json, StringsMustBeUtf8) {
   EXPECT_EQ(fine->get_string(), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 abcdefgh");
 }
 
+TEST(Json, DuplicateKeysLastWinsUnlessRefused) {
+  const std::string text = "{\"a\": 1,\n \"b\": {\"x\": 1, \"y\": 2, \"x\": 3},\n \"a\": 2}";
+  auto lenient = parse_json(text);
+  ASSERT_TRUE(lenient.ok()) << lenient.error().describe();
+  EXPECT_EQ(to_json(*lenient), R"({"a":2,"b":{"x":3,"y":2}})");
+  auto strict = parse_json(text, JsonOptions{.reject_duplicate_keys = true});
+  ASSERT_FALSE(strict.ok());
+  // The innermost object closes first: its repeat is the one named.
+  EXPECT_EQ(strict.error().describe(), "line 2 column 24: duplicate key \"x\" (first at line 2 column 8)");
+  auto top = parse_json("{\"b\": 1, \"a\": 2, \"b\": 3, \"a\": 4}", JsonOptions{.reject_duplicate_keys = true});
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.error().describe(), "line 1 column 18: duplicate key \"b\" (first at line 1 column 2)");
+  EXPECT_TRUE(parse_json("{\"a\": {\"a\": 1}}", JsonOptions{.reject_duplicate_keys = true}).ok());
+}
+
 TEST(Json, StringsWithManyEscapesReadBack) {
   std::string manifest;
   for (int line = 0; line < 200; ++line) manifest += "  key" + std::to_string(line) + ": \"value\\" + "\t\n";
