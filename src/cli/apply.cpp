@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iostream>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -76,9 +75,9 @@ Result<std::vector<Source>> read_sources(const ApplyArgs& args) {
   for (const std::string& path : args.paths) {
     std::error_code ec;
     if (path == "-") {
-      std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-      if (std::cin.bad()) return make_error("cannot read stdin");
-      sources.push_back(Source{"<stdin>", std::move(text)});
+      auto text = read_file(path, "manifest file");
+      if (!text) return std::move(text).error();
+      sources.push_back(Source{"<stdin>", std::move(text).value()});
     } else if (fs::is_directory(path, ec)) {
       auto files = manifest_files_in(path, args.recursive);
       if (!files) return std::move(files).error();

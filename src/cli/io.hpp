@@ -12,8 +12,9 @@
 
 namespace sindri::cli {
 
-// The whole file as bytes. The error reads "cannot read WHAT PATH: REASON",
-// e.g. "cannot read template file x.tera: No such file or directory".
+// The whole file as bytes; `-` is standard input, which only one file may
+// be. The error reads "cannot read WHAT PATH: REASON", e.g. "cannot read
+// template file x.tera: No such file or directory".
 Result<std::string> read_file(const std::filesystem::path& path, std::string_view what = "file");
 
 // A template: read_file's, and UTF-8 as Tera requires, else

@@ -134,6 +134,22 @@ TEST_F(Cli, RenderMissingTemplateFileNamesIt) {
   EXPECT_NE(r.err.find("No such file"), std::string::npos) << r.err;
 }
 
+// `-` is standard input, as for kubectl and helm; only one file may be it.
+TEST_F(Cli, RenderReadsValuesOrTheTemplateFromStandardInput) {
+  const fs::path tpl = file("t.tera", "name: {{ name }}\n");
+  const std::string values = "name: web\n";
+  Outcome from_stdin = sindri({"render", tpl.string(), "-f", "-"}, &values);
+  EXPECT_EQ(from_stdin.exit_code, 0) << from_stdin.err;
+  EXPECT_EQ(from_stdin.out, "name: web\n");
+  const std::string source = "kind: {{ name }}\n";
+  Outcome template_from_stdin = sindri({"render", "-", "-f", file("v.yaml", values).string()}, &source);
+  EXPECT_EQ(template_from_stdin.exit_code, 0) << template_from_stdin.err;
+  EXPECT_EQ(template_from_stdin.out, "kind: web\n");
+  Outcome twice = sindri({"render", "-", "-f", "-"}, &values);
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.err.find("standard input was read already, for another -"), std::string::npos) << twice.err;
+}
+
 TEST_F(Cli, RenderMissingTemplatesDirNamesIt) {
   auto tpl = file("t.tera", "x");
   const std::string missing = (dir_ / "nodir").string();

@@ -53,12 +53,14 @@ class SindriTest : public ::testing::Test {
     return path;
   }
 
-  Outcome sindri(const std::vector<std::string>& args) {
+  // Standard input is empty, or `input` when given.
+  Outcome sindri(const std::vector<std::string>& args, const std::string* input = nullptr) {
     const fs::path out_path = dir_ / ".stdout";
     const fs::path err_path = dir_ / ".stderr";
+    const fs::path in_path = input ? file(".stdin", *input) : fs::path("/dev/null");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 0, in_path.c_str(), O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     std::vector<std::string> argv_store{SINDRI_BIN};
