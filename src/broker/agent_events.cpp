@@ -16,7 +16,7 @@ ApiResult<http::Response> report_event(Call& call) {
   BROKER_TRY(body, BodyObject::parse(call.request, "NewAgentEvent"));
   BROKER_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
   BROKER_TRY(object_id, body.required_string("deployment_object_id", kUuidRule));
-  BROKER_TRY(event_type, body.required_string("event_type", TextRule{64, false, true, false}));
+  BROKER_TRY(event_type, body.required_string("event_type", TextRule{64, false, true, false, true}));
   BROKER_TRY(status, body.required_string("status", TextRule{64, false, false, false}));
   BROKER_TRY(message, body.optional_string("message", TextRule{65536, true, true, false}));
   BROKER_CHECK(body.finish());

@@ -51,6 +51,21 @@ ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::strin
   if (!rule.allow_whitespace && has_whitespace(text)) {
     return field_error("invalid_field", where + " must not contain whitespace", pointer);
   }
+  if (rule.single_line) {
+    for (size_t at = 0; at < text.size(); ++at) {
+      const auto c = static_cast<unsigned char>(text[at]);
+      if (c < 0x20 || c == 0x7f) {
+        static const char kHex[] = "0123456789ABCDEF";
+        return field_error("invalid_field",
+                           where + " must be one line of text; it holds the control character U+00" + kHex[c >> 4] +
+                               kHex[c & 0xF] + " at byte " + std::to_string(at),
+                           pointer);
+      }
+    }
+    if (text.find_first_not_of(' ') == std::string_view::npos) {
+      return field_error("invalid_field", where + " must not be only spaces", pointer);
+    }
+  }
   return Ok{};
 }
 

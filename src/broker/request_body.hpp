@@ -25,11 +25,14 @@ struct TextRule {
   bool allow_empty = false;
   bool allow_whitespace = true;
   bool uuid = false;         // must be a UUID (8-4-4-4-12 hex)
+  // A name shown in one table cell: no control character (line break, tab)
+  // and not only spaces.
+  bool single_line = false;
 };
 
 // Labels, annotation keys and values: 1 to 64 characters, no whitespace.
 inline constexpr TextRule kTagRule{64, false, false, false};
-inline constexpr TextRule kNameRule{255, false, true, false};
+inline constexpr TextRule kNameRule{255, false, true, false, true};
 inline constexpr TextRule kUuidRule{0, false, false, true};
 inline constexpr TextRule kDescriptionRule{4096, true, true, false};
 

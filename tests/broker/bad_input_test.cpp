@@ -90,6 +90,15 @@ TEST_P(BadInput, WrongTypesMissingAndUnknownFieldsNameThePointer) {
                               R"({"yaml_content":"apiVersion: v1\nkind: X\n","is_deletion_marker":"yes"})");
   EXPECT_EQ(heartbeat_type.status, 400);
   EXPECT_EQ(pointer_of(heartbeat_type), "/is_deletion_marker");
+  // Names sit in one table cell: one line, not only spaces.
+  for (const char* body : {R"({"name":"a\nb"})", R"({"name":"a\tb"})", R"({"name":"   "})"}) {
+    Reply name = expect_client_error("POST", "/api/v1/generators", body, 400, "invalid_field");
+    EXPECT_EQ(pointer_of(name), "/name") << body;
+  }
+  Reply line_break = expect_client_error("POST", "/api/v1/generators", R"({"name":"a\nb"})", 400, "invalid_field");
+  EXPECT_NE(text_of(line_break.json, "message").find("control character U+000A at byte 1"), std::string::npos)
+      << line_break.body;
+  EXPECT_EQ(call(*admin_, "POST", "/api/v1/generators", R"({"name":"two words"})").status, 201);
 }
 
 // PostgreSQL's text ends at a NUL byte: a string holding one would be
