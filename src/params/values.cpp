@@ -21,7 +21,8 @@ bool looks_like_json(std::string_view text) {
 
 Result<YamlDocument> parse_document(std::string_view text, std::string_view file_name) {
   if (looks_like_json(text)) {
-    auto json = parse_json(text);
+    // As the YAML reader does (kubectl's strict decoder), and JSON is YAML.
+    auto json = parse_json(text, JsonOptions{.reject_duplicate_keys = true});
     if (!json) {
       const TextError& e = json.error();
       return make_error(located(file_name, e.line, e.column, "invalid JSON: " + e.message));

@@ -129,6 +129,11 @@ TEST(ParseValues, ErrorsNameFileLineAndColumn) {
   auto bad_json = parse_values("{\n  \"a\": 1,\n}", "v.json");
   ASSERT_FALSE(bad_json.ok());
   EXPECT_EQ(bad_json.error().message.rfind("v.json:3:1: invalid JSON", 0), 0u) << bad_json.error().message;
+  // A key given twice is an error in JSON as in YAML, naming both places.
+  auto twice = parse_values("{\"a\": 1,\n \"a\": 2}", "dup.json");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().message, "dup.json:2:2: invalid JSON: duplicate key \"a\" (first at line 1 column 2)");
+  EXPECT_FALSE(parse_values("a: 1\na: 2\n", "dup.yaml").ok());
   auto bad_yaml = parse_values("a: 1\nb: [1, 2\n", "v.yaml");
   ASSERT_FALSE(bad_yaml.ok());
   EXPECT_EQ(bad_yaml.error().message.rfind("v.yaml:", 0), 0u) << bad_yaml.error().message;
