@@ -745,16 +745,19 @@ std::string SchemaError::describe() const {
 
 Draft CompiledSchema::draft() const { return data_->draft; }
 
-Draft draft_of(const Value& schema, Draft fallback) {
-  const Value* s = schema.is_object() ? schema.find("$schema") : nullptr;
-  if (!s || !s->is_string()) return fallback;
-  std::string_view uri = s->get_string();
+std::optional<Draft> named_draft(std::string_view uri) {
   if (uri.find("draft-04") != std::string_view::npos) return Draft::Draft4;
   if (uri.find("draft-06") != std::string_view::npos) return Draft::Draft6;
   if (uri.find("draft-07") != std::string_view::npos) return Draft::Draft7;
   if (uri.find("2019-09") != std::string_view::npos) return Draft::Draft2019_09;
   if (uri.find("2020-12") != std::string_view::npos) return Draft::Draft2020_12;
-  return fallback;
+  return std::nullopt;
+}
+
+Draft draft_of(const Value& schema, Draft fallback) {
+  const Value* s = schema.is_object() ? schema.find("$schema") : nullptr;
+  if (!s || !s->is_string()) return fallback;
+  return named_draft(s->get_string()).value_or(fallback);
 }
 
 Result<CompiledSchema, SchemaError> compile_schema(const Value& schema, const CompileOptions& options) {

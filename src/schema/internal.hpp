@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schema/formats.hpp"
@@ -120,6 +121,8 @@ struct CompiledSchemaData {
   NodeId root = 0;
 };
 
+// The draft a `$schema` URI names, if it names one Sindri knows.
+std::optional<Draft> named_draft(std::string_view uri);
 // The draft a schema's `$schema` names, else `fallback`.
 Draft draft_of(const Value& schema, Draft fallback);
 

@@ -628,6 +628,14 @@ std::vector<Violation> check_schema(const Value& schema, Draft default_draft) {
   };
   size_t index = draft == Draft::Draft4 ? 0 : draft == Draft::Draft6 ? 1 : draft == Draft::Draft7 ? 2 : 3;
   std::vector<Violation> problems = validate(kMetaSchemas[index], schema);
+  // Read with another draft's rules, the schema would not mean what its
+  // author meant.
+  const Value* named = schema.is_object() ? schema.find("$schema") : nullptr;
+  if (named != nullptr && named->is_string() && !named_draft(named->get_string())) {
+    problems.push_back(Violation{"/$schema", "",
+                                 "unknown meta-schema " + to_json(*named) +
+                                     ": Sindri knows JSON Schema draft-04, draft-06, draft-07, 2019-09 and 2020-12"});
+  }
   if (problems.empty()) {
     auto compiled = compile_schema(schema, default_draft);
     if (!compiled) problems.push_back(Violation{compiled.error().pointer, "", compiled.error().message});

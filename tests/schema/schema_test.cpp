@@ -208,6 +208,13 @@ TEST(SchemaMeta, CheckSchemaReportsProblemsWithPointers) {
   for (Draft draft : {Draft::Draft4, Draft::Draft6, Draft::Draft7, Draft::Draft2020_12}) {
     EXPECT_TRUE(check_schema(meta_schema(draft), draft).empty()) << draft_name(draft);
   }
+  // A meta-schema Sindri does not know would be read by another draft's rules.
+  std::vector<Violation> unknown = check_schema(json(R"({"$schema": "http://example.com/unknown#", "type": "object"})"));
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_EQ(unknown[0].instance_location, "/$schema");
+  EXPECT_NE(unknown[0].message.find("unknown meta-schema \"http://example.com/unknown#\""), std::string::npos)
+      << unknown[0].message;
+  EXPECT_TRUE(check_schema(json(R"({"$schema": "https://json-schema.org/draft/2019-09/schema"})")).empty());
 }
 
 TEST(SchemaThreeTier, CorpusParametersAreValid) {
