@@ -618,6 +618,26 @@ Value apply_defaults(const CompiledSchema& schema, const Value& instance) {
   return filled;
 }
 
+// Every `default` of the document that its own subschema refuses: apply_defaults
+// would fill it in, and every validation after would fail on a value the
+// user never gave.
+void check_defaults(const CompiledSchema& schema, std::vector<Violation>& problems) {
+  Validator validator(schema.data(), ValidateOptions{});
+  const std::vector<Node>& nodes = schema.data().nodes;
+  for (NodeId id = 0; id < static_cast<NodeId>(nodes.size()); ++id) {
+    const Node& node = nodes[id];
+    // Subschemas of other documents (a meta-schema reached by $ref) are not the author's.
+    if (!node.has_default || node.location.find('#') != std::string::npos) continue;
+    std::vector<Violation> refused;
+    InstancePath path;
+    validator.eval(id, node.default_value, &path, &refused, nullptr);
+    for (const Violation& violation : refused) {
+      problems.push_back(Violation{node.location + "/default" + violation.instance_location, "",
+                                   "the default does not satisfy its own schema: " + violation.message});
+    }
+  }
+}
+
 std::vector<Violation> check_schema(const Value& schema, Draft default_draft) {
   Draft draft = draft_of(schema, default_draft);
   static const CompiledSchema kMetaSchemas[] = {
@@ -638,7 +658,11 @@ std::vector<Violation> check_schema(const Value& schema, Draft default_draft) {
   }
   if (problems.empty()) {
     auto compiled = compile_schema(schema, default_draft);
-    if (!compiled) problems.push_back(Violation{compiled.error().pointer, "", compiled.error().message});
+    if (!compiled) {
+      problems.push_back(Violation{compiled.error().pointer, "", compiled.error().message});
+    } else {
+      check_defaults(*compiled, problems);
+    }
   }
   return problems;
 }

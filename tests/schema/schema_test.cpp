@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "schema/schema.hpp"
@@ -215,6 +216,15 @@ TEST(SchemaMeta, CheckSchemaReportsProblemsWithPointers) {
   EXPECT_NE(unknown[0].message.find("unknown meta-schema \"http://example.com/unknown#\""), std::string::npos)
       << unknown[0].message;
   EXPECT_TRUE(check_schema(json(R"({"$schema": "https://json-schema.org/draft/2019-09/schema"})")).empty());
+  // A default its own subschema refuses would fail every validation after
+  // apply_defaults, on a value the user never gave.
+  std::vector<Violation> defaults = check_schema(json(R"({"properties": {"name": {"type": "string", "default": 5},
+      "tags": {"type": "array", "items": {"type": "string"}, "default": ["a", 2]},
+      "ok": {"type": "integer", "default": 3}}})"));
+  std::multiset<std::string> where;
+  for (const Violation& v : defaults) where.insert(v.instance_location);
+  EXPECT_EQ(where, (std::multiset<std::string>{"/properties/name/default", "/properties/tags/default/1"}));
+  EXPECT_NE(defaults.at(0).message.find("the default does not satisfy its own schema: "), std::string::npos);
 }
 
 TEST(SchemaThreeTier, CorpusParametersAreValid) {
