@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Value user;
   const Value* user_context = nullptr;
   if (nul != std::string_view::npos) {
-    auto parsed = parse_json(input.substr(nul + 1), 64);
+    auto parsed = parse_json(input.substr(nul + 1), JsonOptions{.max_depth = 64});
     if (parsed && parsed->is_object()) {
       user = std::move(parsed).value();
       user_context = &user;

@@ -107,7 +107,11 @@ Result<Value> BrokerClient::call(std::string_view method, std::string_view path,
   target += path;
   auto response = http_->request(method, target, body);
   if (!response) return make_error("cannot reach the broker: " + response.error().message);
-  if (response->status < 200 || response->status > 299) return make_error(describe_failure(response->status, response->body));
+  if (response->status < 200 || response->status > 299) {
+    auto error = parse_json(response->body);
+    last_error_ = error.ok() ? std::move(error).value() : Value();
+    return make_error(describe_failure(response->status, response->body));
+  }
   if (response->body.empty()) return Value();
   auto parsed = parse_json(response->body);
   if (!parsed) {

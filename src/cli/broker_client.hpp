@@ -42,6 +42,9 @@ class BrokerClient {
   Result<Value> post(std::string_view path, const Value& body);
   Result<Value> put(std::string_view path, const Value& body);
   Result<Value> remove(std::string_view path);
+  // The JSON body of the last answer outside 2xx (null when it had none or
+  // was not JSON), for callers that read its details.
+  const Value& last_error() const { return last_error_; }
 
   // A stack by id (any text shaped as a UUID), or by name among the stacks
   // the PAK may list; an unknown or ambiguous name is an error naming it.
@@ -56,6 +59,7 @@ class BrokerClient {
   Result<Value> call(std::string_view method, std::string_view path, std::string_view body);
 
   std::unique_ptr<http::Client> http_;
+  Value last_error_;
 };
 
 // Text as one URL path segment or query value: every byte but A-Z, a-z,

@@ -39,9 +39,9 @@ int run_instantiate(const InstantiateArgs& args) {
   if (!tpl) return fail(tpl.error().message);
   Value body{Object{}};
   body.set("template_id", cell(*tpl, "id"));
-  body.set("parameters", std::move(values).value());
+  body.set("parameters", *values);
   auto object = client->post("/stacks/" + cell(*stack, "id") + "/deployment-objects/from-template", body);
-  if (!object) return fail(object.error().message);
+  if (!object) return fail(locate_broker_violations(object.error().message, client->last_error(), *values, files));
   return print_result(*object, args.flags.output, [&](const Value& created) {
     return "deployment object " + cell(created, "id") + " created in stack " + cell(*stack, "name") +
            " from template " + cell(*tpl, "name") + " v" + cell(*tpl, "version") + " (sequence " +

@@ -108,4 +108,45 @@ Result<Value> gather_values(const ValuesSources& sources, std::vector<ValuesFile
   return values;
 }
 
+std::string locate_violation(const schema::Violation& violation, const Value& values,
+                             const std::vector<ValuesFile>& files) {
+  const Value* failing = follow_pointer(values, violation.instance_location);
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    const Value* written = follow_pointer(it->document.value, violation.instance_location);
+    if (failing && written && *written == *failing && it->document.position_of(violation.instance_location)) {
+      return describe_violation(violation, it->path, &it->document);
+    }
+  }
+  return "values " + violation.describe();
+}
+
+std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,
+                                     const std::vector<ValuesFile>& files) {
+  const Value* code = error.find("code");
+  const Value* details = error.find("details");
+  const Value* violations = details != nullptr ? details->find("violations") : nullptr;
+  if (code == nullptr || !code->is_string() || code->get_string() != "invalid_parameters" || violations == nullptr ||
+      !violations->is_array()) {
+    return message;
+  }
+  constexpr std::string_view kRoot = "/parameters";
+  std::string located = message.substr(0, message.find('\n'));
+  for (const Value& item : violations->get_array()) {
+    const Value* pointer = item.find("pointer");
+    const Value* schema_pointer = item.find("schema_pointer");
+    const Value* text = item.find("message");
+    if (pointer == nullptr || !pointer->is_string() || !pointer->get_string().starts_with(kRoot) || text == nullptr ||
+        !text->is_string()) {
+      return message;
+    }
+    schema::Violation violation{std::string(pointer->get_string().substr(kRoot.size())),
+                                schema_pointer != nullptr && schema_pointer->is_string()
+                                    ? std::string(schema_pointer->get_string())
+                                    : std::string(),
+                                std::string(text->get_string())};
+    located += "\n  " + locate_violation(violation, values, files);
+  }
+  return located;
+}
+
 }  // namespace sindri::cli

@@ -61,4 +61,16 @@ struct ValuesFile {
 // receives each values file read, in order.
 Result<Value> gather_values(const ValuesSources& sources, std::vector<ValuesFile>& files);
 
+// The violation's position in the last values file that holds the failing
+// value as it is in the end (the file a user would edit), else the pointer
+// alone: the value came from --set, --context or a default.
+std::string locate_violation(const schema::Violation& violation, const Value& values,
+                             const std::vector<ValuesFile>& files);
+
+// `message`, the broker's error, with each violation of a 400
+// invalid_parameters answer (`error`, its JSON body) located in the values
+// files as locate_violation does; `message` alone for any other error.
+std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,
+                                     const std::vector<ValuesFile>& files);
+
 }  // namespace sindri::cli

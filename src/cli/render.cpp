@@ -46,21 +46,6 @@ struct RenderArgs {
   std::string output_dir;
 };
 
-// The violation's position in the last values file that holds the failing
-// value as it is in the end (the file a user would edit), else the pointer
-// alone: the value came from --set, --context or a default.
-std::string locate_violation(const schema::Violation& violation, const Value& values,
-                             const std::vector<ValuesFile>& files) {
-  const Value* failing = follow_pointer(values, violation.instance_location);
-  for (auto it = files.rbegin(); it != files.rend(); ++it) {
-    const Value* written = follow_pointer(it->document.value, violation.instance_location);
-    if (failing && written && *written == *failing && it->document.position_of(violation.instance_location)) {
-      return describe_violation(violation, it->path, &it->document);
-    }
-  }
-  return "values " + violation.describe();
-}
-
 const Value* string_at(const Value& v, std::string_view key) {
   const Value* found = v.find(key);
   return found && found->is_string() && !found->get_string().empty() ? found : nullptr;

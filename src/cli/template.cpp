@@ -215,14 +215,14 @@ int run_render(const TemplateArgs& args) {
   auto tpl = client->find_template(args.tpl);
   if (!tpl) return fail(tpl.error().message);
   Value body{Object{}};
-  body.set("parameters", std::move(values).value());
+  body.set("parameters", *values);
   if (args.stack) {
     auto stack = client->find_stack(*args.stack);
     if (!stack) return fail(stack.error().message);
     body.set("stack_id", cell(*stack, "id"));
   }
   auto rendered = client->post("/templates/" + cell(*tpl, "id") + "/render", body);
-  if (!rendered) return fail(rendered.error().message);
+  if (!rendered) return fail(locate_broker_violations(rendered.error().message, client->last_error(), *values, files));
   const Value* yaml = rendered->find("yaml_content");
   if (!yaml || !yaml->is_string()) return fail("the broker's dry run answer has no yaml_content string");
   return write_stdout(yaml->get_string()) ? 0 : fail("cannot write the output");

@@ -435,8 +435,9 @@ TEST_F(TemplateCli, RenderShowsEveryViolationWithItsPointer) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("(HTTP 400 invalid_parameters)"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("\n  /parameters: "), std::string::npos) << r.err;           // name is required
-  EXPECT_NE(r.err.find("\n  /parameters/replicas: "), std::string::npos) << r.err;  // not an integer
+  // As `sindri render --schema` words them: these values came from --set.
+  EXPECT_NE(r.err.find("\n  values (root): missing required property `name`"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\n  values /replicas: must be integer"), std::string::npos) << r.err;
 }
 
 TEST_F(TemplateCli, RenderForAStackChecksItsLabels) {
@@ -507,13 +508,24 @@ TEST_F(TemplateCli, InstantiateTurnsTheBrokersErrorsIntoMessages) {
   EXPECT_EQ(unknown_template.exit_code, 1);
   EXPECT_EQ(unknown_template.err, "error: template \"nope\" not found\n");
 
+  // The broker's violations are placed where the values came from, as
+  // `sindri render --schema` places them: --set, or a file's line and column.
   Outcome invalid = as_generator({"instantiate", "dev", "web", "--set", "name=shop,replicas=-x"});
   EXPECT_EQ(invalid.exit_code, 1);
   EXPECT_EQ(invalid.err.rfind("error: the parameters do not satisfy the template's schema (HTTP 400 "
-                              "invalid_parameters):\n  /parameters/replicas: ",
+                              "invalid_parameters):\n  values /replicas: ",
                               0),
             0u)
       << invalid.err;
+  const std::string values = file("values.yaml", "name: shop\nreplicas: three\n").string();
+  for (std::vector<std::string> verb : {std::vector<std::string>{"instantiate", "dev", "web"},
+                                        {"template", "render", "web"}}) {
+    verb.insert(verb.end(), {"-f", values});
+    Outcome located = as_generator(verb);
+    EXPECT_EQ(located.exit_code, 1);
+    EXPECT_NE(located.err.find("\n  " + values + ":2:11: /replicas: must be integer, got string"), std::string::npos)
+        << located.err;
+  }
 
   call(*generator_, "POST", "/api/v1/templates/" + id + "/labels", R"("env=prod")");
   call(*generator_, "POST", "/api/v1/templates/" + id + "/annotations", R"({"key":"region","value":"eu"})");
