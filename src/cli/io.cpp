@@ -20,9 +20,6 @@ namespace fs = std::filesystem;
 Result<std::string> read_file(const fs::path& path, std::string_view what) {
   const std::string label = "cannot read " + std::string(what) + " " + path.string() + ": ";
   if (path == "-") {
-    static bool stdin_taken = false;
-    if (stdin_taken) return make_error(label + "standard input was read already, for another -");
-    stdin_taken = true;
     std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
     if (std::cin.bad()) return make_error(label + "read error");
     return text;

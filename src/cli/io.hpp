@@ -12,8 +12,8 @@
 
 namespace sindri::cli {
 
-// The whole file as bytes; `-` is standard input, which only one file may
-// be. The error reads "cannot read WHAT PATH: REASON", e.g. "cannot read
+// The whole file as bytes; `-` is standard input (main refuses a second
+// `-`). The error reads "cannot read WHAT PATH: REASON", e.g. "cannot read
 // template file x.tera: No such file or directory".
 Result<std::string> read_file(const std::filesystem::path& path, std::string_view what = "file");
 

@@ -1,7 +1,9 @@
 // The `sindri` command: a thin main over the libraries. Each verb lives in its
 // own file and registers itself here.
 
+#include <algorithm>
 #include <exception>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +35,13 @@ int main(int argc, char** argv) {
   verbs.push_back(sindri::cli::add_template(app));
   verbs.push_back(sindri::cli::add_instantiate(app));
   verbs.push_back(sindri::cli::add_reconstruct(app));
+
+  // Standard input holds one file: a second `-` would read what is left of
+  // it (nothing), and fail on whichever file came second.
+  if (std::count_if(argv + 1, argv + argc, [](const char* arg) { return std::string_view(arg) == "-"; }) > 1) {
+    sindri::cli::print_error("standard input (-) can stand for one file only");
+    return 2;
+  }
 
   try {
     app.parse(argc, argv);

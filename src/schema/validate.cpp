@@ -626,13 +626,16 @@ void check_defaults(const CompiledSchema& schema, std::vector<Violation>& proble
   const std::vector<Node>& nodes = schema.data().nodes;
   for (NodeId id = 0; id < static_cast<NodeId>(nodes.size()); ++id) {
     const Node& node = nodes[id];
-    // Subschemas of other documents (a meta-schema reached by $ref) are not the author's.
-    if (!node.has_default || node.location.find('#') != std::string::npos) continue;
+    // Subschemas of other documents ("uri#pointer": a meta-schema reached by
+    // $ref) are not the author's; the root document's are plain pointers.
+    const bool in_root_document = node.location.empty() || node.location.front() == '/';
+    if (!node.has_default || !in_root_document) continue;
     std::vector<Violation> refused;
     InstancePath path;
     validator.eval(id, node.default_value, &path, &refused, nullptr);
     for (const Violation& violation : refused) {
-      problems.push_back(Violation{node.location + "/default" + violation.instance_location, "",
+      problems.push_back(Violation{node.location + "/default" + violation.instance_location,
+                                   violation.schema_location,
                                    "the default does not satisfy its own schema: " + violation.message});
     }
   }

@@ -1,6 +1,5 @@
 #include "value/json.hpp"
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
@@ -310,7 +309,7 @@ class JsonReader {
     if (depth >= max_depth_) return fail("nesting deeper than " + std::to_string(max_depth_) + " levels");
     ++pos_;
     Object members;
-    std::vector<size_t> key_offsets;  // only when duplicates are refused
+    const size_t first_key = key_offsets_.size();
     skip_space();
     if (!at_end() && peek() == '}') {
       ++pos_;
@@ -320,7 +319,7 @@ class JsonReader {
     while (true) {
       skip_space();
       if (at_end() || peek() != '"') return fail("expected a string key");
-      if (reject_duplicate_keys_) key_offsets.push_back(pos_);
+      if (reject_duplicate_keys_) key_offsets_.push_back(pos_);
       std::string key;
       if (!read_string(key)) return false;
       skip_space();
@@ -338,40 +337,46 @@ class JsonReader {
       }
       if (peek() == '}') {
         ++pos_;
-        if (reject_duplicate_keys_ && !fail_on_duplicate_key(members, key_offsets)) return false;
+        const size_t count = members.size();
         out = Value(std::move(members));
+        if (reject_duplicate_keys_) {
+          // Value(Object) keeps one of equal keys: fewer members means a repeat.
+          if (out.get_object().size() != count) return fail_on_duplicate_key(first_key, key_offsets_.size());
+          key_offsets_.resize(first_key);
+        }
         return true;
       }
       return fail("expected `,` or `}`");
     }
   }
 
-  // The first key of `members` that repeats an earlier one, at its offset in
-  // `key_offsets`: an error naming both places.
-  bool fail_on_duplicate_key(const Object& members, const std::vector<size_t>& key_offsets) {
-    std::vector<size_t> order(members.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return members[a].key.get_string() < members[b].key.get_string();
-    });
-    size_t repeat = members.size();
-    size_t first = 0;
-    for (size_t i = 1; i < order.size(); ++i) {
-      if (members[order[i]].key.get_string() == members[order[i - 1]].key.get_string() && order[i] < repeat) {
-        repeat = order[i];
-        first = order[i - 1];
+  // Called when Value(Object) dropped a repeated key of the object whose
+  // keys start at key_offsets_[first, end): reads those keys again and
+  // fails at the first repeat, naming where the key was first.
+  bool fail_on_duplicate_key(size_t first, size_t end) {
+    std::vector<std::pair<std::string, size_t>> seen;  // key, offset; the error path only
+    for (size_t i = first; i < end; ++i) {
+      pos_ = key_offsets_[i];
+      std::string key;
+      read_string(key);
+      for (const auto& [earlier, offset] : seen) {
+        if (earlier != key) continue;
+        const LineColumn at = line_column(text_, offset);
+        pos_ = key_offsets_[i];
+        return fail("duplicate key " + to_json(Value(key)) + " (first at line " + std::to_string(at.line) +
+                    " column " + std::to_string(at.column) + ")");
       }
+      seen.emplace_back(std::move(key), key_offsets_[i]);
     }
-    if (repeat == members.size()) return true;
-    const LineColumn at = line_column(text_, key_offsets[first]);
-    pos_ = key_offsets[repeat];
-    return fail("duplicate key " + to_json(members[repeat].key) + " (first at line " + std::to_string(at.line) +
-                " column " + std::to_string(at.column) + ")");
+    return fail("duplicate key");
   }
 
   std::string_view text_;
   size_t max_depth_;
   bool reject_duplicate_keys_;
+  // Where each key of the objects being read starts, a stack shared by the
+  // nested ones (only when duplicates are refused).
+  std::vector<size_t> key_offsets_;
   size_t pos_ = 0;
   TextError error_;
 };

@@ -111,24 +111,35 @@ void append_formatted(fy_token* value, std::string& out) {
   }
 }
 
+// Where text[offset] is as libfyaml counts: lines end at every YAML 1.1
+// break (CR LF, CR, LF, NEL, LS, PS), columns count characters.
+Position position_at(std::string_view text, size_t offset) {
+  Position where{1, 1};
+  for (size_t at = 0; at < offset;) {
+    if (const size_t length = line_break_length(text, at); length != 0) {
+      ++where.line;
+      where.column = 1;
+      at += length;
+      continue;
+    }
+    ++where.column;
+    at += std::max<size_t>(1, utf8_sequence_length(text, at));
+  }
+  return where;
+}
+
 // YAML is Unicode text, and Debian's libfyaml never returns from a
 // directive holding a byte that is not UTF-8 (`%` then 0xA6 spins in
 // fy_scan_directive), so such text is refused before the parser sees it.
 // So is a NUL, which YAML does not allow and libfyaml takes for the end of
 // the text: whatever followed it would be dropped without a word.
 Result<Ok, SyntaxError> check_characters(std::string_view text) {
-  Position where{1, 1};
-  for (size_t at = 0; at < text.size();) {
-    if (text[at] == '\0') return SyntaxError{where, "a NUL character (U+0000), which YAML does not allow"};
-    const size_t length = utf8_sequence_length(text, at);
-    if (length == 0) return SyntaxError{where, invalid_utf8_message(text[at])};
-    if (text[at] == '\n') {
-      ++where.line;
-      where.column = 1;
-    } else {
-      ++where.column;
-    }
-    at += length;
+  const size_t nul = std::min(text.find('\0'), text.size());
+  if (const size_t bad = first_invalid_utf8(text, 0, nul); bad != nul) {
+    return SyntaxError{position_at(text, bad), invalid_utf8_message(text[bad])};
+  }
+  if (nul != text.size()) {
+    return SyntaxError{position_at(text, nul), "a NUL character (U+0000), which YAML does not allow"};
   }
   return Ok{};
 }

@@ -220,10 +220,11 @@ TEST(SchemaMeta, CheckSchemaReportsProblemsWithPointers) {
   // apply_defaults, on a value the user never gave.
   std::vector<Violation> defaults = check_schema(json(R"({"properties": {"name": {"type": "string", "default": 5},
       "tags": {"type": "array", "items": {"type": "string"}, "default": ["a", 2]},
-      "ok": {"type": "integer", "default": 3}}})"));
+      "ok": {"type": "integer", "default": 3}, "a#b": {"type": "string", "default": 1}}})"));
   std::multiset<std::string> where;
   for (const Violation& v : defaults) where.insert(v.instance_location);
-  EXPECT_EQ(where, (std::multiset<std::string>{"/properties/name/default", "/properties/tags/default/1"}));
+  EXPECT_EQ(where, (std::multiset<std::string>{"/properties/name/default", "/properties/tags/default/1",
+                                               "/properties/a#b/default"}));
   EXPECT_NE(defaults.at(0).message.find("the default does not satisfy its own schema: "), std::string::npos);
 }
 

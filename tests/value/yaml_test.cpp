@@ -147,7 +147,9 @@ TEST(YamlStream, ANulAnywhereIsAnErrorAtItsPosition) {
   };
   for (const Case& nul : {Case{"a: x\0y\n"s, 1, 5}, Case{"a: 1 # c\0mment\nb: 2\n"s, 1, 9},
                           Case{"a: 1\nb: \"x\0y\"\n"s, 2, 6}, Case{"a: |\n  t\0\n"s, 2, 4},
-                          Case{"a: 1\n---\nb: [\0]\n"s, 3, 5}, Case{"\0"s, 1, 1}}) {
+                          Case{"a: 1\n---\nb: [\0]\n"s, 3, 5}, Case{"\0"s, 1, 1},
+                          // Lines end where libfyaml ends them; columns count characters.
+                          Case{"a: 1\rb: 2\rc: x\0y\n"s, 3, 5}, Case{"a: \xc3\xa9\xc3\xa9\0\n"s, 1, 6}}) {
     auto result = parse_yaml_stream(nul.text, "nul.yaml");
     ASSERT_FALSE(result.ok()) << nul.text;
     EXPECT_EQ(result.error().line, nul.line) << result.error().describe();
