@@ -200,13 +200,13 @@ std::optional<std::vector<size_t>> indentation_indicators_needed(std::string_vie
   return offsets;
 }
 
-std::string with_indentation_indicators(std::string_view text, const std::vector<size_t>& offsets) {
+std::string with_insertions(std::string_view text, const std::vector<size_t>& offsets, std::string_view insertion) {
   std::string out;
-  out.reserve(text.size() + offsets.size());
+  out.reserve(text.size() + offsets.size() * insertion.size());
   size_t copied = 0;
   for (size_t offset : offsets) {
     out.append(text, copied, offset - copied);
-    out += '1';
+    out += insertion;
     copied = offset;
   }
   out.append(text, copied);

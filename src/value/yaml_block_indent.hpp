@@ -63,7 +63,8 @@ class EmptyBlockScalarWatch {
 constexpr size_t kMaxEmptyBlockScalarNesting = 16;
 std::optional<std::vector<size_t>> indentation_indicators_needed(std::string_view text);
 
-// `text` with `1` inserted at each offset (sorted).
-std::string with_indentation_indicators(std::string_view text, const std::vector<size_t>& offsets);
+// `text` with `insertion` at each offset (sorted): the edit every repair of
+// the event parser makes (`1` here, ` ~` after empty sequence entries).
+std::string with_insertions(std::string_view text, const std::vector<size_t>& offsets, std::string_view insertion);
 
 }  // namespace sindri::yaml_detail

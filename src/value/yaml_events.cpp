@@ -205,7 +205,7 @@ bool YamlEventParser::restart_repaired(const EmptyBlockScalar& misread) {
   if (!std::binary_search(offsets->begin(), offsets->end(), misread.indicator_end)) {
     offsets->insert(std::lower_bound(offsets->begin(), offsets->end(), misread.indicator_end), misread.indicator_end);
   }
-  return reopen(std::make_unique<std::string>(with_indentation_indicators(text_, *offsets)));
+  return reopen(std::make_unique<std::string>(with_insertions(text_, *offsets, "1")));
 }
 
 bool YamlEventParser::restart_with_empty_entries() {
@@ -271,15 +271,7 @@ bool YamlEventParser::restart_with_empty_entries() {
   }
   if (!failed_after_empty_entry) return false;
   ++empty_entry_restarts_;
-  auto repaired = std::make_unique<std::string>();
-  repaired->reserve(text_.size() + 2 * dash_ends.size());
-  size_t copied = 0;
-  for (size_t dash_end : dash_ends) {
-    repaired->append(text_.substr(copied, dash_end - copied)).append(" ~");
-    copied = dash_end;
-  }
-  repaired->append(text_.substr(copied));
-  return reopen(std::move(repaired));
+  return reopen(std::make_unique<std::string>(with_insertions(text_, dash_ends, " ~")));
 }
 
 bool YamlEventParser::reopen(std::unique_ptr<std::string> repaired) {
