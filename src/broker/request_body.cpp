@@ -3,6 +3,7 @@
 #include "broker/ids.hpp"
 #include "value/json.hpp"
 #include "value/pointer.hpp"
+#include "value/utf8.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -55,10 +56,9 @@ ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::strin
     for (size_t at = 0; at < text.size(); ++at) {
       const auto c = static_cast<unsigned char>(text[at]);
       if (c < 0x20 || c == 0x7f) {
-        static const char kHex[] = "0123456789ABCDEF";
         return field_error("invalid_field",
-                           where + " must be one line of text; it holds the control character U+00" + kHex[c >> 4] +
-                               kHex[c & 0xF] + " at byte " + std::to_string(at),
+                           where + " must be one line of text; it holds the control character " +
+                               ascii_code_point(text[at]) + " at byte " + std::to_string(at),
                            pointer);
       }
     }

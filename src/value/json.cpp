@@ -66,10 +66,7 @@ size_t plain_run(const char* from, const char* end) {
 std::string describe_character(std::string_view text, size_t at) {
   const auto byte = static_cast<unsigned char>(text[at]);
   if (byte >= 0x20 && byte < 0x7f) return std::string("character `") + text[at] + "`";
-  if (byte < 0x80) {
-    static const char kHex[] = "0123456789ABCDEF";
-    return std::string("control character U+00") + kHex[byte >> 4] + kHex[byte & 0xF];
-  }
+  if (byte < 0x80) return "control character " + ascii_code_point(text[at]);
   const size_t length = utf8_sequence_length(text, at);
   if (length == 0) return "byte that is not UTF-8 (" + invalid_utf8_message(text[at]) + ")";
   return "character `" + std::string(text.substr(at, length)) + "`";

@@ -41,10 +41,18 @@ size_t first_invalid_utf8(std::string_view text, size_t from, size_t to) {
   return to;
 }
 
-std::string invalid_utf8_message(char byte) {
+namespace {
+
+std::string two_hex_digits(char byte) {
   static const char kHex[] = "0123456789ABCDEF";
   const auto value = static_cast<unsigned char>(byte);
-  return std::string("invalid UTF-8: byte 0x") + kHex[value >> 4] + kHex[value & 0xF];
+  return {kHex[value >> 4], kHex[value & 0xF]};
 }
+
+}  // namespace
+
+std::string invalid_utf8_message(char byte) { return "invalid UTF-8: byte 0x" + two_hex_digits(byte); }
+
+std::string ascii_code_point(char byte) { return "U+00" + two_hex_digits(byte); }
 
 }  // namespace sindri

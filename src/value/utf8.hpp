@@ -19,4 +19,8 @@ size_t first_invalid_utf8(std::string_view text, size_t from, size_t to);
 // "invalid UTF-8: byte 0xA6", for the byte where a sequence goes wrong.
 std::string invalid_utf8_message(char byte);
 
+// "U+000A": an ASCII byte by its code point, for messages about control
+// characters, which would break the message shown as themselves.
+std::string ascii_code_point(char byte);
+
 }  // namespace sindri
