@@ -35,14 +35,31 @@ int64_t single_int(store::Database& db, const std::string& sql) {
   return value;
 }
 
+// Runs `sql`, one statement or several, in a write transaction.
+store::DbStatus write_sql(store::Database& db, const std::string& sql) {
+  return db.write([&](store::Connection& connection) { return connection.execute_script(sql); });
+}
+
+// Every row a query reads, each cell as text.
+std::vector<std::vector<std::string>> text_rows(store::Database& db, const std::string& sql) {
+  std::vector<std::vector<std::string>> rows;
+  auto read = db.read([&](store::Connection& connection) -> store::DbStatus {
+    auto found = connection.query(sql);
+    if (!found.ok()) return std::move(found).error();
+    for (const auto& row : found->rows) {
+      std::vector<std::string>& cells = rows.emplace_back();
+      for (const auto& cell : row) cells.emplace_back(cell.get_string());
+    }
+    return Ok{};
+  });
+  EXPECT_TRUE(read.ok()) << sql << ": " << read.error().message;
+  return rows;
+}
+
 void carries_the_generation_over(store::Database& db) {
   const auto all = broker_migrations();
   ASSERT_TRUE(store::migrate(db, all.first(2)).ok());
-  ASSERT_TRUE(db.write([](store::Connection& connection) -> store::DbStatus {
-                  auto updated = connection.query("UPDATE broker_state SET generation = 41 WHERE id = 1");
-                  if (!updated.ok()) return std::move(updated).error();
-                  return Ok{};
-                }).ok());
+  ASSERT_TRUE(write_sql(db, "UPDATE broker_state SET generation = 41 WHERE id = 1").ok());
 
   auto applied = store::migrate(db, all.first(3));
   ASSERT_TRUE(applied.ok()) << applied.error().message;
@@ -61,27 +78,20 @@ void carries_the_generation_over(store::Database& db) {
 void gives_registrations_ids(store::Database& db) {
   const auto all = broker_migrations();
   ASSERT_TRUE(store::migrate(db, all.first(3)).ok());
-  ASSERT_TRUE(db.write([](store::Connection& connection) -> store::DbStatus {
-                  return connection.execute_script(
-                      "INSERT INTO generators (id, name, created_at, updated_at) VALUES "
-                      "('g1', 'one', 't', 't'), ('g2', 'two', 't', 't');"
-                      "INSERT INTO agents (id, name, cluster_name, created_at, updated_at) VALUES "
-                      "('a1', 'agent', 'c', 't', 't');"
-                      "INSERT INTO agent_generators (agent_id, generator_id, created_at) VALUES "
-                      "('a1', 'g1', 't'), ('a1', 'g2', 't');");
-                }).ok());
+  ASSERT_TRUE(write_sql(db,
+                        "INSERT INTO generators (id, name, created_at, updated_at) VALUES "
+                        "('g1', 'one', 't', 't'), ('g2', 'two', 't', 't');"
+                        "INSERT INTO agents (id, name, cluster_name, created_at, updated_at) VALUES "
+                        "('a1', 'agent', 'c', 't', 't');"
+                        "INSERT INTO agent_generators (agent_id, generator_id, created_at) VALUES "
+                        "('a1', 'g1', 't'), ('a1', 'g2', 't');")
+                  .ok());
 
   auto applied = store::migrate(db, all.first(4));
   ASSERT_TRUE(applied.ok()) << applied.error().message;
   EXPECT_EQ(*applied, 1);
   std::set<std::string> ids;
-  auto read = db.read([&](store::Connection& connection) -> store::DbStatus {
-    auto rows = connection.query("SELECT id FROM agent_generators");
-    if (!rows.ok()) return std::move(rows).error();
-    for (const auto& row : rows->rows) ids.insert(std::string(row.at(0).get_string()));
-    return Ok{};
-  });
-  ASSERT_TRUE(read.ok()) << read.error().message;
+  for (const auto& row : text_rows(db, "SELECT id FROM agent_generators")) ids.insert(row.at(0));
   ASSERT_EQ(ids.size(), 2u);
   const std::regex uuid_v4("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
   for (const std::string& id : ids) EXPECT_TRUE(std::regex_match(id, uuid_v4)) << id;
@@ -90,62 +100,43 @@ void gives_registrations_ids(store::Database& db) {
 void keys_provenance_by_sequence(store::Database& db) {
   const auto all = broker_migrations();
   ASSERT_TRUE(store::migrate(db, all.first(4)).ok());
-  ASSERT_TRUE(db.write([](store::Connection& connection) -> store::DbStatus {
-                  return connection.execute_script(
-                      "INSERT INTO generators (id, name, created_at, updated_at) VALUES ('g1', 'one', 't', 't');"
-                      "INSERT INTO stacks (id, generator_id, name, created_at, updated_at) VALUES "
-                      "('s1', 'g1', 'stack', 't', 't');"
-                      "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, submitted_at, "
-                      "created_at, updated_at) VALUES ('o1', 's1', 'a: 1', 'c1', 't', 't', 't'), "
-                      "('o2', 's1', 'a: 2', 'c2', 't', 't', 't'), ('o3', 's1', 'a: 3', 'c3', 't', 't', 't');"
-                      "INSERT INTO stack_templates (id, generator_id, name, version, template_content, "
-                      "parameters_schema, checksum, created_at, updated_at) VALUES "
-                      "('t1', 'g1', 'tpl', 1, 'a: {{ a }}', '{}', 'c', 't', 't');"
-                      "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, "
-                      "template_version, template_parameters, created_at) VALUES "
-                      "('p1', 'o1', 't1', 1, '{\"a\":1}', 't'), ('p3', 'o3', 't1', 1, '{\"a\":3}', 't');");
-                }).ok());
+  ASSERT_TRUE(write_sql(db,
+                        "INSERT INTO generators (id, name, created_at, updated_at) VALUES ('g1', 'one', 't', 't');"
+                        "INSERT INTO stacks (id, generator_id, name, created_at, updated_at) VALUES "
+                        "('s1', 'g1', 'stack', 't', 't');"
+                        "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, submitted_at, "
+                        "created_at, updated_at) VALUES ('o1', 's1', 'a: 1', 'c1', 't', 't', 't'), "
+                        "('o2', 's1', 'a: 2', 'c2', 't', 't', 't'), ('o3', 's1', 'a: 3', 'c3', 't', 't', 't');"
+                        "INSERT INTO stack_templates (id, generator_id, name, version, template_content, "
+                        "parameters_schema, checksum, created_at, updated_at) VALUES "
+                        "('t1', 'g1', 'tpl', 1, 'a: {{ a }}', '{}', 'c', 't', 't');"
+                        "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, "
+                        "template_version, template_parameters, created_at) VALUES "
+                        "('p1', 'o1', 't1', 1, '{\"a\":1}', 't'), ('p3', 'o3', 't1', 1, '{\"a\":3}', 't');")
+                  .ok());
 
   auto applied = store::migrate(db, all.first(5));
   ASSERT_TRUE(applied.ok()) << applied.error().message;
   EXPECT_EQ(*applied, 1);
-  std::vector<std::string> rows;
-  auto read = db.read([&](store::Connection& connection) -> store::DbStatus {
-    auto found = connection.query(
-        "SELECT d.id, r.template_id, r.template_parameters FROM rendered_deployment_objects r "
-        "JOIN deployment_objects d ON d.sequence_id = r.deployment_object_sequence_id ORDER BY d.sequence_id");
-    if (!found.ok()) return std::move(found).error();
-    for (const auto& row : found->rows) {
-      std::string line;
-      for (const auto& cell : row) line += std::string(cell.get_string()) + " ";
-      rows.push_back(line);
-    }
-    return Ok{};
-  });
-  ASSERT_TRUE(read.ok()) << read.error().message;
-  EXPECT_EQ(rows, (std::vector<std::string>{"o1 t1 {\"a\":1} ", "o3 t1 {\"a\":3} "}));
+  const auto rows = text_rows(db,
+                              "SELECT d.id, r.template_id, r.template_parameters FROM rendered_deployment_objects r "
+                              "JOIN deployment_objects d ON d.sequence_id = r.deployment_object_sequence_id "
+                              "ORDER BY d.sequence_id");
+  EXPECT_EQ(rows, (std::vector<std::vector<std::string>>{{"o1", "t1", "{\"a\":1}"}, {"o3", "t1", "{\"a\":3}"}}));
   // Still one provenance per object, and only for objects that exist.
   for (const char* duplicate : {"(1, 't1', 1, '{}', 't')", "(99, 't1', 1, '{}', 't')"}) {
-    auto inserted = db.write([&](store::Connection& connection) -> store::DbStatus {
-      auto done = connection.query(
-          std::string("INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, template_id, "
-                      "template_version, template_parameters, created_at) VALUES ") +
-          duplicate);
-      if (!done.ok()) return std::move(done).error();
-      return Ok{};
-    });
-    EXPECT_FALSE(inserted.ok()) << duplicate;
+    EXPECT_FALSE(write_sql(db, std::string("INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, "
+                                           "template_id, template_version, template_parameters, created_at) VALUES ") +
+                                   duplicate)
+                     .ok())
+        << duplicate;
   }
   // A broker of an earlier version names the columns that went: its insert
   // fails instead of landing on whichever object has the next sequence id.
-  auto earlier = db.write([](store::Connection& connection) -> store::DbStatus {
-    auto done = connection.query(
-        "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, template_version, "
-        "template_parameters, created_at) VALUES ('p2', 'o2', 't1', 1, '{}', 't')");
-    if (!done.ok()) return std::move(done).error();
-    return Ok{};
-  });
-  EXPECT_FALSE(earlier.ok());
+  EXPECT_FALSE(write_sql(db,
+                         "INSERT INTO rendered_deployment_objects (id, deployment_object_id, template_id, "
+                         "template_version, template_parameters, created_at) VALUES ('p2', 'o2', 't1', 1, '{}', 't')")
+                   .ok());
 }
 
 
