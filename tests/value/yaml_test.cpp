@@ -32,6 +32,17 @@ Value parse_one(std::string_view text, const YamlOptions& options = {}) {
   return result.ok() ? *result : Value();
 }
 
+// Where the node at `pointer` of the first document of `text` starts, as
+// "LINE:COLUMN"; "" when there is no such node.
+std::string position_in(std::string_view text, std::string_view pointer) {
+  YamlOptions options;
+  options.record_positions = true;
+  auto docs = parse_yaml_stream(text, "test.yaml", options);
+  EXPECT_TRUE(docs.ok()) << (docs.ok() ? "" : docs.error().describe());
+  const YamlPosition* at = docs.ok() && !docs->empty() ? docs->front().position_of(pointer) : nullptr;
+  return at ? std::to_string(at->line) + ":" + std::to_string(at->column) : "";
+}
+
 YamlError parse_error(std::string_view text, const YamlOptions& options = {}) {
   auto result = parse_yaml_stream(text, "bad.yaml", options);
   EXPECT_FALSE(result.ok()) << "parsed: " << text;
@@ -321,14 +332,7 @@ TEST(YamlEmptySequenceEntries, ReadAsNull) {
 }
 
 TEST(YamlEmptySequenceEntries, PositionsAndErrorsAfterThemAreTheTexts) {
-  YamlOptions options;
-  options.record_positions = true;
-  auto docs = parse_yaml_stream("k:\n-\n- a\nb: \"q\"\n", {}, options);
-  ASSERT_TRUE(docs.ok()) << docs.error().describe();
-  const YamlPosition* b = (*docs)[0].position_of("/b");
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->line, 4u);
-  EXPECT_EQ(b->column, 4u);
+  EXPECT_EQ(position_in("k:\n-\n- a\nb: \"q\"\n", "/b"), "4:4");
   auto later = parse_yaml_stream("k:\n-\n- a\nb: [\n");
   ASSERT_FALSE(later.ok());
   EXPECT_EQ(later.error().line, 5u);
@@ -393,18 +397,9 @@ TEST(YamlEmptyBlockScalars, AtTheEndOfDocumentsOfAStream) {
 // The repair gives libfyaml an indentation indicator it did not read in the
 // text: positions and errors must still be the text's own.
 TEST(YamlEmptyBlockScalars, PositionsAndErrorsAfterThemAreTheTexts) {
-  YamlOptions options;
-  options.record_positions = true;
-  auto docs = parse_yaml_stream("x:\n  a: |\n  b: \"q\"\n  c: |  # c\n  d: 'r'\n", {}, options);
-  ASSERT_TRUE(docs.ok()) << docs.error().describe();
-  const YamlPosition* b = (*docs)[0].position_of("/x/b");
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->line, 3u);
-  EXPECT_EQ(b->column, 6u);
-  const YamlPosition* d = (*docs)[0].position_of("/x/d");
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->line, 5u);
-  EXPECT_EQ(d->column, 6u);
+  const std::string text = "x:\n  a: |\n  b: \"q\"\n  c: |  # c\n  d: 'r'\n";
+  EXPECT_EQ(position_in(text, "/x/b"), "3:6");
+  EXPECT_EQ(position_in(text, "/x/d"), "5:6");
 
   auto bad_tag = parse_yaml_stream("x:\n  a: |\n  b: 1\n  c: !!int x\n");
   ASSERT_FALSE(bad_tag.ok());
