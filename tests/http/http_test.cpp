@@ -116,6 +116,21 @@ class HttpServerTest : public ::testing::Test {
     base_url_ = "http://127.0.0.1:" + std::to_string(server_->port());
   }
 
+  // No idle sweep until a stop starts one; a request that has begun gets
+  // `grace` to finish once the stop begins.
+  void start_with_stop_grace(std::chrono::seconds grace) {
+    ServerOptions options;
+    options.idle_timeout = 0s;
+    options.stop_grace = grace;
+    start(options);
+  }
+
+  // A request begun on `connection` and left unfinished.
+  void stall(RawConnection& connection) {
+    connection.send("P");
+    wait_until([&] { return server_->open_connections() >= 1; });
+  }
+
   Response dispatch(Request& request) {
     const auto began = std::chrono::steady_clock::now();
     Router::Match match = router_.match(request.method, request.raw_path);
@@ -533,13 +548,9 @@ TEST_F(HttpServerTest, StopAnswersARequestThatHasBegunToArrive) {
 }
 
 TEST_F(HttpServerTest, StopWaitsForAStalledRequestOnlyForItsGrace) {
-  ServerOptions options;
-  options.idle_timeout = 0s;  // no sweep until the stop starts one
-  options.stop_grace = 1s;
-  start(options);
+  start_with_stop_grace(1s);
   RawConnection stalled(server_->port());
-  stalled.send("P");
-  wait_until([&] { return server_->open_connections() >= 1; });
+  stall(stalled);
 
   const auto stop_began = std::chrono::steady_clock::now();
   server_->stop();
@@ -555,13 +566,9 @@ TEST_F(HttpServerTest, StopWaitsForAStalledRequestOnlyForItsGrace) {
 TEST_F(HttpServerTest, EndGraceClosesAStalledRequestAtOnce) {
   for (const bool before_stop : {true, false}) {
     SCOPED_TRACE(before_stop ? "end_grace before stop" : "end_grace during stop");
-    ServerOptions options;
-    options.idle_timeout = 0s;
-    options.stop_grace = 60s;
-    start(options);
+    start_with_stop_grace(60s);
     RawConnection stalled(server_->port());
-    stalled.send("P");
-    wait_until([&] { return server_->open_connections() >= 1; });
+    stall(stalled);
 
     const auto stop_began = std::chrono::steady_clock::now();
     if (before_stop) {
