@@ -30,11 +30,12 @@ int64_t version_of(const Value& tpl) {
   return version != nullptr && version->is_int() ? version->get_int() : 0;
 }
 
-std::string describe_failure(int status, std::string_view body) {
+// `error`: the body as JSON, null when it is not.
+std::string describe_failure(int status, std::string_view body, const Value& error) {
   const std::string http = "HTTP " + std::to_string(status);
-  if (auto parsed = parse_json(body); parsed.ok()) {
-    const Value* message = parsed->find("message");
-    const Value* code = parsed->find("code");
+  if (error.is_object()) {
+    const Value* message = error.find("message");
+    const Value* code = error.find("code");
     if (message && message->is_string()) {
       std::string suffix = " (" + http;
       if (code && code->is_string()) suffix += " " + std::string(code->get_string());
@@ -110,7 +111,7 @@ Result<Value> BrokerClient::call(std::string_view method, std::string_view path,
   if (response->status < 200 || response->status > 299) {
     auto error = parse_json(response->body);
     last_error_ = error.ok() ? std::move(error).value() : Value();
-    return make_error(describe_failure(response->status, response->body));
+    return make_error(describe_failure(response->status, response->body, last_error_));
   }
   if (response->body.empty()) return Value();
   auto parsed = parse_json(response->body);
