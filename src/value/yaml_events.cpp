@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "value/text_position.hpp"
@@ -128,20 +129,23 @@ Position position_at(std::string_view text, size_t offset) {
   return where;
 }
 
+struct BadCharacter {
+  size_t offset;
+  std::string message;
+};
+
 // YAML is Unicode text, and Debian's libfyaml never returns from a
 // directive holding a byte that is not UTF-8 (`%` then 0xA6 spins in
 // fy_scan_directive), so such text is refused before the parser sees it.
 // So is a NUL, which YAML does not allow and libfyaml takes for the end of
 // the text: whatever followed it would be dropped without a word.
-Result<Ok, SyntaxError> check_characters(std::string_view text) {
+std::optional<BadCharacter> first_bad_character(std::string_view text) {
   const size_t nul = std::min(text.find('\0'), text.size());
   if (const size_t bad = first_invalid_utf8(text, 0, nul); bad != nul) {
-    return SyntaxError{position_at(text, bad), invalid_utf8_message(text[bad])};
+    return BadCharacter{bad, invalid_utf8_message(text[bad])};
   }
-  if (nul != text.size()) {
-    return SyntaxError{position_at(text, nul), "a NUL character (U+0000), which YAML does not allow"};
-  }
-  return Ok{};
+  if (nul != text.size()) return BadCharacter{nul, "a NUL character (U+0000), which YAML does not allow"};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -152,8 +156,24 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::open_unrepaired(std::strin
   return create(text, false);
 }
 
+// The document (from 0) text[offset] belongs to, as the parser numbers them:
+// the text before it is well-formed characters, so the parser can count the
+// documents it begins.
+size_t YamlEventParser::document_at(std::string_view text, size_t offset) {
+  auto parser = open(text.substr(0, offset));
+  if (!parser) return 0;
+  size_t begun = 0;
+  while (fy_event* event = parser->next()) {
+    if (event->type == FYET_DOCUMENT_START) ++begun;
+    parser->release(event);
+  }
+  return begun == 0 ? 0 : begun - 1;
+}
+
 Result<YamlEventParser, SyntaxError> YamlEventParser::create(std::string_view text, bool repairs) {
-  if (auto characters = check_characters(text); !characters.ok()) return std::move(characters).error();
+  if (auto bad = first_bad_character(text)) {
+    return SyntaxError{position_at(text, bad->offset), std::move(bad->message), document_at(text, bad->offset)};
+  }
   fy_diag_cfg diag_cfg;
   fy_diag_cfg_default(&diag_cfg);
   diag_cfg.fp = nullptr;

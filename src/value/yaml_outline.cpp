@@ -50,7 +50,7 @@ class OutlineWalk {
 
  private:
   YamlOutlines error_at(const SyntaxError& error) const {
-    return YamlError{{}, outlines_.empty() ? 0 : outlines_.size() - 1, error.where.line, error.where.column,
+    return YamlError{{}, outlines_.empty() ? error.document : outlines_.size() - 1, error.where.line, error.where.column,
                      error.message};
   }
 

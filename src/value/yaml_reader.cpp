@@ -100,7 +100,10 @@ class Reader {
 
   Result<std::vector<YamlDocument>, YamlError> read(std::string_view text) {
     auto parser = YamlEventParser::open(text);
-    if (!parser) return error_at(parser.error().where, parser.error().message);
+    if (!parser) {
+      return YamlError{std::string(file_), parser.error().document, parser.error().where.line,
+                       parser.error().where.column, parser.error().message};
+    }
     parser_ = &*parser;
     while (fy_event* event = parser->next()) {
       bool ok = handle(event, *parser);

@@ -215,12 +215,19 @@ TEST(YamlOutline, SameOnDeepNesting) {
   }
 }
 
-TEST(YamlOutline, ANulIsTheReadersError) {
+TEST(YamlOutline, ANulOrABadByteIsTheReadersErrorInItsDocument) {
   using namespace std::string_literals;
-  for (const std::string& text : {"apiVersion: v1\nkind: A # \0\n"s, "apiVersion: v1\nkind: A\0B\n"s,
-                                  "apiVersion: v1\nkind: A\n---\nkind: \"\0\"\n"s}) {
-    expect_same_as_reference(text);
-    EXPECT_FALSE(outline_yaml_stream(text, kKeys).ok()) << text;
+  struct Case {
+    std::string text;
+    size_t document;
+  };
+  for (const Case& bad : {Case{"apiVersion: v1\nkind: A # \0\n"s, 0}, Case{"apiVersion: v1\nkind: A\0B\n"s, 0},
+                          Case{"apiVersion: v1\nkind: A\n---\nkind: \"\0\"\n"s, 1},
+                          Case{"apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: \xff\n"s, 1}}) {
+    expect_same_as_reference(bad.text);
+    const YamlOutlines outlines = outline_yaml_stream(bad.text, kKeys);
+    ASSERT_FALSE(outlines.ok()) << bad.text;
+    EXPECT_EQ(outlines.error().document, bad.document) << outlines.error().describe();
   }
 }
 

@@ -169,6 +169,25 @@ TEST(YamlStream, ANulAnywhereIsAnErrorAtItsPosition) {
   }
 }
 
+// Characters are checked before parsing, yet the error names the document
+// they are in, as the parser numbers documents.
+TEST(YamlStream, ARefusedCharacterIsPlacedInItsDocument) {
+  using namespace std::string_literals;
+  struct Case {
+    std::string text;
+    size_t document;
+  };
+  for (const Case& bad : {Case{"\xff"s, 0}, Case{"a: 1\nb: \xff\n"s, 0}, Case{"a: 1\n---\nb: \xff\n"s, 1},
+                          Case{"---\na: 1\n---\nb: \"x\0\"\n"s, 1}, Case{"a: 1\n---\n---\nc: \xc0\n"s, 2},
+                          Case{"a: 1\n---\nb: |\n  x\n  \0\n"s, 1}, Case{"a: 1\n--- \0\n"s, 1},
+                          // Text before the character that fails to parse still counts.
+                          Case{"a: 1\n---\nb: [1,\n  \xff]\n"s, 1}}) {
+    auto result = parse_yaml_stream(bad.text, "bad.yaml");
+    ASSERT_FALSE(result.ok()) << bad.text;
+    EXPECT_EQ(result.error().document, bad.document) << result.error().describe();
+  }
+}
+
 TEST(YamlStream, PositionsByPointer) {
   YamlOptions options;
   options.record_positions = true;
