@@ -70,15 +70,33 @@ std::string describe_violation(const schema::Violation& violation, const std::st
   return prefix + violation.describe();
 }
 
+namespace {
+
+// A --set argument that does not parse is a usage error, found before any
+// file is read or request made.
+CLI::Validator set_syntax(params::SetMode mode) {
+  return CLI::Validator(
+      [mode](std::string& argument) {
+        Value scratch{Object{}};
+        auto applied = params::apply_set(scratch, argument, mode);
+        return applied ? std::string() : applied.error().describe();
+      },
+      "");
+}
+
+}  // namespace
+
 void add_values_options(CLI::App& command, ValuesSources& sources) {
   command
       .add_option("-f,--values", sources.files,
                   "Values file (YAML or JSON); repeatable, later files deep-merged over earlier ones")
       ->allow_extra_args(false);  // one file per -f, so that positional arguments may follow
   command.add_option("--set", sources.sets, "Set values as Helm does: a.b=1,list={x,y},m[0].k=v (typed)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(set_syntax(params::SetMode::Typed));
   command.add_option("--set-string", sources.set_strings, "Like --set, but every value is a string")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(set_syntax(params::SetMode::String));
 }
 
 Result<Value> gather_values(const ValuesSources& sources, std::vector<ValuesFile>& files) {

@@ -91,18 +91,19 @@ TEST_F(Render, ValuesThatAreNotAMappingAreAnError) {
   EXPECT_NE(r.err.find(values.string() + ":1:1: values must be a mapping, not a list"), std::string::npos) << r.err;
 }
 
+// A --set that does not parse is a usage error, before any file is read.
 TEST_F(Render, BadSetNamesTheArgumentAndColumn) {
   auto tpl = file("t.tera", "x");
-  Outcome r = sindri({"render", tpl.string(), "--set", "ok=1", "--set", "a[x]=1"});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("invalid --set `a[x]=1` at column 3: index `x` is not a number"), std::string::npos) << r.err;
+  Outcome r = sindri({"render", tpl.string(), "--set", "ok=1", "--set", "a[x]=1", "-f", "missing.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("--set: `a[x]=1` at column 3: index `x` is not a number\n", 0), 0u) << r.err;
 
   r = sindri({"render", tpl.string(), "--set-string", "list={a,b"});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("invalid --set-string `list={a,b` at column 6"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--set-string: `list={a,b` at column 6"), std::string::npos) << r.err;
 
   r = sindri({"render", tpl.string(), "--set", "a.b"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("`a.b` at column 4: `a.b` has no value"), std::string::npos) << r.err;
 }
 
