@@ -1,23 +1,42 @@
-// sindri agent list [-o table|yaml|json]
+// sindri agent create NAME --cluster CLUSTER [--generator-id ID]... [--label L]... [--annotation K=V]...
+// sindri agent list
+// sindri agent get AGENT
+// sindri agent delete AGENT
+// sindri agent rotate-pak AGENT
+// sindri agent label AGENT LABEL... [--remove]
+// sindri agent annotate AGENT KEY=VALUE... | --remove KEY...
 //
-// The agents a broker knows (an admin sees all, a generator those registered
-// with it), over --broker and --pak (see broker_client.hpp).
+// The agents a broker knows, over --broker and --pak (see
+// broker_client.hpp). An admin registers agents and sees all of them; a
+// generator sees those registered with it. AGENT is an id or a name. create
+// and rotate-pak print the agent's PAK, which the broker shows only then
+// (with -o yaml|json, the API's answer holding it). An agent targets the
+// stacks whose labels and annotations it carries.
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cli/broker_client.hpp"
+#include "cli/io.hpp"
+#include "cli/tags.hpp"
 #include "cli/verbs.hpp"
 
 namespace sindri::cli {
 
 namespace {
 
-int run_list(const BrokerFlags& flags) {
-  auto client = BrokerClient::connect(flags);
-  if (!client) return fail(client.error().message, 2);
-  auto agents = client->get("/agents");
-  if (!agents) return fail(agents.error().message);
+struct AgentArgs {
+  BrokerFlags flags;
+  std::string agent;  // NAME for create, AGENT (id or name) otherwise
+  std::string cluster;
+  std::vector<std::string> generator_ids;
+  Tags tags;  // create's --label and --annotation
+  TagChange tag_change;
+};
+
+const std::vector<Column>& agent_columns() {
   static const std::vector<Column> columns = {
       {"NAME", [](const Value& agent) { return cell(agent, "name"); }},
       {"ID", [](const Value& agent) { return cell(agent, "id"); }},
@@ -25,18 +44,138 @@ int run_list(const BrokerFlags& flags) {
       {"STATUS", [](const Value& agent) { return cell(agent, "status"); }},
       {"LAST HEARTBEAT", [](const Value& agent) { return cell(agent, "last_heartbeat"); }},
   };
-  return print_list(*agents, flags.output, columns, "agents");
+  return columns;
+}
+
+// The table form of an answer holding a PAK the broker shows only once.
+std::string with_pak(const std::string& done, const Value& answer, std::string_view pak_field) {
+  return done + "PAK (shown only now; the agent authenticates with it): " + cell(answer, pak_field) + "\n";
+}
+
+int run_create(const AgentArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  Value body{Object{}};
+  body.set("name", args.agent);
+  body.set("cluster_name", args.cluster);
+  if (!args.generator_ids.empty()) {
+    Array ids;
+    for (const std::string& id : args.generator_ids) ids.push_back(Value(id));
+    body.set("generator_ids", Value(std::move(ids)));
+  }
+  auto created = client->post("/agents", body);
+  if (!created) return fail(created.error().message);
+  const Value* agent = created->find("agent");
+  if (!agent || !agent->is_object()) return fail("the broker's answer to POST /agents has no agent object");
+  if (auto tagged = add_tags_to_new(*client, "/agents/" + cell(*agent, "id"), "agent", *agent, args.tags); !tagged) {
+    return fail(tagged.error().message);
+  }
+  return print_result(*created, args.flags.output, [agent](const Value& answer) {
+    return with_pak("agent " + cell(*agent, "name") + " created (id " + cell(*agent, "id") + ")\n", answer,
+                    "initial_pak");
+  });
+}
+
+int run_list(const AgentArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto agents = client->get("/agents");
+  if (!agents) return fail(agents.error().message);
+  return print_list(*agents, args.flags.output, agent_columns(), "agents");
+}
+
+int run_get(const AgentArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto agent = client->find_agent(args.agent);
+  if (!agent) return fail(agent.error().message);
+  if (args.flags.output != "table") return print_result(*agent, args.flags.output, {});
+  auto tags = tag_columns(*client, "/agents/" + cell(*agent, "id"));
+  if (!tags) return fail(tags.error().message);
+  std::vector<Column> columns = agent_columns();
+  columns.insert(columns.end(), tags->begin(), tags->end());
+  return print_result(*agent, "table", [&](const Value& found) { return format_table(columns, found); });
+}
+
+int run_delete(const AgentArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto agent = client->find_agent(args.agent);
+  if (!agent) return fail(agent.error().message);
+  if (auto removed = client->remove("/agents/" + cell(*agent, "id")); !removed) return fail(removed.error().message);
+  const std::string done = "agent " + cell(*agent, "name") + " deleted (id " + cell(*agent, "id") + ")\n";
+  return write_stdout(done) ? 0 : fail("cannot write the output");
+}
+
+int run_rotate_pak(const AgentArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto agent = client->find_agent(args.agent);
+  if (!agent) return fail(agent.error().message);
+  auto rotated = client->post("/agents/" + cell(*agent, "id") + "/rotate-pak", Value(Object{}));
+  if (!rotated) return fail(rotated.error().message);
+  return print_result(*rotated, args.flags.output, [&](const Value& answer) {
+    return with_pak("agent " + cell(*agent, "name") + ": PAK rotated; the old one no longer works\n", answer, "pak");
+  });
+}
+
+int run_tagging(const AgentArgs& args) {
+  if (int usage = check_tag_items(args.tag_change); usage != 0) return usage;
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto agent = client->find_agent(args.agent);
+  if (!agent) return fail(agent.error().message);
+  return change_tags(*client, "/agents/" + cell(*agent, "id"), "agent " + cell(*agent, "name"), args.tag_change);
+}
+
+void add_agent_option(CLI::App& command, AgentArgs& args) {
+  command.add_option("AGENT", args.agent, "Id or name of the agent")->required();
 }
 
 }  // namespace
 
 Verb add_agent(CLI::App& app) {
-  auto flags = std::make_shared<BrokerFlags>();
-  CLI::App* cmd = app.add_subcommand("agent", "List the agents of a broker");
+  auto args = std::make_shared<AgentArgs>();
+  CLI::App* cmd = app.add_subcommand("agent", "Register, list, show, label and delete the agents of a broker");
   cmd->require_subcommand(1);
+
+  CLI::App* create = cmd->add_subcommand("create", "Register an agent (admin) and print its PAK");
+  create->add_option("NAME", args->agent, "Name of the agent")->required();
+  create->add_option("--cluster", args->cluster, "Name of the cluster the agent runs in")->required();
+  create->add_option("--generator-id", args->generator_ids,
+                     "Generator to register the agent with, besides the system generator (repeatable)")
+      ->allow_extra_args(false);
+  create->add_option("--label", args->tags.labels, "Label of the agent (repeatable)")->allow_extra_args(false);
+  create->add_option("--annotation", args->tags.annotations, "Annotation KEY=VALUE of the agent (repeatable)")
+      ->allow_extra_args(false)
+      ->check(key_value_validator());
+  add_broker_flags(*create, args->flags);
+
   CLI::App* list = cmd->add_subcommand("list", "List the agents the PAK may see");
-  add_broker_flags(*list, *flags);
-  return Verb{cmd, [flags] { return run_list(*flags); }};
+  add_broker_flags(*list, args->flags);
+
+  CLI::App* get = cmd->add_subcommand("get", "Show an agent, its labels and annotations");
+  add_agent_option(*get, *args);
+  add_broker_flags(*get, args->flags);
+
+  CLI::App* remove = cmd->add_subcommand("delete", "Delete an agent (its PAK stops working)");
+  add_agent_option(*remove, *args);
+  add_broker_flags(*remove, args->flags, false);
+
+  CLI::App* rotate = cmd->add_subcommand("rotate-pak", "Give an agent a new PAK and print it (the old one stops working)");
+  add_agent_option(*rotate, *args);
+  add_broker_flags(*rotate, args->flags);
+
+  const TagVerbs tagging = add_tag_verbs(*cmd, "agent", args->agent, args->tag_change, args->flags);
+
+  return Verb{cmd, [args, create, list, get, remove, rotate, tagging] {
+                if (create->parsed()) return run_create(*args);
+                if (list->parsed()) return run_list(*args);
+                if (get->parsed()) return run_get(*args);
+                if (remove->parsed()) return run_delete(*args);
+                if (rotate->parsed()) return run_rotate_pak(*args);
+                return run_tagging(*args);
+              }};
 }
 
 }  // namespace sindri::cli

@@ -123,19 +123,28 @@ Result<Value> BrokerClient::call(std::string_view method, std::string_view path,
 }
 
 Result<Value> BrokerClient::find_stack(const std::string& id_or_name) {
-  if (broker::is_uuid(id_or_name)) return get("/stacks/" + id_or_name);
-  auto stacks = get("/stacks");
-  if (!stacks) return stacks;
+  return find_listed("stack", "/stacks", id_or_name);
+}
+
+Result<Value> BrokerClient::find_agent(const std::string& id_or_name) {
+  return find_listed("agent", "/agents", id_or_name);
+}
+
+Result<Value> BrokerClient::find_listed(const std::string& kind, const std::string& collection,
+                                        const std::string& id_or_name) {
+  if (broker::is_uuid(id_or_name)) return get(collection + "/" + id_or_name);
+  auto listed = get(collection);
+  if (!listed) return listed;
   std::vector<const Value*> named;
-  for (size_t i = 0; i < stacks->size(); ++i) {
-    const Value* name = stacks->at(i)->find("name");
-    if (name && name->is_string() && name->get_string() == id_or_name) named.push_back(stacks->at(i));
+  for (size_t i = 0; i < listed->size(); ++i) {
+    const Value* name = listed->at(i)->find("name");
+    if (name && name->is_string() && name->get_string() == id_or_name) named.push_back(listed->at(i));
   }
-  if (named.empty()) return make_error("stack \"" + id_or_name + "\" not found");
+  if (named.empty()) return make_error(kind + " \"" + id_or_name + "\" not found");
   if (named.size() > 1) {
     std::string ids;
-    for (const Value* stack : named) ids += (ids.empty() ? "" : ", ") + cell(*stack, "id");
-    return make_error("stack name \"" + id_or_name + "\" is ambiguous: stacks " + ids + " have it; give an id");
+    for (const Value* found : named) ids += (ids.empty() ? "" : ", ") + cell(*found, "id");
+    return make_error(kind + " name \"" + id_or_name + "\" is ambiguous: " + kind + "s " + ids + " have it; give an id");
   }
   return *named.front();
 }

@@ -49,6 +49,8 @@ class BrokerClient {
   // A stack by id (any text shaped as a UUID), or by name among the stacks
   // the PAK may list; an unknown or ambiguous name is an error naming it.
   Result<Value> find_stack(const std::string& id_or_name);
+  // An agent the same way, among the agents the PAK may list.
+  Result<Value> find_agent(const std::string& id_or_name);
 
   // A live template by id, or by name (GET /templates?name=): a name that
   // two owners use is ambiguous, an error listing the candidates' ids.
@@ -57,6 +59,7 @@ class BrokerClient {
  private:
   explicit BrokerClient(std::unique_ptr<http::Client> http) : http_(std::move(http)) {}
   Result<Value> call(std::string_view method, std::string_view path, std::string_view body);
+  Result<Value> find_listed(const std::string& kind, const std::string& collection, const std::string& id_or_name);
 
   std::unique_ptr<http::Client> http_;
   Value last_error_;

@@ -2,6 +2,8 @@
 // sindri stack list
 // sindri stack get STACK
 // sindri stack delete STACK
+// sindri stack label STACK LABEL... [--remove]
+// sindri stack annotate STACK KEY=VALUE... | --remove KEY...
 //
 // Stacks on a broker (--broker, --pak: see broker_client.hpp). STACK is an
 // id or a name. A generator's PAK creates stacks for that generator; an
@@ -27,7 +29,8 @@ struct StackArgs {
   std::string stack;  // NAME for create, STACK (id or name) otherwise
   std::optional<std::string> description;
   std::optional<std::string> generator_id;
-  Tags tags;
+  Tags tags;  // create's --label and --annotation
+  TagChange tag_change;
 };
 
 const std::vector<Column>& stack_columns() {
@@ -71,7 +74,13 @@ int run_get(const StackArgs& args) {
   if (!client) return fail(client.error().message, 2);
   auto stack = client->find_stack(args.stack);
   if (!stack) return fail(stack.error().message);
-  return print_result(*stack, args.flags.output, [](const Value& found) { return format_table(stack_columns(), found); });
+  if (args.flags.output != "table") return print_result(*stack, args.flags.output, {});
+  // The table adds what the stack object does not hold: its targeting.
+  auto tags = tag_columns(*client, "/stacks/" + cell(*stack, "id"));
+  if (!tags) return fail(tags.error().message);
+  std::vector<Column> columns = stack_columns();
+  columns.insert(columns.end(), tags->begin(), tags->end());
+  return print_result(*stack, "table", [&](const Value& found) { return format_table(columns, found); });
 }
 
 int run_delete(const StackArgs& args) {
@@ -84,11 +93,20 @@ int run_delete(const StackArgs& args) {
   return write_stdout(done) ? 0 : fail("cannot write the output");
 }
 
+int run_tagging(const StackArgs& args) {
+  if (int usage = check_tag_items(args.tag_change); usage != 0) return usage;
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto stack = client->find_stack(args.stack);
+  if (!stack) return fail(stack.error().message);
+  return change_tags(*client, "/stacks/" + cell(*stack, "id"), "stack " + cell(*stack, "name"), args.tag_change);
+}
+
 }  // namespace
 
 Verb add_stack(CLI::App& app) {
   auto args = std::make_shared<StackArgs>();
-  CLI::App* cmd = app.add_subcommand("stack", "Create, list, show and delete stacks on a broker");
+  CLI::App* cmd = app.add_subcommand("stack", "Create, list, show, label and delete stacks on a broker");
   cmd->require_subcommand(1);
 
   CLI::App* create = cmd->add_subcommand("create", "Create a stack");
@@ -115,11 +133,14 @@ Verb add_stack(CLI::App& app) {
   remove->add_option("STACK", args->stack, "Id or name of the stack")->required();
   add_broker_flags(*remove, args->flags, false);
 
-  return Verb{cmd, [args, create, list, get] {
+  const TagVerbs tagging = add_tag_verbs(*cmd, "stack", args->stack, args->tag_change, args->flags);
+
+  return Verb{cmd, [args, create, list, get, remove, tagging] {
                 if (create->parsed()) return run_create(*args);
                 if (list->parsed()) return run_list(*args);
                 if (get->parsed()) return run_get(*args);
-                return run_delete(*args);
+                if (remove->parsed()) return run_delete(*args);
+                return run_tagging(*args);
               }};
 }
 

@@ -1,5 +1,11 @@
 #include "cli/tags.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <functional>
+
+#include "cli/io.hpp"
+
 namespace sindri::cli {
 
 std::string key_value_problem(std::string_view text) {
@@ -43,6 +49,115 @@ Status add_tags_to_new(BrokerClient& client, const std::string& path, std::strin
     }
   }
   return Ok{};
+}
+
+namespace {
+
+std::string joined(const Value& items, const std::function<std::string(const Value&)>& text) {
+  std::string out;
+  if (items.is_array()) {
+    for (const Value& item : items.get_array()) out += (out.empty() ? "" : ", ") + text(item);
+  }
+  return out.empty() ? "<none>" : out;
+}
+
+}  // namespace
+
+Result<std::vector<Column>> tag_columns(BrokerClient& client, const std::string& path) {
+  auto labels = client.get(path + "/labels");
+  if (!labels) return std::move(labels).error();
+  auto annotations = client.get(path + "/annotations");
+  if (!annotations) return std::move(annotations).error();
+  std::string label_text = joined(*labels, [](const Value& label) { return cell(label, "label"); });
+  std::string annotation_text = joined(*annotations, [](const Value& annotation) {
+    return cell(annotation, "key") + "=" + cell(annotation, "value");
+  });
+  return std::vector<Column>{
+      {"LABELS", [label_text](const Value&) { return label_text; }},
+      {"ANNOTATIONS", [annotation_text](const Value&) { return annotation_text; }},
+  };
+}
+
+TagVerbs add_tag_verbs(CLI::App& parent, const std::string& kind, std::string& target, TagChange& change,
+                       BrokerFlags& flags) {
+  std::string placeholder = kind;
+  std::transform(placeholder.begin(), placeholder.end(), placeholder.begin(), ::toupper);
+  const std::string target_help = "Id or name of the " + kind;
+
+  CLI::App* label = parent.add_subcommand("label", "Add labels to a " + kind + ", or --remove them");
+  label->add_option(placeholder, target, target_help)->required();
+  label->add_option("LABEL", change.items, "Label, e.g. env=prod")->required();
+  label->add_flag("--remove", change.remove, "Remove the labels instead");
+  add_broker_flags(*label, flags, false);
+
+  CLI::App* annotate = parent.add_subcommand("annotate", "Add annotations to a " + kind + ", or --remove them by key");
+  annotate->add_option(placeholder, target, target_help)->required();
+  annotate->add_option("ANNOTATION", change.items, "KEY=VALUE (KEY with --remove)")->required();
+  annotate->add_flag("--remove", change.remove, "Remove the annotations with these keys instead");
+  annotate->final_callback([&change] { change.annotations = true; });
+  add_broker_flags(*annotate, flags, false);
+  return TagVerbs{label, annotate};
+}
+
+int check_tag_items(const TagChange& change) {
+  if (!change.annotations || change.remove) return 0;
+  for (const std::string& item : change.items) {
+    if (std::string problem = key_value_problem(item); !problem.empty()) {
+      return fail(problem + " (to remove an annotation: --remove KEY)", 2);
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+bool error_code_is(const BrokerClient& client, std::string_view code) {
+  const Value* found = client.last_error().find("code");
+  return found && found->is_string() && found->get_string() == code;
+}
+
+// After a 409 for annotation `key_value`: "" when the object holds that
+// very annotation, else why the addition failed.
+std::string annotation_conflict(BrokerClient& client, const std::string& path, std::string_view key_value,
+                                const Error& refusal) {
+  const size_t equals = key_value.find('=');
+  const std::string_view key = key_value.substr(0, equals);
+  auto current = client.get(path);
+  if (!current || !current->is_array()) return refusal.message;
+  for (const Value& annotation : current->get_array()) {
+    if (cell(annotation, "key") != key) continue;
+    const std::string value = cell(annotation, "value");
+    if (value == key_value.substr(equals + 1)) return {};
+    return "it already has the value \"" + value + "\"; remove it first (--remove " + std::string(key) + ")";
+  }
+  return refusal.message;
+}
+
+}  // namespace
+
+int change_tags(BrokerClient& client, const std::string& path, const std::string& subject, const TagChange& change) {
+  const std::string what = change.annotations ? "annotation" : "label";
+  const std::string collection = path + (change.annotations ? "/annotations" : "/labels");
+  for (const std::string& item : change.items) {
+    Result<Value> done = change.remove        ? client.remove(collection + "/" + percent_encode(item))
+                         : change.annotations ? client.post(collection, annotation_body(item))
+                                              : client.post(collection, Value(item));
+    std::string outcome = change.remove ? "removed" : "added";
+    if (!done) {
+      std::string problem = done.error().message;
+      if (!change.remove && error_code_is(client, change.annotations ? "annotation_exists" : "label_exists")) {
+        problem = change.annotations ? annotation_conflict(client, collection, item, done.error()) : "";
+      }
+      if (!problem.empty()) {
+        return fail("cannot " + std::string(change.remove ? "remove " : "add ") + what + " \"" + item + "\": " + problem);
+      }
+      outcome = "already present";
+    }
+    if (!write_stdout(subject + ": " + what + " " + item + " " + outcome + "\n")) {
+      return fail("cannot write the output");
+    }
+  }
+  return 0;
 }
 
 }  // namespace sindri::cli

@@ -1,7 +1,7 @@
 #pragma once
 // Labels and annotations of the broker objects that carry them (stacks,
-// templates): the KEY=VALUE argument check, the annotation body, and adding
-// them to an object just created.
+// agents, templates): the KEY=VALUE argument check, the annotation body,
+// adding them to an object just created, and the label and annotate verbs.
 
 #include <string>
 #include <string_view>
@@ -35,5 +35,35 @@ Value annotation_body(std::string_view key_value);
 // running the command once more does not leave two of the same name.
 Status add_tags_to_new(BrokerClient& client, const std::string& path, std::string_view kind, const Value& object,
                        const Tags& tags);
+
+// LABELS and ANNOTATIONS columns for `get` tables, filled from the object at
+// `path`'s labels and annotations ("env=prod, tier", or "<none>").
+Result<std::vector<Column>> tag_columns(BrokerClient& client, const std::string& path);
+
+struct TagChange {
+  std::vector<std::string> items;  // LABELs, KEY=VALUEs, or with `remove` KEYs of annotations
+  bool annotations = false;
+  bool remove = false;
+};
+
+// The label and annotate verbs on the object at `path` (/stacks/ID), named
+// `subject` in reports ("stack web"): one call per item, each reported as it
+// is done, so that a failure in the middle leaves a record of what changed.
+// As kubectl, adding what is already there changes nothing and is no error;
+// an annotation whose key holds another value is one, naming that value.
+// Returns the exit code. Callers run check_tag_items first.
+int change_tags(BrokerClient& client, const std::string& path, const std::string& subject, const TagChange& change);
+struct TagVerbs {
+  CLI::App* label;
+  CLI::App* annotate;
+};
+// Adds `label` and `annotate` under `parent` for a `kind` ("stack") found by
+// the positional `target` (STACK); both fill `change`.
+TagVerbs add_tag_verbs(CLI::App& parent, const std::string& kind, std::string& target, TagChange& change,
+                       BrokerFlags& flags);
+
+// Before any call: every KEY=VALUE to add is one, else a usage error (exit
+// code 2, printed); 0 when all are.
+int check_tag_items(const TagChange& change);
 
 }  // namespace sindri::cli

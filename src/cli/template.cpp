@@ -22,7 +22,6 @@
 // match that stack's labels and annotations. create, list, get and update
 // print a table, or with -o yaml|json the API's objects.
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,9 +46,8 @@ struct TemplateArgs {
   std::optional<std::string> generator_id;
   std::optional<std::string> name_filter;
   bool all_versions = false;
-  Tags tags;                       // create's --label and --annotation
-  std::vector<std::string> items;  // label's LABELs, annotate's KEY=VALUEs (KEYs with --remove)
-  bool remove = false;
+  Tags tags;  // create's --label and --annotation
+  TagChange tag_change;
   ValuesSources values;
   std::optional<std::string> stack;
 };
@@ -119,13 +117,6 @@ int run_list(const TemplateArgs& args) {
   return print_list(*templates, args.flags.output, template_columns(args.all_versions), "templates");
 }
 
-// "env=prod, tier", or "<none>".
-std::string joined(const Value& items, const std::function<std::string(const Value&)>& text) {
-  std::string out;
-  for (const Value& item : items.get_array()) out += (out.empty() ? "" : ", ") + text(item);
-  return out.empty() ? "<none>" : out;
-}
-
 int run_get(const TemplateArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
@@ -133,20 +124,10 @@ int run_get(const TemplateArgs& args) {
   if (!tpl) return fail(tpl.error().message);
   if (args.flags.output != "table") return print_result(*tpl, args.flags.output, {});
   // The table adds what the template object does not hold: its targeting.
-  const std::string path = "/templates/" + cell(*tpl, "id");
-  auto labels = client->get(path + "/labels");
-  if (!labels) return fail(labels.error().message);
-  auto annotations = client->get(path + "/annotations");
-  if (!annotations) return fail(annotations.error().message);
+  auto tags = tag_columns(*client, "/templates/" + cell(*tpl, "id"));
+  if (!tags) return fail(tags.error().message);
   std::vector<Column> columns = template_columns(false);
-  columns.push_back({"LABELS", [&](const Value&) {
-                       return joined(*labels, [](const Value& label) { return cell(label, "label"); });
-                     }});
-  columns.push_back({"ANNOTATIONS", [&](const Value&) {
-                       return joined(*annotations, [](const Value& annotation) {
-                         return cell(annotation, "key") + "=" + cell(annotation, "value");
-                       });
-                     }});
+  columns.insert(columns.end(), tags->begin(), tags->end());
   return print_result(*tpl, "table", [&](const Value& found) { return format_table(columns, found); });
 }
 
@@ -177,33 +158,13 @@ int run_delete(const TemplateArgs& args) {
              : fail("cannot write the output");
 }
 
-// label and annotate: one call per item, each reported as it is done, so
-// that a failure in the middle leaves a record of what was changed.
-int run_tagging(const TemplateArgs& args, bool annotations) {
-  if (annotations && !args.remove) {
-    for (const std::string& item : args.items) {
-      if (std::string problem = key_value_problem(item); !problem.empty()) {
-        return fail(problem + " (to remove an annotation: --remove KEY)", 2);
-      }
-    }
-  }
+int run_tagging(const TemplateArgs& args) {
+  if (int usage = check_tag_items(args.tag_change); usage != 0) return usage;
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
   auto tpl = client->find_template(args.tpl);
   if (!tpl) return fail(tpl.error().message);
-  const std::string path = "/templates/" + cell(*tpl, "id") + (annotations ? "/annotations" : "/labels");
-  const std::string what = annotations ? "annotation" : "label";
-  for (const std::string& item : args.items) {
-    Result<Value> done = args.remove   ? client->remove(path + "/" + percent_encode(item))
-                         : annotations ? client->post(path, annotation_body(item))
-                                       : client->post(path, Value(item));
-    const std::string verb = args.remove ? "remove" : "add";
-    if (!done) return fail("cannot " + verb + " " + what + " \"" + item + "\": " + done.error().message);
-    const std::string report =
-        "template " + version_name(*tpl) + ": " + what + " " + item + (args.remove ? " removed\n" : " added\n");
-    if (!write_stdout(report)) return fail("cannot write the output");
-  }
-  return 0;
+  return change_tags(*client, "/templates/" + cell(*tpl, "id"), "template " + version_name(*tpl), args.tag_change);
 }
 
 int run_render(const TemplateArgs& args) {
@@ -279,17 +240,7 @@ Verb add_template(CLI::App& app) {
   add_template_option(*remove, *args);
   add_broker_flags(*remove, args->flags, false);
 
-  CLI::App* label = cmd->add_subcommand("label", "Add labels to a template, or --remove them");
-  add_template_option(*label, *args);
-  label->add_option("LABEL", args->items, "Label, e.g. env=prod")->required();
-  label->add_flag("--remove", args->remove, "Remove the labels instead");
-  add_broker_flags(*label, args->flags, false);
-
-  CLI::App* annotate = cmd->add_subcommand("annotate", "Add annotations to a template, or --remove them by key");
-  add_template_option(*annotate, *args);
-  annotate->add_option("ANNOTATION", args->items, "KEY=VALUE (KEY with --remove)")->required();
-  annotate->add_flag("--remove", args->remove, "Remove the annotations with these keys instead");
-  add_broker_flags(*annotate, args->flags, false);
+  const TagVerbs tagging = add_tag_verbs(*cmd, "template", args->tpl, args->tag_change, args->flags);
 
   CLI::App* render = cmd->add_subcommand("render", "Render a template on the broker without storing anything");
   add_template_option(*render, *args);
@@ -299,14 +250,13 @@ Verb add_template(CLI::App& app) {
       "Stack (id or name) the template must match, as instantiation checks it");
   add_broker_flags(*render, args->flags, false);
 
-  return Verb{cmd, [args, create, list, get, update, remove, label, annotate] {
+  return Verb{cmd, [args, create, list, get, update, remove, tagging] {
                 if (create->parsed()) return run_create(*args);
                 if (list->parsed()) return run_list(*args);
                 if (get->parsed()) return run_get(*args);
                 if (update->parsed()) return run_update(*args);
                 if (remove->parsed()) return run_delete(*args);
-                if (label->parsed()) return run_tagging(*args, false);
-                if (annotate->parsed()) return run_tagging(*args, true);
+                if (tagging.label->parsed() || tagging.annotate->parsed()) return run_tagging(*args);
                 return run_render(*args);
               }};
 }
