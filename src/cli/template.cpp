@@ -7,6 +7,7 @@
 // sindri template label TEMPLATE LABEL... [--remove]
 // sindri template annotate TEMPLATE KEY=VALUE... | --remove KEY...
 // sindri template render TEMPLATE [-f VALUES]... [--set P=V]... [--set-string P=V]... [--stack STACK]
+//                        [-o raw|yaml|json] [--output-dir DIR]
 //
 // Templates on a broker (--broker, --pak: see broker_client.hpp). TEMPLATE
 // is an id or the name of a live template; a name two owners use is
@@ -18,10 +19,12 @@
 // Labels and annotations are two verbs, as kubectl's label and annotate;
 // --remove takes labels, or annotation keys, away. render is the broker's
 // dry run: the values are gathered as `sindri render` gathers them, and the
-// rendered YAML is printed exactly; with --stack the template must also
+// rendered YAML is printed as `sindri render` prints it (-o raw, the default:
+// exactly; -o yaml|json, --output-dir); with --stack the template must also
 // match that stack's labels and annotations. create, list, get and update
 // print a table, or with -o yaml|json the API's objects.
 
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +32,7 @@
 
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
+#include "cli/manifest_output.hpp"
 #include "cli/parameters.hpp"
 #include "cli/tags.hpp"
 #include "cli/verbs.hpp"
@@ -50,6 +54,8 @@ struct TemplateArgs {
   TagChange tag_change;
   ValuesSources values;
   std::optional<std::string> stack;
+  std::string render_output = "raw";  // render's -o
+  std::string output_dir;
 };
 
 std::string owner_cell(const Value& tpl) {
@@ -83,6 +89,28 @@ Status add_content(Value& body, const TemplateArgs& args) {
   return Ok{};
 }
 
+// Creation under a name its owner already uses adds a version beside the
+// live ones (the seed's rule); `update` is what supersedes. Said on stderr,
+// since the user may well have meant update.
+void warn_of_live_versions(BrokerClient& client, const Value& created) {
+  if (cell(created, "version") == "1") return;
+  auto same_name = client.get("/templates?all_versions=false&name=" + percent_encode(cell(created, "name")));
+  if (!same_name || !same_name->is_array()) return;
+  std::string others;
+  size_t count = 0;
+  for (const Value& tpl : same_name->get_array()) {
+    if (cell(tpl, "generator_id") == cell(created, "generator_id") && cell(tpl, "id") != cell(created, "id")) {
+      others += (others.empty() ? "v" : ", v") + cell(tpl, "version");
+      ++count;
+    }
+  }
+  if (count == 0) return;
+  const std::string warning = "warning: template " + cell(created, "name") + " " + others +
+                              (count == 1 ? " stays" : " stay") + " live beside v" + cell(created, "version") +
+                              "; `sindri template update` makes a version that supersedes the live one\n";
+  std::fwrite(warning.data(), 1, warning.size(), stderr);
+}
+
 int run_create(const TemplateArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
@@ -97,6 +125,7 @@ int run_create(const TemplateArgs& args) {
   if (auto tagged = add_tags_to_new(*client, path, "template", *created, args.tags); !tagged) {
     return fail(tagged.error().message);
   }
+  warn_of_live_versions(*client, *created);
   return print_result(*created, args.flags.output, [](const Value& tpl) {
     return "template " + version_name(tpl) + " created (id " + cell(tpl, "id") + ")\n";
   });
@@ -168,6 +197,9 @@ int run_tagging(const TemplateArgs& args) {
 }
 
 int run_render(const TemplateArgs& args) {
+  if (auto combined = check_rendered_output(args.render_output, args.output_dir); !combined) {
+    return fail(combined.error().message, 2);
+  }
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
   std::vector<ValuesFile> files;
@@ -186,7 +218,9 @@ int run_render(const TemplateArgs& args) {
   if (!rendered) return fail(locate_broker_violations(rendered.error().message, client->last_error(), *values, files));
   const Value* yaml = rendered->find("yaml_content");
   if (!yaml || !yaml->is_string()) return fail("the broker's dry run answer has no yaml_content string");
-  return write_stdout(yaml->get_string()) ? 0 : fail("cannot write the output");
+  auto printed = print_rendered(std::string(yaml->get_string()), "template " + version_name(*tpl), args.render_output,
+                                args.output_dir);
+  return printed ? 0 : fail(printed.error().message);
 }
 
 void add_template_option(CLI::App& command, TemplateArgs& args) {
@@ -248,6 +282,7 @@ Verb add_template(CLI::App& app) {
   render->add_option_function<std::string>(
       "--stack", [args](const std::string& stack) { args->stack = stack; },
       "Stack (id or name) the template must match, as instantiation checks it");
+  add_rendered_output_options(*render, args->render_output, args->output_dir);
   add_broker_flags(*render, args->flags, false);
 
   return Verb{cmd, [args, create, list, get, update, remove, tagging] {

@@ -225,9 +225,9 @@ TEST_F(Render, OutputDirRefusesTwoManifestsWithOneFileName) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-TEST_F(Render, OutputDirWithJsonIsAnError) {
+TEST_F(Render, OutputDirWithJsonIsAUsageError) {
   Outcome r = sindri({"render", manifests().string(), "-o", "json", "--output-dir", (dir_ / "o").string()});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--output-dir writes YAML files"), std::string::npos) << r.err;
 }
 

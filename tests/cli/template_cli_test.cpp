@@ -129,6 +129,33 @@ TEST_F(TemplateCli, CreateSendsAJsonSchemaAsWrittenAndJsonPrintsTheTemplate) {
   EXPECT_EQ(*printed, call(*admin_, "GET", "/api/v1/templates/" + text_of(*printed, "id")).json);
 }
 
+// The seed's rule: creation adds a version beside the live one, and only
+// update supersedes. The user may have meant update, so it is said.
+TEST_F(TemplateCli, CreateUnderALiveNameWarnsThatBothStayLive) {
+  const std::vector<std::string> create = {"template", "create", "web", "-f", template_path_, "--schema", schema_path_};
+  Outcome first = as_generator(create);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  Outcome second = as_generator(create);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(second.out.rfind("template web v2 created (id ", 0), 0u) << second.out;
+  EXPECT_EQ(second.err,
+            "warning: template web v1 stays live beside v2; `sindri template update` makes a version that "
+            "supersedes the live one\n");
+  EXPECT_EQ(templates().size(), 2u);
+
+  // Another owner's template of the same name, or a deleted version, is no concern.
+  Outcome system = as_admin(create);
+  ASSERT_EQ(system.exit_code, 0) << system.err;
+  EXPECT_EQ(system.err, "");
+  for (const Outcome* made : {&first, &second}) {
+    ASSERT_EQ(as_generator({"template", "delete", made->out.substr(28, 36)}).exit_code, 0) << made->out;
+  }
+  Outcome third = as_generator(create);
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_EQ(third.out.rfind("template web v3 created (id ", 0), 0u) << third.out;
+  EXPECT_EQ(third.err, "");
+}
+
 TEST_F(TemplateCli, AnAdminCreatesSystemTemplates) {
   Outcome r = as_admin({"template", "create", "base", "-f", template_path_, "--schema", schema_path_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -427,6 +454,38 @@ TEST_F(TemplateCli, RenderPrintsTheBrokersYamlExactly) {
   expected.replace(expected.find("{{ image }}"), 11, "1.5");
   EXPECT_EQ(r.out, expected);
   EXPECT_EQ(deployment_objects(stack_id).size(), 0u);  // a dry run stores nothing
+}
+
+// -o and --output-dir as `sindri render` has them.
+TEST_F(TemplateCli, RenderPrintsManifestsAsYamlJsonOrFiles) {
+  make_template(*generator_, "web");
+  const std::vector<std::string> values = {"--set", "name=shop,replicas=2"};
+  auto render = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"template", "render", "web"};
+    args.insert(args.end(), values.begin(), values.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return as_generator(args);
+  };
+  Outcome json = render({"-o", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto manifest = sindri::parse_json(json.out);
+  ASSERT_TRUE(manifest.ok()) << json.out;
+  EXPECT_EQ(text_of(*manifest, "kind"), "Deployment");
+  EXPECT_EQ(manifest->find("spec")->find("replicas")->get_int(), 2);
+
+  Outcome yaml = render({"-o", "yaml"});
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
+  EXPECT_EQ(sindri::parse_yaml(yaml.out).value(), manifest.value());
+
+  const fs::path out = dir_ / "out";
+  Outcome files = render({"--output-dir", out.string()});
+  ASSERT_EQ(files.exit_code, 0) << files.err;
+  EXPECT_EQ(files.out, (out / "deployment-shop.yaml").string() + "\n");
+  EXPECT_EQ(sindri::parse_yaml(read_all(out / "deployment-shop.yaml")).value(), manifest.value());
+
+  Outcome both = render({"-o", "json", "--output-dir", out.string()});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err, "error: --output-dir writes YAML files; it cannot be combined with -o json\n");
 }
 
 TEST_F(TemplateCli, RenderShowsEveryViolationWithItsPointer) {
