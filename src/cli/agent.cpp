@@ -3,6 +3,7 @@
 // sindri agent get AGENT
 // sindri agent delete AGENT
 // sindri agent rotate-pak AGENT
+// sindri agent targets AGENT
 // sindri agent label AGENT LABEL... [--remove]
 // sindri agent annotate AGENT KEY=VALUE... | --remove KEY...
 //
@@ -21,6 +22,7 @@
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
 #include "cli/tags.hpp"
+#include "cli/targets.hpp"
 #include "cli/verbs.hpp"
 
 namespace sindri::cli {
@@ -119,6 +121,15 @@ int run_rotate_pak(const AgentArgs& args) {
   });
 }
 
+int run_targets(const AgentArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto agent = client->find_agent(args.agent);
+  if (!agent) return fail(agent.error().message);
+  return print_stack_targets(*client, "/agents/" + cell(*agent, "id") + "/targets", args.flags.output,
+                             "stacks targeted by agent " + cell(*agent, "name"));
+}
+
 int run_tagging(const AgentArgs& args) {
   if (int usage = check_tag_items(args.tag_change); usage != 0) return usage;
   auto client = BrokerClient::connect(args.flags);
@@ -166,14 +177,19 @@ Verb add_agent(CLI::App& app) {
   add_agent_option(*rotate, *args);
   add_broker_flags(*rotate, args->flags);
 
-  const TagVerbs tagging = add_tag_verbs(*cmd, "agent", args->agent, args->tag_change, args->flags);
+  add_tag_verbs(*cmd, "agent", args->agent, args->tag_change, args->flags);
 
-  return Verb{cmd, [args, create, list, get, remove, rotate, tagging] {
+  CLI::App* targets = cmd->add_subcommand("targets", "List the stacks the agent targets (deploys)");
+  add_agent_option(*targets, *args);
+  add_broker_flags(*targets, args->flags);
+
+  return Verb{cmd, [args, create, list, get, remove, rotate, targets] {
                 if (create->parsed()) return run_create(*args);
                 if (list->parsed()) return run_list(*args);
                 if (get->parsed()) return run_get(*args);
                 if (remove->parsed()) return run_delete(*args);
                 if (rotate->parsed()) return run_rotate_pak(*args);
+                if (targets->parsed()) return run_targets(*args);
                 return run_tagging(*args);
               }};
 }

@@ -133,9 +133,9 @@ Verb add_stack(CLI::App& app) {
   remove->add_option("STACK", args->stack, "Id or name of the stack")->required();
   add_broker_flags(*remove, args->flags, false);
 
-  const TagVerbs tagging = add_tag_verbs(*cmd, "stack", args->stack, args->tag_change, args->flags);
+  add_tag_verbs(*cmd, "stack", args->stack, args->tag_change, args->flags);
 
-  return Verb{cmd, [args, create, list, get, remove, tagging] {
+  return Verb{cmd, [args, create, list, get, remove] {
                 if (create->parsed()) return run_create(*args);
                 if (list->parsed()) return run_list(*args);
                 if (get->parsed()) return run_get(*args);

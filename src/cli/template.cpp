@@ -6,6 +6,7 @@
 // sindri template delete TEMPLATE
 // sindri template label TEMPLATE LABEL... [--remove]
 // sindri template annotate TEMPLATE KEY=VALUE... | --remove KEY...
+// sindri template targets TEMPLATE
 // sindri template render TEMPLATE [-f VALUES]... [--set P=V]... [--set-string P=V]... [--stack STACK]
 //                        [-o raw|yaml|json] [--output-dir DIR]
 //
@@ -35,6 +36,7 @@
 #include "cli/manifest_output.hpp"
 #include "cli/parameters.hpp"
 #include "cli/tags.hpp"
+#include "cli/targets.hpp"
 #include "cli/verbs.hpp"
 
 namespace sindri::cli {
@@ -187,6 +189,15 @@ int run_delete(const TemplateArgs& args) {
              : fail("cannot write the output");
 }
 
+int run_targets(const TemplateArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto tpl = client->find_template(args.tpl);
+  if (!tpl) return fail(tpl.error().message);
+  return print_stack_targets(*client, "/templates/" + cell(*tpl, "id") + "/targets", args.flags.output,
+                             "stacks matching template " + version_name(*tpl));
+}
+
 int run_tagging(const TemplateArgs& args) {
   if (int usage = check_tag_items(args.tag_change); usage != 0) return usage;
   auto client = BrokerClient::connect(args.flags);
@@ -276,6 +287,10 @@ Verb add_template(CLI::App& app) {
 
   const TagVerbs tagging = add_tag_verbs(*cmd, "template", args->tpl, args->tag_change, args->flags);
 
+  CLI::App* targets = cmd->add_subcommand("targets", "List the stacks whose labels and annotations the template matches");
+  add_template_option(*targets, *args);
+  add_broker_flags(*targets, args->flags);
+
   CLI::App* render = cmd->add_subcommand("render", "Render a template on the broker without storing anything");
   add_template_option(*render, *args);
   add_values_options(*render, args->values);
@@ -285,13 +300,14 @@ Verb add_template(CLI::App& app) {
   add_rendered_output_options(*render, args->render_output, args->output_dir);
   add_broker_flags(*render, args->flags, false);
 
-  return Verb{cmd, [args, create, list, get, update, remove, tagging] {
+  return Verb{cmd, [args, create, list, get, update, remove, tagging, targets] {
                 if (create->parsed()) return run_create(*args);
                 if (list->parsed()) return run_list(*args);
                 if (get->parsed()) return run_get(*args);
                 if (update->parsed()) return run_update(*args);
                 if (remove->parsed()) return run_delete(*args);
                 if (tagging.label->parsed() || tagging.annotate->parsed()) return run_tagging(*args);
+                if (targets->parsed()) return run_targets(*args);
                 return run_render(*args);
               }};
 }

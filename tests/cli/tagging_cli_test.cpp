@@ -155,11 +155,20 @@ TEST_F(TaggingCli, StackLabelsDriveWhichAgentsTargetIt) {
   const std::string agent_id = created.out.substr(25, 36);
   auto targets = [&] { return call(*admin_, "GET", "/api/v1/agents/" + agent_id + "/targets").json.size(); };
   EXPECT_EQ(targets(), 0u);
+  Outcome none = as_admin({"agent", "targets", "edge-1"});
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.err, "No stacks targeted by agent edge-1 found.\n");
 
   Outcome labeled = as_generator({"stack", "label", "web", "env=prod"});
   ASSERT_EQ(labeled.exit_code, 0) << labeled.err;
   EXPECT_EQ(labeled.out, "stack web: label env=prod added\n");
   EXPECT_EQ(targets(), 1u);
+  Outcome listed = as_admin({"agent", "targets", "edge-1"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto lines = lines_of(listed.out);
+  ASSERT_EQ(lines.size(), 2u) << listed.out;
+  EXPECT_EQ(lines[0], "NAME  STACK ID" + std::string(30, ' ') + "GENERATOR");
+  EXPECT_EQ(lines[1], "web   " + stack_id + "  " + generator_id_);
 
   Outcome annotated = as_generator({"stack", "annotate", "web", "region=eu"});
   ASSERT_EQ(annotated.exit_code, 0) << annotated.err;

@@ -439,6 +439,31 @@ TEST_F(TemplateCli, LabelErrorsAreNamed) {
   EXPECT_EQ(unknown.err, "error: template \"nope\" not found\n");
 }
 
+// --- template targets -----------------------------------------------------------------
+
+TEST_F(TemplateCli, TargetsListTheStacksTheTemplateMatches) {
+  const std::string id = text_of(make_template(*generator_, "web"), "id");
+  ASSERT_EQ(call(*generator_, "POST", "/api/v1/templates/" + id + "/labels", R"("env=prod")").status, 201);
+  const std::string prod = make_stack("prod");
+  make_stack("dev");
+  ASSERT_EQ(call(*generator_, "POST", "/api/v1/stacks/" + prod + "/labels", R"("env=prod")").status, 201);
+
+  Outcome table = as_generator({"template", "targets", "web"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const auto lines = lines_of(table.out);
+  ASSERT_EQ(lines.size(), 2u) << table.out;
+  EXPECT_EQ(lines[1], "prod  " + prod + "  " + generator_id_);
+
+  Outcome json = as_generator({"template", "targets", "web", "-o", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(*sindri::parse_json(json.out), call(*generator_, "GET", "/api/v1/templates/" + id + "/targets").json);
+
+  ASSERT_EQ(as_generator({"template", "label", "web", "tier"}).exit_code, 0);
+  Outcome none = as_generator({"template", "targets", "web"});
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.err, "No stacks matching template web v1 found.\n");
+}
+
 // --- template render ------------------------------------------------------------------
 
 TEST_F(TemplateCli, RenderPrintsTheBrokersYamlExactly) {
