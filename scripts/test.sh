@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds and runs every test, with a throwaway
-# PostgreSQL 15 (scripts/with-postgres.sh) for the store and broker tests:
+# PostgreSQL 15 for the store and broker tests (ctest's `postgres` fixture,
+# scripts/postgres-fixture.sh):
 #   1. build/       (RelWithDebInfo): all unit, conformance and CLI tests;
 #   2. build-asan/  (AddressSanitizer + UndefinedBehaviorSanitizer): the same tests;
 #   3. scripts/fuzz.sh 60: the libFuzzer target for a minute.
@@ -16,14 +17,14 @@ scripts/setup.sh
 echo "== build/ (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$JOBS"
-scripts/with-postgres.sh ctest --test-dir build --output-on-failure -j "$JOBS"
+ctest --test-dir build --output-on-failure -j "$JOBS"
 
 echo "== build-asan/ (ASan + UBSan)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSINDRI_SANITIZE=ON -DSINDRI_BENCH=OFF
 cmake --build build-asan -j "$JOBS"
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  scripts/with-postgres.sh ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+  ctest --test-dir build-asan --output-on-failure -j "$JOBS"
 
 echo "== fuzzing"
 scripts/fuzz.sh 60

@@ -26,6 +26,7 @@
 
 #include "http/client.hpp"
 #include "postgres_admin.hpp"
+#include "support/test_postgres.hpp"
 #include "value/json.hpp"
 
 extern char** environ;
@@ -63,28 +64,26 @@ inline std::string trimmed(std::string text) {
 class BrokerProcess {
  public:
   // A scratch directory, and a database URL for the backend. On PostgreSQL
-  // the URL comes from SINDRI_TEST_POSTGRES_URL and a fresh tenant schema.
+  // the server is test_postgres()'s, with a fresh tenant schema.
   explicit BrokerProcess(Backend backend) : backend_(backend), dir_(scratch_directory()) {
     if (backend == Backend::Sqlite) {
       database_ = "sqlite://" + (dir_ / "sindri.db").string();
     } else {
-      const char* url = std::getenv("SINDRI_TEST_POSTGRES_URL");
-      if (url == nullptr) {
-        ADD_FAILURE() << "SINDRI_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh "
-                         "(scripts/test.sh does)";
+      const std::optional<TestPostgres> server = test_postgres();
+      if (!server) {
+        ADD_FAILURE() << kNoTestPostgres;
         database_.clear();
         return;
       }
       std::random_device random;
       const std::string name = "t" + std::to_string(random()) + std::to_string(::getpid());
       if (backend == Backend::Postgres) {
-        database_ = url;
+        database_ = server->url;
         schema_ = name;
       } else {
-        const char* admin = std::getenv("SINDRI_TEST_POSTGRES_ADMIN_URL");
-        admin_url_ = admin != nullptr ? admin : with_database(url, "postgres");
+        admin_url_ = !server->admin_url.empty() ? server->admin_url : with_database(server->url, "postgres");
         if (run_on_postgres_server(admin_url_, "CREATE DATABASE " + name)) {
-          database_ = with_database(url, name);
+          database_ = with_database(server->url, name);
           owned_database_ = name;
         }
       }

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <regex>
 #include <set>
@@ -17,6 +18,7 @@
 
 #include "broker/schema.hpp"
 #include "store/migrations.hpp"
+#include "support/test_postgres.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -154,15 +156,15 @@ void on_sqlite(void (*check)(store::Database&)) {
 }
 
 void on_postgres(void (*check)(store::Database&)) {
-  const char* url = std::getenv("SINDRI_TEST_POSTGRES_URL");
-  if (url == nullptr) {
-    ADD_FAILURE() << "SINDRI_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh";
+  const std::optional<sindri_test::TestPostgres> server = sindri_test::test_postgres();
+  if (!server) {
+    ADD_FAILURE() << sindri_test::kNoTestPostgres;
     return;
   }
   store::OpenOptions options;
   options.pool_size = 2;
   options.tenant_schema = "schema_test_" + std::to_string(std::random_device{}()) + "_" + std::to_string(getpid());
-  auto db = store::Database::open(url, options);
+  auto db = store::Database::open(server->url, options);
   ASSERT_TRUE(db.ok()) << db.error().message;
   check(**db);
   EXPECT_TRUE((*db)->write([&](store::Connection& connection) {

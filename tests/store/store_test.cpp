@@ -16,6 +16,7 @@
 #include <fstream>
 #include <latch>
 #include <limits>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "store/database.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite.hpp"
+#include "support/test_postgres.hpp"
 
 namespace sindri::store {
 
@@ -33,7 +35,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* postgres_url() { return std::getenv("SINDRI_TEST_POSTGRES_URL"); }
+std::optional<std::string> postgres_url() {
+  auto server = sindri_test::test_postgres();
+  return server ? std::optional<std::string>(server->url) : std::nullopt;
+}
 
 // Distinct across the processes ctest runs at once and within one process.
 std::string unique_name(std::string_view prefix) {
@@ -120,11 +125,9 @@ class StoreFixture : public ::testing::Test {
       dir_ = pattern;
       url_ = "sqlite://" + (dir_ / "test.db").string();
     } else {
-      const char* url = postgres_url();
-      ASSERT_NE(url, nullptr) << "SINDRI_TEST_POSTGRES_URL is not set: run the store tests under "
-                                 "scripts/with-postgres.sh (e.g. scripts/with-postgres.sh "
-                                 "build/bin/sindri_store_tests), which starts a throwaway PostgreSQL";
-      url_ = url;
+      const std::optional<std::string> url = postgres_url();
+      ASSERT_TRUE(url) << sindri_test::kNoTestPostgres;
+      url_ = *url;
       options_.tenant_schema = fresh_schema();
     }
     db_ = open_database(options_);
