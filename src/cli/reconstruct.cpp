@@ -1,4 +1,4 @@
-// sindri reconstruct OBJECT_ID...
+// sindri reconstruct OBJECT_ID... [-o text|json]
 //
 // Checks that deployment objects made from templates can be made again:
 // for each object, its stored YAML and its provenance (the template version
@@ -9,9 +9,15 @@
 // different one prints where the texts first part, unified-diff style. An
 // object that cannot be checked (unknown, made without a template, no
 // longer rendering) is an error on stderr; the other ids are still checked.
+// -o json prints one array instead, an entry per id in order: id,
+// identical, and either error, or template {name, version}, the stored
+// YAML's sha256 and, when it differs, first_difference {line, rendered,
+// stored} (a null side is past the end of that text).
 // Exit 0 when every object is identical, 1 otherwise.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +36,7 @@ namespace {
 struct ReconstructArgs {
   BrokerFlags flags;
   std::vector<std::string> object_ids;
+  std::string output = "text";
 };
 
 std::vector<std::string_view> lines_of(std::string_view text) {
@@ -53,23 +60,31 @@ std::string visible(std::string_view line) {
   return plain ? std::string(line) : to_json(Value(std::string(line)));
 }
 
-// The first line where the texts part, as a unified diff would show it.
-std::string first_difference(std::string_view rendered, std::string_view stored) {
+struct Difference {
+  size_t line = 0;                        // from 1
+  std::optional<std::string_view> rendered;  // none past the end of the text
+  std::optional<std::string_view> stored;
+};
+
+// The first line where the texts part.
+Difference first_difference(std::string_view rendered, std::string_view stored) {
   const auto expected = lines_of(rendered);
   const auto actual = lines_of(stored);
   size_t line = 0;
   while (line < expected.size() && line < actual.size() && expected[line] == actual[line]) ++line;
-  auto side = [&](const std::vector<std::string_view>& lines, char sign) {
-    return line < lines.size() ? std::string(1, sign) + visible(lines[line]) + "\n"
-                               : std::string(1, sign) + "(end of text)\n";
-  };
-  return "@@ line " + std::to_string(line + 1) + " @@\n" + side(expected, '-') + side(actual, '+');
+  Difference difference{line + 1, std::nullopt, std::nullopt};
+  if (line < expected.size()) difference.rendered = expected[line];
+  if (line < actual.size()) difference.stored = actual[line];
+  return difference;
 }
 
-// A failure to check an object: an error on stderr; never identical.
-bool cannot_check(const std::string& id, const std::string& why) {
-  fail("deployment object " + id + ": " + why);
-  return false;
+// As a unified diff would show it.
+std::string describe(const Difference& difference) {
+  auto side = [](const std::optional<std::string_view>& line, char sign) {
+    return std::string(1, sign) + (line ? visible(*line) : "(end of text)") + "\n";
+  };
+  return "@@ line " + std::to_string(difference.line) + " @@\n" + side(difference.rendered, '-') +
+         side(difference.stored, '+');
 }
 
 const Value* string_field(const Value* object, std::string_view key) {
@@ -77,13 +92,32 @@ const Value* string_field(const Value* object, std::string_view key) {
   return field && field->is_string() ? field : nullptr;
 }
 
-// Whether the object is identical; its report goes to stdout.
-bool reconstruct(BrokerClient& client, const std::string& id) {
+// One object checked: either `error` says why it could not be, or the
+// stored YAML was compared with the template rendered again.
+struct Check {
+  std::string id;
+  std::string error;
+  std::string template_name;
+  int64_t template_version = 0;
+  std::string stored;
+  std::string rendered;
+
+  bool identical() const { return error.empty() && rendered == stored; }
+  std::string made_by() const { return "template " + template_name + " v" + std::to_string(template_version); }
+};
+
+Check check_object(BrokerClient& client, const std::string& id) {
+  Check check;
+  check.id = id;
+  auto failed = [&check](std::string why) {
+    check.error = std::move(why);
+    return check;
+  };
   const std::string path = "/deployment-objects/" + percent_encode(id);
   auto object = client.get(path);
-  if (!object) return cannot_check(id, object.error().message);
+  if (!object) return failed(object.error().message);
   auto provenance = client.get(path + "/provenance");
-  if (!provenance) return cannot_check(id, provenance.error().message);
+  if (!provenance) return failed(provenance.error().message);
   const Value* tpl = provenance->find("template");
   const Value* parameters = provenance->find("parameters");
   const Value* version = tpl ? tpl->find("version") : nullptr;
@@ -92,33 +126,84 @@ bool reconstruct(BrokerClient& client, const std::string& id) {
   const Value* schema = string_field(tpl, "parameters_schema");
   const Value* stored = string_field(&*object, "yaml_content");
   if (!parameters || !version || !version->is_int() || !name || !content || !schema || !stored) {
-    return cannot_check(id, "the broker's answer lacks the object's yaml_content, or the provenance's parameters "
-                            "or template name, version, template_content or parameters_schema");
+    return failed("the broker's answer lacks the object's yaml_content, or the provenance's parameters "
+                  "or template name, version, template_content or parameters_schema");
   }
-  const std::string made_by = "template " + std::string(name->get_string()) + " v" + std::to_string(version->get_int());
+  check.template_name = name->get_string();
+  check.template_version = version->get_int();
+  check.stored = stored->get_string();
   const broker::TemplateVersion template_version{name->get_string(), version->get_int(), content->get_string(),
                                                  schema->get_string()};
   auto rendered = broker::render_template_version(template_version, *parameters);
   if (!rendered) {
-    return cannot_check(id, made_by + " does not render with its recorded parameters: " + rendered.error().message);
+    return failed(check.made_by() + " does not render with its recorded parameters: " + rendered.error().message);
   }
-  const std::string_view yaml = stored->get_string();
-  const bool identical = *rendered == yaml;
+  check.rendered = std::move(rendered).value();
+  return check;
+}
+
+// The text report of one check: stdout for a comparison, stderr for an
+// object that could not be checked. False when the output failed.
+bool print_text(const Check& check) {
+  if (!check.error.empty()) {
+    fail("deployment object " + check.id + ": " + check.error);
+    return true;
+  }
+  const std::string prefix = "deployment object " + check.id + ": ";
   const std::string report =
-      identical ? "deployment object " + id + ": identical to " + made_by +
-                      " rendered with its recorded parameters (sha256 " + sha256_hex(yaml) + ")\n"
-                : "deployment object " + id + ": differs from " + made_by +
-                      " rendered with its recorded parameters\n--- rendered from " + made_by +
-                      "\n+++ stored yaml_content\n" + first_difference(*rendered, yaml);
-  if (!write_stdout(report)) return cannot_check(id, "cannot write the output");
-  return identical;
+      check.identical() ? prefix + "identical to " + check.made_by() + " rendered with its recorded parameters (sha256 " +
+                              sha256_hex(check.stored) + ")\n"
+                        : prefix + "differs from " + check.made_by() +
+                              " rendered with its recorded parameters\n--- rendered from " + check.made_by() +
+                              "\n+++ stored yaml_content\n" + describe(first_difference(check.rendered, check.stored));
+  return write_stdout(report);
+}
+
+Value as_json(const Check& check) {
+  Value out{Object{}};
+  out.set("id", check.id);
+  if (!check.error.empty()) {
+    out.set("identical", Value());
+    out.set("error", check.error);
+    return out;
+  }
+  Value tpl{Object{}};
+  tpl.set("name", check.template_name);
+  tpl.set("version", check.template_version);
+  out.set("template", std::move(tpl));
+  out.set("identical", check.identical());
+  out.set("sha256", sha256_hex(check.stored));
+  if (!check.identical()) {
+    const Difference difference = first_difference(check.rendered, check.stored);
+    auto side = [](const std::optional<std::string_view>& line) {
+      return line ? Value(std::string(*line)) : Value();
+    };
+    Value where{Object{}};
+    where.set("line", static_cast<int64_t>(difference.line));
+    where.set("rendered", side(difference.rendered));
+    where.set("stored", side(difference.stored));
+    out.set("first_difference", std::move(where));
+  }
+  return out;
 }
 
 int run_reconstruct(const ReconstructArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
   bool all_identical = true;
-  for (const std::string& id : args.object_ids) all_identical = reconstruct(*client, id) && all_identical;
+  Array report;
+  for (const std::string& id : args.object_ids) {
+    const Check check = check_object(*client, id);
+    all_identical = all_identical && check.identical();
+    if (args.output == "json") {
+      report.push_back(as_json(check));
+    } else if (!print_text(check)) {
+      return fail("cannot write the output");
+    }
+  }
+  if (args.output == "json" && !write_stdout(to_json_pretty(Value(std::move(report))) + "\n")) {
+    return fail("cannot write the output");
+  }
   return all_identical ? 0 : 1;
 }
 
@@ -129,6 +214,8 @@ Verb add_reconstruct(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "reconstruct", "Render deployment objects again from their provenance and compare them with what is stored");
   cmd->add_option("OBJECT_ID", args->object_ids, "Id of a deployment object made from a template")->required();
+  cmd->add_option("-o,--output", args->output, "text, or json: one report per object, in order")
+      ->check(CLI::IsMember({"text", "json"}));
   add_broker_flags(*cmd, args->flags, false);
   return Verb{cmd, [args] { return run_reconstruct(*args); }};
 }

@@ -78,6 +78,25 @@ class TemplateCli : public BrokerCli {
     return listed.json;
   }
 
+  // Changes the stored YAML of object `id` behind the broker's back: `from`
+  // becomes `to`.
+  void tamper(const std::string& id, const std::string& from, const std::string& to) {
+    std::string yaml = text_of(call(*admin_, "GET", "/api/v1/deployment-objects/" + id).json, "yaml_content");
+    ASSERT_NE(yaml.find(from), std::string::npos) << yaml;
+    yaml.replace(yaml.find(from), from.size(), to);
+    sindri::store::OpenOptions options;
+    options.pool_size = 1;
+    auto db = sindri::store::Database::open(broker_.database(), options);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    auto written = (*db)->write([&](sindri::store::Connection& connection) -> sindri::store::DbStatus {
+      auto updated = connection.query("UPDATE deployment_objects SET yaml_content = $1 WHERE id = $2",
+                                      {Value(yaml), Value(id)});
+      if (!updated.ok()) return std::move(updated).error();
+      return sindri::Ok{};
+    });
+    ASSERT_TRUE(written.ok()) << written.error().message;
+  }
+
   // Instantiation over the API, as the generator; the deployment object.
   Value instantiate(const std::string& stack_id, const std::string& template_id, const std::string& parameters) {
     Reply made = call(*generator_, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects/from-template",
@@ -661,20 +680,7 @@ TEST_F(TemplateCli, ReconstructReportsTheFirstDifference) {
   const std::string stack_id = make_stack("web");
   const std::string template_id = text_of(make_template(*generator_, "web"), "id");
   const std::string id = text_of(instantiate(stack_id, template_id, R"({"name": "shop", "replicas": 3})"), "id");
-  // Someone changed the stored YAML behind the broker's back.
-  std::string tampered = text_of(call(*admin_, "GET", "/api/v1/deployment-objects/" + id).json, "yaml_content");
-  tampered.replace(tampered.find("replicas: 3"), 11, "replicas: 30");
-  sindri::store::OpenOptions options;
-  options.pool_size = 1;
-  auto db = sindri::store::Database::open(broker_.database(), options);
-  ASSERT_TRUE(db.ok()) << db.error().message;
-  auto written = (*db)->write([&](sindri::store::Connection& connection) -> sindri::store::DbStatus {
-    auto updated = connection.query("UPDATE deployment_objects SET yaml_content = $1 WHERE id = $2",
-                                    {Value(tampered), Value(id)});
-    if (!updated.ok()) return std::move(updated).error();
-    return sindri::Ok{};
-  });
-  ASSERT_TRUE(written.ok()) << written.error().message;
+  tamper(id, "replicas: 3", "replicas: 30");
 
   Outcome r = as_generator({"reconstruct", id});
   EXPECT_EQ(r.exit_code, 1);
@@ -686,6 +692,42 @@ TEST_F(TemplateCli, ReconstructReportsTheFirstDifference) {
                        "@@ line 6 @@\n"
                        "-  replicas: 3\n"
                        "+  replicas: 30\n");
+}
+
+// For a pipeline: one JSON report, an entry per id in order.
+TEST_F(TemplateCli, ReconstructAsJsonReportsEveryObject) {
+  const std::string stack_id = make_stack("web");
+  const std::string template_id = text_of(make_template(*generator_, "web"), "id");
+  const Value same = instantiate(stack_id, template_id, R"({"name": "a"})");
+  const std::string changed = text_of(instantiate(stack_id, template_id, R"({"name": "b"})"), "id");
+  tamper(changed, "image: nginx:1.25\n", "image: nginx:1.25\n# extra\n");
+  const std::string unknown = "00000000-0000-4000-8000-000000000000";
+
+  Outcome r = as_generator({"reconstruct", text_of(same, "id"), changed, unknown, "-o", "json"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "");
+  auto report = sindri::parse_json(r.out);
+  ASSERT_TRUE(report.ok()) << r.out;
+  ASSERT_EQ(report->size(), 3u) << r.out;
+  const Value& identical = *report->at(0);
+  EXPECT_EQ(text_of(identical, "id"), text_of(same, "id"));
+  EXPECT_TRUE(identical.find("identical")->get_bool());
+  EXPECT_EQ(text_of(identical, "sha256"), sindri::sha256_hex(text_of(same, "yaml_content")));
+  EXPECT_EQ(text_of(*identical.find("template"), "name"), "web");
+  EXPECT_EQ(identical.find("template")->find("version")->get_int(), 1);
+  EXPECT_EQ(identical.find("first_difference"), nullptr);
+
+  const Value& differs = *report->at(1);
+  EXPECT_FALSE(differs.find("identical")->get_bool());
+  const Value* where = differs.find("first_difference");
+  ASSERT_NE(where, nullptr) << r.out;
+  EXPECT_EQ(where->find("line")->get_int(), 12);
+  EXPECT_EQ(text_of(*where, "rendered"), "");  // the rendered text ends with its newline
+  EXPECT_EQ(text_of(*where, "stored"), "# extra");
+
+  const Value& missing = *report->at(2);
+  EXPECT_TRUE(missing.find("identical")->is_null());
+  EXPECT_NE(text_of(missing, "error").find("(HTTP 404 deployment_object_not_found)"), std::string::npos) << r.out;
 }
 
 TEST_F(TemplateCli, ReconstructWithoutProvenanceFails) {
