@@ -116,7 +116,9 @@ void append_formatted(fy_token* value, std::string& out) {
 // break (CR LF, CR, LF, NEL, LS, PS), columns count characters.
 Position position_at(std::string_view text, size_t offset) {
   Position where{1, 1};
-  for (size_t at = 0; at < offset;) {
+  // libfyaml does not count a byte order mark at the start.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  for (size_t at = text.starts_with(kByteOrderMark) ? kByteOrderMark.size() : 0; at < offset;) {
     if (const size_t length = line_break_length(text, at); length != 0) {
       ++where.line;
       where.column = 1;
@@ -156,23 +158,45 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::open_unrepaired(std::strin
   return create(text, false);
 }
 
-// The document (from 0) text[offset] belongs to, as the parser numbers them:
-// the text before it is well-formed characters, so the parser can count the
-// documents it begins.
-size_t YamlEventParser::document_at(std::string_view text, size_t offset) {
-  auto parser = open(text.substr(0, offset));
-  if (!parser) return 0;
-  size_t begun = 0;
-  while (fy_event* event = parser->next()) {
-    if (event->type == FYET_DOCUMENT_START) ++begun;
-    parser->release(event);
+// The error for a character refused before parsing, placed in the document
+// the parser puts it in; or, when a line before it holds a syntax error,
+// that error, which comes first. The parser reads a copy of the text with
+// 'x' for every refused byte: the same lines, columns and documents.
+SyntaxError YamlEventParser::refused_character(std::string_view text, size_t offset, std::string message) {
+  const Position where = position_at(text, offset);
+  std::string masked(text);
+  for (size_t at = 0; at < masked.size();) {
+    const size_t bad = first_invalid_utf8(masked, at, std::min(masked.find('\0', at), masked.size()));
+    if (bad == masked.size()) break;
+    masked[bad] = 'x';
+    at = bad + 1;
   }
-  return begun == 0 ? 0 : begun - 1;
+  auto parser = open(masked);
+  if (!parser) return SyntaxError{where, std::move(message), 0};
+  size_t begun = 0;
+  bool passed = false;
+  while (fy_event* event = parser->next()) {
+    const Position start = position_of(fy_event_start_mark(event));
+    passed = start.line > where.line || (start.line == where.line && start.column > where.column);
+    if (!passed && event->type == FYET_DOCUMENT_START) ++begun;
+    parser->release(event);
+    if (passed) break;
+  }
+  const size_t document = begun == 0 ? 0 : begun - 1;
+  if (!passed) {
+    auto outcome = parser->outcome();
+    if (!outcome.ok() && outcome.error().where.line != 0 && outcome.error().where.line < where.line) {
+      SyntaxError earlier = std::move(outcome).error();
+      earlier.document = document;
+      return earlier;
+    }
+  }
+  return SyntaxError{where, std::move(message), document};
 }
 
 Result<YamlEventParser, SyntaxError> YamlEventParser::create(std::string_view text, bool repairs) {
   if (auto bad = first_bad_character(text)) {
-    return SyntaxError{position_at(text, bad->offset), std::move(bad->message), document_at(text, bad->offset)};
+    return refused_character(text, bad->offset, std::move(bad->message));
   }
   fy_diag_cfg diag_cfg;
   fy_diag_cfg_default(&diag_cfg);

@@ -34,8 +34,9 @@ std::string_view token_text(fy_token* token);
 struct SyntaxError {
   Position where;
   std::string message;
-  // Which document (from 0) holds a character refused before parsing; the
-  // parser's own errors leave it to the caller, which counts documents.
+  // Which document (from 0) holds an error found before parsing (a refused
+  // character, or the syntax error on a line before it); the parser's own
+  // errors leave it to the caller, which counts documents.
   size_t document = 0;
 };
 
@@ -72,7 +73,7 @@ class YamlEventParser {
   YamlEventParser(std::string_view text, DiagHandle diag, ParserHandle parser, bool repairs)
       : text_(text), diag_(std::move(diag)), parser_(std::move(parser)), repairs_(repairs) {}
   static Result<YamlEventParser, SyntaxError> create(std::string_view text, bool repairs);
-  static size_t document_at(std::string_view text, size_t offset);
+  static SyntaxError refused_character(std::string_view text, size_t offset, std::string message);
   // Starts again on the text with the indentation indicators libfyaml needs,
   // up to where `misread` was found; false (and failure_ set) if it cannot.
   bool restart_repaired(const EmptyBlockScalar& misread);

@@ -180,12 +180,45 @@ TEST(YamlStream, ARefusedCharacterIsPlacedInItsDocument) {
   for (const Case& bad : {Case{"\xff"s, 0}, Case{"a: 1\nb: \xff\n"s, 0}, Case{"a: 1\n---\nb: \xff\n"s, 1},
                           Case{"---\na: 1\n---\nb: \"x\0\"\n"s, 1}, Case{"a: 1\n---\n---\nc: \xc0\n"s, 2},
                           Case{"a: 1\n---\nb: |\n  x\n  \0\n"s, 1}, Case{"a: 1\n--- \0\n"s, 1},
-                          // Text before the character that fails to parse still counts.
-                          Case{"a: 1\n---\nb: [1,\n  \xff]\n"s, 1}}) {
+                          // Inside a construct the character leaves open.
+                          Case{"a: 1\n---\nb: [1,\n  \xff]\n"s, 1},
+                          // After an explicit document end, the next document's.
+                          Case{"a: 1\n...\n\xff\n"s, 1}, Case{"a: 1\n...\n\n  b: \0\n"s, 1},
+                          // `---x` is no document marker.
+                          Case{"---\xff\n"s, 0}, Case{"a: 1\n---\n---\xff\n"s, 1}}) {
     auto result = parse_yaml_stream(bad.text, "bad.yaml");
     ASSERT_FALSE(result.ok()) << bad.text;
     EXPECT_EQ(result.error().document, bad.document) << result.error().describe();
+    EXPECT_NE(result.error().message.find(bad.text.find('\0') != std::string::npos ? "NUL" : "invalid UTF-8"),
+              std::string::npos)
+        << result.error().describe();
   }
+}
+
+// A syntax error on a line before the refused character comes first, and
+// is the one reported.
+TEST(YamlStream, ASyntaxErrorBeforeARefusedCharacterIsReportedFirst) {
+  auto result = parse_yaml_stream("a: 1\n---\nb: c: d\n---\ne: \xff\n", "bad.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().line, 3u) << result.error().describe();
+  EXPECT_EQ(result.error().document, 1u) << result.error().describe();
+  EXPECT_EQ(result.error().message.find("invalid UTF-8"), std::string::npos) << result.error().describe();
+  // On the character's own line, the character is the error.
+  auto same_line = parse_yaml_stream("%YAML 1.1\xff\n---\na: 1\n", "bad.yaml");
+  ASSERT_FALSE(same_line.ok());
+  EXPECT_NE(same_line.error().message.find("invalid UTF-8"), std::string::npos) << same_line.error().describe();
+}
+
+// libfyaml counts no column for a byte order mark, and nor do the errors
+// found before parsing.
+TEST(YamlStream, AByteOrderMarkTakesNoColumn) {
+  auto result = parse_yaml_stream("\xEF\xBB\xBF" "a: \xff\n", "bom.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().line, 1u);
+  EXPECT_EQ(result.error().column, 4u) << result.error().describe();
+  auto parsed = parse_yaml_stream("\xEF\xBB\xBF" "a: b: c\n", "bom.yaml");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().column, 5u) << parsed.error().describe();  // libfyaml's own count, for comparison
 }
 
 TEST(YamlStream, PositionsByPointer) {
