@@ -91,12 +91,7 @@ int run_get(const AgentArgs& args) {
   if (!client) return fail(client.error().message, 2);
   auto agent = client->find_agent(args.agent);
   if (!agent) return fail(agent.error().message);
-  if (args.flags.output != "table") return print_result(*agent, args.flags.output, {});
-  auto tags = tag_columns(*client, "/agents/" + cell(*agent, "id"));
-  if (!tags) return fail(tags.error().message);
-  std::vector<Column> columns = agent_columns();
-  columns.insert(columns.end(), tags->begin(), tags->end());
-  return print_result(*agent, "table", [&](const Value& found) { return format_table(columns, found); });
+  return print_with_tags(*client, *agent, "/agents/" + cell(*agent, "id"), agent_columns(), args.flags.output);
 }
 
 int run_delete(const AgentArgs& args) {

@@ -17,6 +17,7 @@
 
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
+#include "cli/manifest_output.hpp"
 #include "cli/verbs.hpp"
 #include "value/yaml.hpp"
 
@@ -91,23 +92,6 @@ Result<std::vector<Source>> read_sources(const ApplyArgs& args) {
   return sources;
 }
 
-const Value* string_at(const Value& object, std::string_view key) {
-  const Value* found = object.find(key);
-  return found && found->is_string() && !found->get_string().empty() ? found : nullptr;
-}
-
-// What keeps a document from being a manifest an agent can apply; "" for none.
-std::string problem_with(const Value& manifest) {
-  if (!manifest.is_object()) {
-    return std::string("is ") + (manifest.is_array() ? "a list" : manifest.kind_name()) + ", not a mapping";
-  }
-  if (!string_at(manifest, "apiVersion")) return "has no `apiVersion` string";
-  if (!string_at(manifest, "kind")) return "has no `kind` string";
-  const Value* metadata = manifest.find("metadata");
-  if (!metadata || !string_at(*metadata, "name")) return "has no `metadata.name` string";
-  return {};
-}
-
 // kubectl applies the items of a List (v1 List, PodList, ...) one by one;
 // `sindri render -o json` writes several manifests as one.
 bool is_list(const Value& document) {
@@ -124,13 +108,13 @@ Status collect_manifests(const Source& source, std::vector<Value>& manifests) {
     if (document.value.is_null()) continue;
     const std::string where = source.name + ":" + std::to_string(document.line) + ": document " + std::to_string(i + 1);
     if (!is_list(document.value)) {
-      if (std::string problem = problem_with(document.value); !problem.empty()) return make_error(where + " " + problem);
+      if (std::string problem = manifest_problem(document.value); !problem.empty()) return make_error(where + " " + problem);
       manifests.push_back(document.value);
       continue;
     }
     const Value& items = *document.value.find("items");
     for (size_t j = 0; j < items.size(); ++j) {
-      if (std::string problem = problem_with(*items.at(j)); !problem.empty()) {
+      if (std::string problem = manifest_problem(*items.at(j)); !problem.empty()) {
         return make_error(where + ", item " + std::to_string(j + 1) + " of the list " + problem);
       }
       manifests.push_back(*items.at(j));

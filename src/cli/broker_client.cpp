@@ -127,26 +127,37 @@ Result<Value> BrokerClient::find_stack(const std::string& id_or_name) {
 }
 
 Result<Value> BrokerClient::find_agent(const std::string& id_or_name) {
-  return find_listed("agent", "/agents", id_or_name);
+  return find_listed("agent", "/agents", id_or_name, "cluster_name");
 }
 
 Result<Value> BrokerClient::find_listed(const std::string& kind, const std::string& collection,
-                                        const std::string& id_or_name) {
-  if (broker::is_uuid(id_or_name)) return get(collection + "/" + id_or_name);
+                                        const std::string& id_or_name, std::string_view detail_field) {
+  const bool by_id = broker::is_uuid(id_or_name);
+  if (by_id) {
+    auto found = get(collection + "/" + id_or_name);
+    // A generator may list the agents registered with it, not fetch one.
+    if (found || !has_error_code(last_error_, "forbidden")) return found;
+  }
   auto listed = get(collection);
   if (!listed) return listed;
-  std::vector<const Value*> named;
+  const std::string_view field = by_id ? "id" : "name";
+  std::vector<const Value*> matching;
   for (size_t i = 0; i < listed->size(); ++i) {
-    const Value* name = listed->at(i)->find("name");
-    if (name && name->is_string() && name->get_string() == id_or_name) named.push_back(listed->at(i));
+    const Value* key = listed->at(i)->find(field);
+    if (key && key->is_string() && key->get_string() == id_or_name) matching.push_back(listed->at(i));
   }
-  if (named.empty()) return make_error(kind + " \"" + id_or_name + "\" not found");
-  if (named.size() > 1) {
+  if (matching.empty()) {
+    return make_error(kind + (by_id ? " " + id_or_name : " \"" + id_or_name + "\"") + " not found");
+  }
+  if (matching.size() > 1) {
     std::string ids;
-    for (const Value* found : named) ids += (ids.empty() ? "" : ", ") + cell(*found, "id");
+    for (const Value* found : matching) {
+      ids += (ids.empty() ? "" : ", ") + cell(*found, "id");
+      if (!detail_field.empty()) ids += " (" + std::string(detail_field) + " " + cell(*found, detail_field) + ")";
+    }
     return make_error(kind + " name \"" + id_or_name + "\" is ambiguous: " + kind + "s " + ids + " have it; give an id");
   }
-  return *named.front();
+  return *matching.front();
 }
 
 Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
@@ -178,6 +189,11 @@ Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
                       " have it; give an id");
   }
   return *newest_per_owner.front();
+}
+
+bool has_error_code(const Value& error, std::string_view code) {
+  const Value* found = error.is_object() ? error.find("code") : nullptr;
+  return found && found->is_string() && found->get_string() == code;
 }
 
 std::string percent_encode(std::string_view text) {

@@ -48,8 +48,10 @@ class BrokerClient {
 
   // A stack by id (any text shaped as a UUID), or by name among the stacks
   // the PAK may list; an unknown or ambiguous name is an error naming it.
+  // An id the PAK may not fetch alone is looked for in the list too.
   Result<Value> find_stack(const std::string& id_or_name);
-  // An agent the same way, among the agents the PAK may list.
+  // An agent the same way, among the agents the PAK may list; an ambiguous
+  // name's error gives each agent's cluster beside its id.
   Result<Value> find_agent(const std::string& id_or_name);
 
   // A live template by id, or by name (GET /templates?name=): a name that
@@ -59,11 +61,15 @@ class BrokerClient {
  private:
   explicit BrokerClient(std::unique_ptr<http::Client> http) : http_(std::move(http)) {}
   Result<Value> call(std::string_view method, std::string_view path, std::string_view body);
-  Result<Value> find_listed(const std::string& kind, const std::string& collection, const std::string& id_or_name);
+  Result<Value> find_listed(const std::string& kind, const std::string& collection, const std::string& id_or_name,
+                            std::string_view detail_field = {});
 
   std::unique_ptr<http::Client> http_;
   Value last_error_;
 };
+
+// Whether `error`, a broker's ErrorResponse body, carries the code `code`.
+bool has_error_code(const Value& error, std::string_view code);
 
 // Text as one URL path segment or query value: every byte but A-Z, a-z,
 // 0-9 and -._~ as %XX.

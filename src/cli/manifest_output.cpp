@@ -17,11 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Value* string_at(const Value& v, std::string_view key) {
-  const Value* found = v.find(key);
-  return found && found->is_string() && !found->get_string().empty() ? found : nullptr;
-}
-
 // Every non-empty document of the rendered text, each checked to be a
 // Kubernetes object.
 Result<std::vector<Value>> read_manifests(const std::string& text, const std::string& template_name) {
@@ -32,16 +27,7 @@ Result<std::vector<Value>> read_manifests(const std::string& text, const std::st
   for (size_t i = 0; i < stream->size(); ++i) {
     const YamlDocument& doc = (*stream)[i];
     if (doc.value.is_null()) continue;
-    std::string problem;
-    if (!doc.value.is_object()) {
-      problem = std::string("is ") + (doc.value.is_array() ? "a list" : doc.value.kind_name()) + ", not a mapping";
-    } else if (!string_at(doc.value, "apiVersion")) {
-      problem = "has no `apiVersion` string";
-    } else if (!string_at(doc.value, "kind")) {
-      problem = "has no `kind` string";
-    } else if (const Value* meta = doc.value.find("metadata"); !meta || !string_at(*meta, "name")) {
-      problem = "has no `metadata.name` string";
-    }
+    const std::string problem = manifest_problem(doc.value);
     if (!problem.empty()) {
       return make_error(source + ":" + std::to_string(doc.line) + ": document " + std::to_string(i + 1) + " " +
                         problem);
@@ -101,6 +87,21 @@ Result<Ok> write_manifests(const std::vector<Value>& manifests, const std::strin
 }
 
 }  // namespace
+
+std::string manifest_problem(const Value& manifest) {
+  auto has_string = [](const Value& object, std::string_view key) {
+    const Value* found = object.find(key);
+    return found && found->is_string() && !found->get_string().empty();
+  };
+  if (!manifest.is_object()) {
+    return std::string("is ") + (manifest.is_array() ? "a list" : manifest.kind_name()) + ", not a mapping";
+  }
+  if (!has_string(manifest, "apiVersion")) return "has no `apiVersion` string";
+  if (!has_string(manifest, "kind")) return "has no `kind` string";
+  const Value* metadata = manifest.find("metadata");
+  if (!metadata || !has_string(*metadata, "name")) return "has no `metadata.name` string";
+  return {};
+}
 
 void add_rendered_output_options(CLI::App& command, std::string& output, std::string& output_dir) {
   command.add_option("-o,--output", output, "raw: the text as rendered; yaml, json: checked manifests")

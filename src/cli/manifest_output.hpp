@@ -9,8 +9,14 @@
 #include <CLI/CLI.hpp>
 
 #include "value/result.hpp"
+#include "value/value.hpp"
 
 namespace sindri::cli {
+
+// What keeps a document from being a Kubernetes manifest ("is a list, not a
+// mapping", "has no `kind` string": apiVersion, kind and metadata.name must
+// be strings that are not empty); "" for nothing.
+std::string manifest_problem(const Value& manifest);
 
 // -o raw|yaml|json (default raw) and --output-dir DIR.
 void add_rendered_output_options(CLI::App& command, std::string& output, std::string& output_dir);

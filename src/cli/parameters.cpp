@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cli/broker_client.hpp"
 #include "cli/io.hpp"
 #include "params/values.hpp"
 #include "value/json.hpp"
@@ -140,11 +141,9 @@ std::string locate_violation(const schema::Violation& violation, const Value& va
 
 std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,
                                      const std::vector<ValuesFile>& files) {
-  const Value* code = error.find("code");
-  const Value* details = error.find("details");
+  const Value* details = error.is_object() ? error.find("details") : nullptr;
   const Value* violations = details != nullptr ? details->find("violations") : nullptr;
-  if (code == nullptr || !code->is_string() || code->get_string() != "invalid_parameters" || violations == nullptr ||
-      !violations->is_array()) {
+  if (!has_error_code(error, "invalid_parameters") || violations == nullptr || !violations->is_array()) {
     return message;
   }
   constexpr std::string_view kRoot = "/parameters";

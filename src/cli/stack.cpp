@@ -74,13 +74,7 @@ int run_get(const StackArgs& args) {
   if (!client) return fail(client.error().message, 2);
   auto stack = client->find_stack(args.stack);
   if (!stack) return fail(stack.error().message);
-  if (args.flags.output != "table") return print_result(*stack, args.flags.output, {});
-  // The table adds what the stack object does not hold: its targeting.
-  auto tags = tag_columns(*client, "/stacks/" + cell(*stack, "id"));
-  if (!tags) return fail(tags.error().message);
-  std::vector<Column> columns = stack_columns();
-  columns.insert(columns.end(), tags->begin(), tags->end());
-  return print_result(*stack, "table", [&](const Value& found) { return format_table(columns, found); });
+  return print_with_tags(*client, *stack, "/stacks/" + cell(*stack, "id"), stack_columns(), args.flags.output);
 }
 
 int run_delete(const StackArgs& args) {

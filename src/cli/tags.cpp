@@ -63,19 +63,22 @@ std::string joined(const Value& items, const std::function<std::string(const Val
 
 }  // namespace
 
-Result<std::vector<Column>> tag_columns(BrokerClient& client, const std::string& path) {
+int print_with_tags(BrokerClient& client, const Value& object, const std::string& path, std::vector<Column> columns,
+                    const std::string& output) {
+  if (output != "table") return print_result(object, output, {});
   auto labels = client.get(path + "/labels");
-  if (!labels) return std::move(labels).error();
-  auto annotations = client.get(path + "/annotations");
-  if (!annotations) return std::move(annotations).error();
-  std::string label_text = joined(*labels, [](const Value& label) { return cell(label, "label"); });
-  std::string annotation_text = joined(*annotations, [](const Value& annotation) {
-    return cell(annotation, "key") + "=" + cell(annotation, "value");
-  });
-  return std::vector<Column>{
-      {"LABELS", [label_text](const Value&) { return label_text; }},
-      {"ANNOTATIONS", [annotation_text](const Value&) { return annotation_text; }},
-  };
+  auto annotations = labels ? client.get(path + "/annotations") : labels;
+  if (labels && annotations) {
+    std::string label_text = joined(*labels, [](const Value& label) { return cell(label, "label"); });
+    std::string annotation_text = joined(*annotations, [](const Value& annotation) {
+      return cell(annotation, "key") + "=" + cell(annotation, "value");
+    });
+    columns.push_back({"LABELS", [label_text](const Value&) { return label_text; }});
+    columns.push_back({"ANNOTATIONS", [annotation_text](const Value&) { return annotation_text; }});
+  } else if (!has_error_code(client.last_error(), "forbidden")) {
+    return fail((labels ? annotations : labels).error().message);
+  }
+  return print_result(object, "table", [&](const Value& found) { return format_table(columns, found); });
 }
 
 TagVerbs add_tag_verbs(CLI::App& parent, const std::string& kind, std::string& target, TagChange& change,
@@ -84,13 +87,13 @@ TagVerbs add_tag_verbs(CLI::App& parent, const std::string& kind, std::string& t
   std::transform(placeholder.begin(), placeholder.end(), placeholder.begin(), ::toupper);
   const std::string target_help = "Id or name of the " + kind;
 
-  CLI::App* label = parent.add_subcommand("label", "Add labels to a " + kind + ", or --remove them");
+  CLI::App* label = parent.add_subcommand("label", "Add labels to the " + kind + ", or --remove them");
   label->add_option(placeholder, target, target_help)->required();
   label->add_option("LABEL", change.items, "Label, e.g. env=prod")->required();
   label->add_flag("--remove", change.remove, "Remove the labels instead");
   add_broker_flags(*label, flags, false);
 
-  CLI::App* annotate = parent.add_subcommand("annotate", "Add annotations to a " + kind + ", or --remove them by key");
+  CLI::App* annotate = parent.add_subcommand("annotate", "Add annotations to the " + kind + ", or --remove them by key");
   annotate->add_option(placeholder, target, target_help)->required();
   annotate->add_option("ANNOTATION", change.items, "KEY=VALUE (KEY with --remove)")->required();
   annotate->add_flag("--remove", change.remove, "Remove the annotations with these keys instead");
@@ -110,11 +113,6 @@ int check_tag_items(const TagChange& change) {
 }
 
 namespace {
-
-bool error_code_is(const BrokerClient& client, std::string_view code) {
-  const Value* found = client.last_error().find("code");
-  return found && found->is_string() && found->get_string() == code;
-}
 
 // After a 409 for annotation `key_value`: "" when the object holds that
 // very annotation, else why the addition failed.
@@ -144,14 +142,18 @@ int change_tags(BrokerClient& client, const std::string& path, const std::string
                                               : client.post(collection, Value(item));
     std::string outcome = change.remove ? "removed" : "added";
     if (!done) {
+      const Value& refusal = client.last_error();
       std::string problem = done.error().message;
-      if (!change.remove && error_code_is(client, change.annotations ? "annotation_exists" : "label_exists")) {
+      if (change.remove && has_error_code(refusal, what + "_not_found")) {
+        problem.clear();
+        outcome = "not present";
+      } else if (!change.remove && has_error_code(refusal, what + "_exists")) {
         problem = change.annotations ? annotation_conflict(client, collection, item, done.error()) : "";
+        outcome = "already present";
       }
       if (!problem.empty()) {
         return fail("cannot " + std::string(change.remove ? "remove " : "add ") + what + " \"" + item + "\": " + problem);
       }
-      outcome = "already present";
     }
     if (!write_stdout(subject + ": " + what + " " + item + " " + outcome + "\n")) {
       return fail("cannot write the output");

@@ -29,16 +29,19 @@ CLI::Validator key_value_validator();
 // The body of POST .../annotations: {key, value}, split at the first '='.
 Value annotation_body(std::string_view key_value);
 
-// Adds `tags` to `object`, a `kind` ("stack", "template") just created at
+// Adds `tags` to `object`, a `kind` ("stack", "agent", "template") just created at
 // `path` (/stacks/ID). Labels and annotations are calls of their own once
 // the object exists; should one fail, the object is deleted again, so that
 // running the command once more does not leave two of the same name.
 Status add_tags_to_new(BrokerClient& client, const std::string& path, std::string_view kind, const Value& object,
                        const Tags& tags);
 
-// LABELS and ANNOTATIONS columns for `get` tables, filled from the object at
-// `path`'s labels and annotations ("env=prod, tier", or "<none>").
-Result<std::vector<Column>> tag_columns(BrokerClient& client, const std::string& path);
+// `get`'s answer: with -o yaml|json the object as the API gives it; as a
+// table, `columns` and then what the object does not hold, its targeting:
+// LABELS and ANNOTATIONS from `path` ("env=prod, tier", or "<none>"), left
+// out when the PAK may not read them. Returns the exit code.
+int print_with_tags(BrokerClient& client, const Value& object, const std::string& path, std::vector<Column> columns,
+                    const std::string& output);
 
 struct TagChange {
   std::vector<std::string> items;  // LABELs, KEY=VALUEs, or with `remove` KEYs of annotations
@@ -49,8 +52,9 @@ struct TagChange {
 // The label and annotate verbs on the object at `path` (/stacks/ID), named
 // `subject` in reports ("stack web"): one call per item, each reported as it
 // is done, so that a failure in the middle leaves a record of what changed.
-// As kubectl, adding what is already there changes nothing and is no error;
-// an annotation whose key holds another value is one, naming that value.
+// As kubectl, adding what is already there or removing what is not changes
+// nothing and is no error; an annotation whose key holds another value is
+// one, naming that value.
 // Returns the exit code. Callers run check_tag_items first.
 int change_tags(BrokerClient& client, const std::string& path, const std::string& subject, const TagChange& change);
 struct TagVerbs {

@@ -12,7 +12,7 @@ namespace sindri::cli {
 
 // GET `path` (rows with a stack_id) and prints them as -o asks: a table of
 // the stacks' NAME, STACK ID and GENERATOR (from the stacks the PAK may
-// list), or the API's rows; "No WHAT found." when there is none. Returns
+// list; "<unknown>" for others), or the API's rows; "No WHAT found." when there is none. Returns
 // the exit code.
 int print_stack_targets(BrokerClient& client, const std::string& path, const std::string& output,
                         std::string_view what);

@@ -153,13 +153,7 @@ int run_get(const TemplateArgs& args) {
   if (!client) return fail(client.error().message, 2);
   auto tpl = client->find_template(args.tpl);
   if (!tpl) return fail(tpl.error().message);
-  if (args.flags.output != "table") return print_result(*tpl, args.flags.output, {});
-  // The table adds what the template object does not hold: its targeting.
-  auto tags = tag_columns(*client, "/templates/" + cell(*tpl, "id"));
-  if (!tags) return fail(tags.error().message);
-  std::vector<Column> columns = template_columns(false);
-  columns.insert(columns.end(), tags->begin(), tags->end());
-  return print_result(*tpl, "table", [&](const Value& found) { return format_table(columns, found); });
+  return print_with_tags(*client, *tpl, "/templates/" + cell(*tpl, "id"), template_columns(false), args.flags.output);
 }
 
 int run_update(const TemplateArgs& args) {

@@ -182,9 +182,10 @@ TEST_F(TaggingCli, StackLabelsDriveWhichAgentsTargetIt) {
   EXPECT_EQ(tags_at("/stacks/" + stack_id, false), std::vector<std::string>{});
 }
 
-// As kubectl: adding what is there changes nothing and is no error; an
-// annotation key holding another value is one, and says which.
-TEST_F(TaggingCli, AddingWhatIsThereIsNoErrorButAnotherValueIs) {
+// As kubectl: adding what is there, or removing what is not, changes
+// nothing and is no error; an annotation key holding another value is one,
+// and says which.
+TEST_F(TaggingCli, WhatIsAlreadySoIsNoErrorButAnotherValueIs) {
   const std::string stack_id = make_stack("web");
   ASSERT_EQ(as_generator({"stack", "label", "web", "tier"}).exit_code, 0);
   ASSERT_EQ(as_generator({"stack", "annotate", "web", "region=eu"}).exit_code, 0);
@@ -195,6 +196,12 @@ TEST_F(TaggingCli, AddingWhatIsThereIsNoErrorButAnotherValueIs) {
   Outcome same = as_generator({"stack", "annotate", "web", "region=eu"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(same.out, "stack web: annotation region=eu already present\n");
+  Outcome absent = as_generator({"stack", "label", "web", "nope", "--remove"});
+  ASSERT_EQ(absent.exit_code, 0) << absent.err;
+  EXPECT_EQ(absent.out, "stack web: label nope not present\n");
+  Outcome absent_key = as_generator({"stack", "annotate", "web", "--remove", "nope"});
+  ASSERT_EQ(absent_key.exit_code, 0) << absent_key.err;
+  EXPECT_EQ(absent_key.out, "stack web: annotation nope not present\n");
 
   Outcome other = as_generator({"stack", "annotate", "web", "region=us"});
   EXPECT_EQ(other.exit_code, 1);
@@ -207,11 +214,6 @@ TEST_F(TaggingCli, AddingWhatIsThereIsNoErrorButAnotherValueIs) {
 
 TEST_F(TaggingCli, TaggingErrorsAreNamed) {
   make_stack("web");
-  Outcome missing = as_generator({"stack", "label", "web", "nope", "--remove"});
-  EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_EQ(missing.err.rfind("error: cannot remove label \"nope\": ", 0), 0u) << missing.err;
-  EXPECT_NE(missing.err.find("(HTTP 404 label_not_found)"), std::string::npos) << missing.err;
-
   Outcome no_equals = as_generator({"stack", "annotate", "web", "region"});
   EXPECT_EQ(no_equals.exit_code, 2);
   EXPECT_EQ(no_equals.err, "error: expected KEY=VALUE, got \"region\" (to remove an annotation: --remove KEY)\n");
@@ -223,7 +225,60 @@ TEST_F(TaggingCli, TaggingErrorsAreNamed) {
   ASSERT_EQ(as_admin({"agent", "create", "edge-1", "--cluster", "c", "--generator-id", generator_id_}).exit_code, 0);
   Outcome not_admin = as_generator({"agent", "label", "edge-1", "tier"});
   EXPECT_EQ(not_admin.exit_code, 1);
+  EXPECT_EQ(not_admin.err.rfind("error: cannot add label \"tier\": ", 0), 0u) << not_admin.err;
   EXPECT_NE(not_admin.err.find("(HTTP 403"), std::string::npos) << not_admin.err;
+  Outcome not_admin_remove = as_generator({"agent", "label", "edge-1", "tier", "--remove"});
+  EXPECT_EQ(not_admin_remove.exit_code, 1);
+  EXPECT_EQ(not_admin_remove.err.rfind("error: cannot remove label \"tier\": ", 0), 0u) << not_admin_remove.err;
+}
+
+// A generator sees the agents registered with it but may not fetch one by
+// id, nor read its labels: get finds it in the list, by name or id, and
+// leaves the targeting columns out.
+TEST_F(TaggingCli, AGeneratorGetsTheAgentsRegisteredWithIt) {
+  Outcome created = as_admin({"agent", "create", "edge-1", "--cluster", "c", "--generator-id", generator_id_,
+                              "--label", "env=prod"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string id = created.out.substr(25, 36);
+  for (const std::string& agent : {std::string("edge-1"), id}) {
+    Outcome r = as_generator({"agent", "get", agent});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    EXPECT_EQ(lines[0].find("LABELS"), std::string::npos) << r.out;
+    EXPECT_EQ(lines[1].rfind("edge-1  " + id, 0), 0u) << r.out;
+  }
+  Outcome unknown = as_generator({"agent", "get", "00000000-0000-4000-8000-000000000000"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "error: agent 00000000-0000-4000-8000-000000000000 not found\n");
+}
+
+// Agent names are unique per cluster only.
+TEST_F(TaggingCli, AnAmbiguousAgentNameListsIdsAndClusters) {
+  ASSERT_EQ(as_admin({"agent", "create", "edge", "--cluster", "eu"}).exit_code, 0);
+  ASSERT_EQ(as_admin({"agent", "create", "edge", "--cluster", "us"}).exit_code, 0);
+  Outcome r = as_admin({"agent", "label", "edge", "tier"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("agent name \"edge\" is ambiguous: agents "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" (cluster_name eu), "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" (cluster_name us) have it; give an id"), std::string::npos) << r.err;
+}
+
+// An agent reads its own targets but may list no stacks: they are shown by id.
+TEST_F(TaggingCli, AnAgentListsItsOwnTargets) {
+  const std::string stack_id = make_stack("web");
+  ASSERT_EQ(call(*generator_, "POST", "/api/v1/stacks/" + stack_id + "/labels", R"("env=prod")").status, 201);
+  Outcome created = as_admin({"agent", "create", "edge-1", "--cluster", "c", "--label", "env=prod"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string id = created.out.substr(25, 36);
+  Outcome r = sindri_as(printed_pak(created.out), {"agent", "targets", id});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[1], "<unknown>  " + stack_id + "  <unknown>");
+  Outcome json = sindri_as(printed_pak(created.out), {"agent", "targets", id, "-o", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(text_of(*sindri::parse_json(json.out)->at(0), "stack_id"), stack_id);
 }
 
 }  // namespace
