@@ -198,6 +198,8 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::create(std::string_view te
   if (auto bad = first_bad_character(text)) {
     return refused_character(text, bad->offset, std::move(bad->message));
   }
+  std::unique_ptr<std::string> spaced = with_separator_tabs_as_spaces(text);
+  if (spaced) text = *spaced;
   fy_diag_cfg diag_cfg;
   fy_diag_cfg_default(&diag_cfg);
   diag_cfg.fp = nullptr;
@@ -215,7 +217,9 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::create(std::string_view te
   if (fy_parser_set_string(parser.get(), text.data(), text.size()) != 0) {
     return SyntaxError{{}, "cannot read the YAML text"};
   }
-  return YamlEventParser(text, std::move(diag), std::move(parser), repairs);
+  YamlEventParser created(text, std::move(diag), std::move(parser), repairs);
+  created.repaired_ = std::move(spaced);
+  return created;
 }
 
 fy_event* YamlEventParser::next() {

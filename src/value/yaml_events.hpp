@@ -74,6 +74,9 @@ class YamlEventParser {
       : text_(text), diag_(std::move(diag)), parser_(std::move(parser)), repairs_(repairs) {}
   static Result<YamlEventParser, SyntaxError> create(std::string_view text, bool repairs);
   static SyntaxError refused_character(std::string_view text, size_t offset, std::string message);
+  // The text with each tab that libfyaml would crash on made a space, or
+  // null when it has none (yaml_tab_separators.cpp).
+  static std::unique_ptr<std::string> with_separator_tabs_as_spaces(std::string_view text);
   // Starts again on the text with the indentation indicators libfyaml needs,
   // up to where `misread` was found; false (and failure_ set) if it cannot.
   bool restart_repaired(const EmptyBlockScalar& misread);

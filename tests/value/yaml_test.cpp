@@ -221,6 +221,30 @@ TEST(YamlStream, AByteOrderMarkTakesNoColumn) {
   EXPECT_EQ(parsed.error().column, 5u) << parsed.error().describe();  // libfyaml's own count, for comparison
 }
 
+// libfyaml 0.7.12 frees a key twice, and crashes, on a tab before an
+// indicator after the `:` of a key inside a complex key. Such a tab is
+// whitespace between tokens: read as a space, the text gets kubectl's
+// "invalid map key" error, at its own line and column; a tab inside a
+// scalar stays content.
+TEST(YamlStream, ATabBeforeAnIndicatorInAComplexKeyIsReadAsASpace) {
+  using namespace std::string_literals;
+  struct Case {
+    std::string text;
+    size_t line, column;
+  };
+  for (const Case& bad : {Case{"? k:\t|"s, 1, 3}, Case{"? k:\t>\n"s, 1, 3}, Case{"? - k:\t|"s, 1, 3},
+                          Case{"a:\n  ? k:\t|\n"s, 2, 5}, Case{"? k:\t- a"s, 1, 3}, Case{"? k: \t\t?"s, 1, 3},
+                          Case{"- ? k:\t|"s, 1, 5}}) {
+    auto result = parse_yaml_stream(bad.text, "tab.yaml");
+    ASSERT_FALSE(result.ok()) << bad.text;
+    EXPECT_EQ(result.error().line, bad.line) << result.error().describe();
+    EXPECT_EQ(result.error().column, bad.column) << result.error().describe();
+    EXPECT_NE(result.error().message.find("map key"), std::string::npos) << result.error().describe();
+  }
+  EXPECT_EQ(parse_one("a: \"x:\t|\"\nb: |\n  k:\t|\nc: 'k:\t- a'\nd:\t|\n  text\n"),
+            parse_one("{\"a\": \"x:\\t|\", \"b\": \"k:\\t|\\n\", \"c\": \"k:\\t- a\", \"d\": \"text\\n\"}"));
+}
+
 TEST(YamlStream, PositionsByPointer) {
   YamlOptions options;
   options.record_positions = true;
