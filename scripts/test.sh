@@ -4,7 +4,7 @@
 # scripts/postgres-fixture.sh):
 #   1. build/       (RelWithDebInfo): all unit, conformance and CLI tests;
 #   2. build-asan/  (AddressSanitizer + UndefinedBehaviorSanitizer): the same tests;
-#   3. scripts/fuzz.sh 60: the libFuzzer target for a minute.
+#   3. scripts/fuzz.sh 60: the two libFuzzer targets for a minute each.
 # Any failure fails the whole run.
 set -euo pipefail
 
