@@ -330,7 +330,8 @@ bool YamlEventParser::reopen(std::unique_ptr<std::string> repaired) {
   }
   parser_ = std::move(reopened->parser_);  // before the text it reads goes
   diag_ = std::move(reopened->diag_);
-  repaired_ = std::move(repaired);
+  // The parser reads the text create made its own when it made tabs spaces.
+  repaired_ = reopened->repaired_ ? std::move(reopened->repaired_) : std::move(repaired);
   text_ = *repaired_;
   watch_ = EmptyBlockScalarWatch();
   // The text before the first repair is unchanged, and so are its events.

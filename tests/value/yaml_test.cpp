@@ -245,6 +245,19 @@ TEST(YamlStream, ATabBeforeAnIndicatorInAComplexKeyIsReadAsASpace) {
             parse_one("{\"a\": \"x:\\t|\", \"b\": \"k:\\t|\\n\", \"c\": \"k:\\t- a\", \"d\": \"text\\n\"}"));
 }
 
+// A tab the first reading keeps (libfyaml took it for part of a block
+// scalar) can become one to make a space once the empty block scalars are
+// repaired; the repaired text the parser then reads must stay alive (found
+// by fuzz_yaml_outline under AddressSanitizer).
+TEST(YamlStream, ATabMadeASpaceAfterARepairIsReadFromTextThatLives) {
+  auto result = parse_yaml_stream(
+      "api&aapiVe:\n sapi&a sstriata:\n  literal.x: |\n  strip: |-\n  keep: |+p: \t|-\n  keep: |+\ndf :  \n: !! \n",
+      "fuzz.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().line, 5u) << result.error().describe();
+  EXPECT_EQ(result.error().column, 11u) << result.error().describe();
+}
+
 TEST(YamlStream, PositionsByPointer) {
   YamlOptions options;
   options.record_positions = true;
