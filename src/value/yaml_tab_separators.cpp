@@ -19,12 +19,10 @@ namespace sindri::yaml_detail {
 
 namespace {
 
-bool is_blank_or_end(std::string_view text, size_t at) {
-  return at >= text.size() || text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r';
-}
-
 // Every tab in the run of blanks after a `:` that an indicator libfyaml
-// checks (? : | > or a `-` entry) ends: a superset of those it refuses.
+// checks ends (? : | >, or `-` whatever follows it: with YAML 1.1 line
+// breaks NEL, LS and PS end an entry's dash too): a superset of those it
+// refuses.
 std::vector<size_t> tabs_before_indicators(std::string_view text) {
   std::vector<size_t> tabs;
   if (text.find('\t') == std::string_view::npos) return tabs;
@@ -35,9 +33,7 @@ std::vector<size_t> tabs_before_indicators(std::string_view text) {
     while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) has_tab = text[at++] == '\t' || has_tab;
     if (!has_tab || at >= text.size()) continue;
     const char next = text[at];
-    const bool indicator = next == '?' || next == ':' || next == '|' || next == '>' ||
-                           (next == '-' && is_blank_or_end(text, at + 1));
-    if (!indicator) continue;
+    if (next != '?' && next != ':' && next != '|' && next != '>' && next != '-') continue;
     for (size_t i = run_start; i < at; ++i) {
       if (text[i] == '\t') tabs.push_back(i);
     }

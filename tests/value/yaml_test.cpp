@@ -234,7 +234,10 @@ TEST(YamlStream, ATabBeforeAnIndicatorInAComplexKeyIsReadAsASpace) {
   };
   for (const Case& bad : {Case{"? k:\t|"s, 1, 3}, Case{"? k:\t>\n"s, 1, 3}, Case{"? - k:\t|"s, 1, 3},
                           Case{"a:\n  ? k:\t|\n"s, 2, 5}, Case{"? k:\t- a"s, 1, 3}, Case{"? k: \t\t?"s, 1, 3},
-                          Case{"- ? k:\t|"s, 1, 5}}) {
+                          Case{"- ? k:\t|"s, 1, 5},
+                          // NEL, LS and PS end a dash as a line feed does, in YAML 1.1.
+                          Case{"? k:\t-\xc2\x85"s, 1, 3}, Case{"? k:\t-\xe2\x80\xa8"s, 1, 3},
+                          Case{"x:\n  ? k:\t-\xe2\x80\xa9  y\n"s, 2, 5}}) {
     auto result = parse_yaml_stream(bad.text, "tab.yaml");
     ASSERT_FALSE(result.ok()) << bad.text;
     EXPECT_EQ(result.error().line, bad.line) << result.error().describe();
