@@ -10,6 +10,7 @@
 #include <libfyaml.h>
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -62,11 +63,14 @@ std::unique_ptr<std::string> YamlEventParser::with_separator_tabs_as_spaces(std:
       if (type == FYTT_STREAM_END) break;
     }
   }
+  // Scalars do not overlap: the last one starting at or before a tab is the
+  // only one that may hold it.
+  std::sort(scalars.begin(), scalars.end());
   bool replaced = false;
   for (const size_t tab : tabs) {
-    const bool in_scalar = std::any_of(scalars.begin(), scalars.end(), [tab](const auto& scalar) {
-      return scalar.first <= tab && tab < scalar.second;
-    });
+    auto after = std::upper_bound(scalars.begin(), scalars.end(), tab,
+                                  [](size_t offset, const auto& scalar) { return offset < scalar.first; });
+    const bool in_scalar = after != scalars.begin() && tab < std::prev(after)->second;
     if (in_scalar) {
       (*spaced)[tab] = '\t';
     } else {
