@@ -165,10 +165,13 @@ Result<YamlEventParser, SyntaxError> YamlEventParser::open_unrepaired(std::strin
 SyntaxError YamlEventParser::refused_character(std::string_view text, size_t offset, std::string message) {
   const Position where = position_at(text, offset);
   std::string masked(text);
+  size_t nul = std::min(masked.find('\0'), masked.size());
   for (size_t at = 0; at < masked.size();) {
-    const size_t bad = first_invalid_utf8(masked, at, std::min(masked.find('\0', at), masked.size()));
+    const size_t bad = first_invalid_utf8(masked, at, nul);
     if (bad == masked.size()) break;
     masked[bad] = 'x';
+    // Each stretch is searched once: the mask stays linear in the text.
+    if (bad == nul) nul = std::min(masked.find('\0', nul + 1), masked.size());
     at = bad + 1;
   }
   auto parser = open(masked);
