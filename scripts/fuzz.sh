@@ -51,16 +51,16 @@ echo "== $n seeds in $SEEDS; fuzz_template for $SECONDS_TO_RUN s"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Runs one target for the time given: fuzz TARGET MAX_LEN DICT CORPUS SEEDS.
 # libFuzzer exits non-zero on a crash, a leak, a timeout or running out of memory.
-"$BUILD/bin/fuzz_template" \
-  -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-  -dict="$ROOT/fuzz/tera.dict" -artifact_prefix="$BUILD/artifacts/" \
-  -print_final_stats=1 \
-  "$ROOT/fuzz/corpus-work" "$SEEDS"
+fuzz() {
+  "$BUILD/bin/$1" \
+    -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=2048 -max_len="$2" \
+    -dict="$3" -artifact_prefix="$BUILD/artifacts/" \
+    -print_final_stats=1 \
+    "$4" "$5"
+}
+fuzz fuzz_template 65536 "$ROOT/fuzz/tera.dict" "$ROOT/fuzz/corpus-work" "$SEEDS"
 echo "== fuzz_yaml_outline for $SECONDS_TO_RUN s"
-"$BUILD/bin/fuzz_yaml_outline" \
-  -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-  -dict="$ROOT/fuzz/yaml.dict" -artifact_prefix="$BUILD/artifacts/" \
-  -print_final_stats=1 \
-  "$ROOT/fuzz/corpus-work-yaml" "$ROOT/tests/value/yaml_cases"
+fuzz fuzz_yaml_outline 4096 "$ROOT/fuzz/yaml.dict" "$ROOT/fuzz/corpus-work-yaml" "$ROOT/tests/value/yaml_cases"
 echo "== fuzzing: no crash, leak or timeout in $SECONDS_TO_RUN s of each target"
