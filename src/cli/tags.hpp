@@ -57,6 +57,7 @@ struct TagChange {
 // one, naming that value.
 // Returns the exit code. Callers run check_tag_items first.
 int change_tags(BrokerClient& client, const std::string& path, const std::string& subject, const TagChange& change);
+
 struct TagVerbs {
   CLI::App* label;
   CLI::App* annotate;
