@@ -107,6 +107,40 @@ ApiResult<Bootstrap> bootstrap_admin(store::Database& db, const std::string& adm
   });
 }
 
+Status rotate_admin_pak(store::Database& db, const std::string& admin_pak_file) {
+  // Staged beside the file and renamed over it once committed: until then
+  // the file keeps the PAK that still works.
+  const std::string staged = admin_pak_file + ".new";
+  auto rotated = in_write<Ok>(db, [&](store::Connection& connection) -> ApiResult<Ok> {
+    auto initialized = connection.query("SELECT 1 FROM app_initialization WHERE id = 1");
+    if (!initialized.ok() && initialized.error().kind != store::DbError::Kind::Invalid) {
+      return database_error(std::move(initialized).error());
+    }
+    if (!initialized.ok() || initialized->empty()) {
+      return ApiError{404, "not_initialized",
+                      "no broker has started on this database, so it has no admin PAK to rotate: `sindri serve` "
+                      "writes the first one at its first start",
+                      Value(), std::nullopt};
+    }
+    const IssuedPak pak = issue_pak();
+    BROKER_CHECK(connection.query("UPDATE admin_role SET pak_hash = $1, updated_at = $2",
+                                  {Value(pak.hash), Value(now_timestamp())}));
+    BROKER_CHECK(touch_credentials(connection));
+    BROKER_CHECK(write_secret_file(staged, pak.pak));
+    return Ok{};
+  });
+  if (!rotated.ok()) {
+    ::unlink(staged.c_str());
+    const ApiError& error = rotated.error();
+    return make_error(error.cause ? error.cause->message : error.message);
+  }
+  if (::rename(staged.c_str(), admin_pak_file.c_str()) != 0) {
+    return make_error("the old admin PAK is revoked and the new one is in " + staged + ", which cannot be renamed to " +
+                      admin_pak_file + ": " + std::strerror(errno));
+  }
+  return Ok{};
+}
+
 void add_auth_routes(std::vector<ApiRoute>& routes) {
   routes.push_back({"POST", "/auth/pak", true, true, true, who_am_i});
 }

@@ -42,4 +42,11 @@ struct Bootstrap {
 // brokers start together on one database: exactly one of them bootstraps.
 ApiResult<Bootstrap> bootstrap_admin(store::Database& db, const std::string& admin_pak_file);
 
+// For an operator who lost the admin PAK or must revoke it: a new one
+// replaces it in the database and is written to `admin_pak_file` (mode
+// 0600). Brokers running on the database refuse the old one within their
+// peer-change delay. Errors name what failed; a database no broker has
+// started on is one.
+Status rotate_admin_pak(store::Database& db, const std::string& admin_pak_file);
+
 }  // namespace sindri::broker

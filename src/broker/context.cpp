@@ -69,10 +69,14 @@ ApiResult<Ok> touch_target_state(store::Connection& connection) {
   return Ok{};
 }
 
-ApiResult<Ok> touch_credentials(Call& call, store::Connection& connection) {
-  call.touched_credentials = true;
+ApiResult<Ok> touch_credentials(store::Connection& connection) {
   BROKER_CHECK(connection.query("UPDATE broker_state SET credentials_generation = credentials_generation + 1 WHERE id = 1"));
   return Ok{};
+}
+
+ApiResult<Ok> touch_credentials(Call& call, store::Connection& connection) {
+  call.touched_credentials = true;
+  return touch_credentials(connection);
 }
 
 }  // namespace sindri::broker

@@ -108,5 +108,7 @@ int64_t target_state_shard();
 // every write that revokes a PAK or the identity behind it. `call` learns of
 // it, so that this broker's next requests read the counter again.
 ApiResult<Ok> touch_credentials(Call& call, store::Connection& connection);
+// The same for a write made outside any request (an operator's tool).
+ApiResult<Ok> touch_credentials(store::Connection& connection);
 
 }  // namespace sindri::broker

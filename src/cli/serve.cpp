@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <thread>
 
@@ -26,6 +27,7 @@ namespace {
 struct ServeFlags {
   std::optional<std::string> config_file, listen, database, database_schema, admin_pak_file, log_level, address_file;
   std::optional<int64_t> threads, body_limit, database_pool_size, peer_change_delay_ms, shutdown_grace;
+  bool rotate_admin_pak = false;
 };
 
 Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
@@ -101,14 +103,36 @@ void stop_on_signal(http::Server& server, const sigset_t& stop_signals, broker::
   impatience.join();
 }
 
+// Out of band, on the database a broker made: brokers running on it may
+// stay up.
+int rotate_admin_pak(const broker::BrokerConfig& config) {
+  store::OpenOptions options;
+  options.pool_size = 1;
+  options.tenant_schema = config.database_schema;
+  options.create_if_missing = false;
+  auto db = store::Database::open(config.database_url, options);
+  if (!db.ok()) {
+    print_error("cannot open the database " + config.database_url + ": " + db.error().message);
+    return 1;
+  }
+  if (auto status = broker::rotate_admin_pak(**db, config.admin_pak_file); !status.ok()) {
+    print_error("cannot rotate the admin PAK: " + status.error().message);
+    return 1;
+  }
+  std::cout << "admin PAK rotated: the new one is in " << config.admin_pak_file
+            << "; the old one is refused from now on\n";
+  return 0;
+}
+
 int serve(const ServeFlags& flags) {
-  keep_freed_memory();
-  raise_descriptor_limit();
   auto config = load_config(flags);
   if (!config.ok()) {
     print_error(config.error().message);
     return 2;
   }
+  if (flags.rotate_admin_pak) return rotate_admin_pak(*config);
+  keep_freed_memory();
+  raise_descriptor_limit();
   broker::Logger log(config->log_level);
   const auto address = broker::parse_listen_address(config->listen).value();
 
@@ -193,6 +217,9 @@ Verb add_serve(CLI::App& app) {
          "Seconds a stop waits for requests under way (default 10; a second SIGTERM or SIGINT ends it)");
   option("--log-level", flags->log_level, "debug, info, warn or error (default info)");
   option("--address-file", flags->address_file, "Write the bound HOST:PORT here once listening");
+  command->add_flag("--rotate-admin-pak", flags->rotate_admin_pak,
+                    "Replace the admin PAK of the database and write the new one to the admin PAK file, then exit "
+                    "(brokers running on the database may stay up)");
   return Verb{command, [flags] { return serve(*flags); }};
 }
 

@@ -70,6 +70,9 @@ struct OpenOptions {
   // PostgreSQL multi-tenant mode: every table lives in this schema, created if
   // missing. Letter first, then letters, digits and underscores (seed 002).
   std::string tenant_schema;
+  // When false, a missing SQLite file or tenant schema is an error instead
+  // of being created: for tools that work on a database a broker made.
+  bool create_if_missing = true;
 };
 
 // A database and its connection pool. Thread-safe.

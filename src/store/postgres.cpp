@@ -325,14 +325,15 @@ void back_off(int attempt) {
 void ignore_notice(void*, const char*) {}
 
 // Makes the tenant schema this connection's only search path, creating it
-// the first time.
-DbStatus use_schema(PgConnection& conn, const std::string& schema) {
+// the first time when `create` allows.
+DbStatus use_schema(PgConnection& conn, const std::string& schema, bool create) {
   // Valid schema names need no escaping inside double quotes.
   const std::string quoted = '"' + schema + '"';
   // Checked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege
   // even when the schema exists.
   DbResult<Rows> found = conn.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", {Value(schema)});
   if (!found.ok()) return std::move(found).error();
+  if (found->empty() && !create) return DbError{DbError::Kind::Invalid, "the database has no such schema"};
   if (found->empty()) {
     DbStatus created = conn.execute_script("CREATE SCHEMA IF NOT EXISTS " + quoted);
     // Another connection creating it at the same moment wins with a unique
@@ -342,7 +343,7 @@ DbStatus use_schema(PgConnection& conn, const std::string& schema) {
   return conn.execute_script("SET search_path TO " + quoted);
 }
 
-DbResult<std::unique_ptr<PgConnection>> connect(const std::string& url, const std::string& schema) {
+DbResult<std::unique_ptr<PgConnection>> connect(const std::string& url, const std::string& schema, bool create) {
   // Keywords are applied in order and the URL comes last, so its own
   // connect_timeout wins over the default.
   const char* const keywords[] = {"connect_timeout", "dbname", nullptr};
@@ -360,7 +361,7 @@ DbResult<std::unique_ptr<PgConnection>> connect(const std::string& url, const st
                    "cannot set the PostgreSQL client encoding to UTF8: " + one_line(PQerrorMessage(raw))};
   }
   if (!schema.empty()) {
-    if (DbStatus used = use_schema(*conn, schema); !used.ok()) {
+    if (DbStatus used = use_schema(*conn, schema, create); !used.ok()) {
       DbError error = std::move(used).error();
       error.message = "cannot use tenant schema '" + schema + "': " + error.message;
       return error;
@@ -373,7 +374,9 @@ class PgDatabase final : public Database {
  public:
   PgDatabase(const std::string& url, const OpenOptions& options)
       : pool_(std::max<size_t>(options.pool_size, 1), options.busy_timeout,
-              [url, schema = options.tenant_schema] { return connect(url, schema); }) {}
+              [url, schema = options.tenant_schema, create = options.create_if_missing] {
+                return connect(url, schema, create);
+              }) {}
 
   Dialect dialect() const override { return Dialect::Postgres; }
 

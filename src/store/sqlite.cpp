@@ -1,10 +1,13 @@
 #include "store/sqlite.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <unordered_map>
 #include <utility>
 
@@ -488,6 +491,9 @@ DbResult<std::unique_ptr<Database>> open_sqlite(std::string_view path, const Ope
     // "/name", with real locks (busy_timeout applies), unlike shared cache.
     static std::atomic<unsigned> next_memory_id{0};
     name = "file:/sindri-memory-" + std::to_string(next_memory_id++) + "?vfs=memdb";
+  }
+  if (!memory && !options.create_if_missing && ::access(name.c_str(), F_OK) != 0) {
+    return DbError{DbError::Kind::Invalid, "no SQLite database at '" + name + "': " + std::strerror(errno)};
   }
   DbResult<std::unique_ptr<SqliteConnection>> writer = connect(name, memory, options.busy_timeout, Role::Writer);
   if (!writer.ok()) return std::move(writer).error();

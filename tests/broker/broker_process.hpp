@@ -126,31 +126,11 @@ class BrokerProcess {
     const fs::path address_file = dir_ / "address";
     std::error_code ignored;
     fs::remove(address_file, ignored);
-    std::vector<std::string> args = {SINDRI_BIN,         "serve",         "--listen",
-                                     "127.0.0.1:0",      "--database",    database_,
-                                     "--admin-pak-file", (dir_ / "admin.pak").string(),
-                                     "--address-file",   address_file.string()};
-    if (!schema_.empty()) {
-      args.push_back("--database-schema");
-      args.push_back(schema_);
-    }
+    std::vector<std::string> args = serve_args();
+    args.push_back("--address-file");
+    args.push_back(address_file.string());
     for (const auto& arg : extra) args.push_back(arg);
-    std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    const std::string log_path = (dir_ / "broker.log").string();
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    std::vector<std::string> variables = environment;
-    std::vector<char*> envp;
-    for (char** inherited = environ; *inherited != nullptr; ++inherited) envp.push_back(*inherited);
-    for (auto& variable : variables) envp.push_back(variable.data());
-    envp.push_back(nullptr);
-    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) throw std::runtime_error("cannot start sindri serve");
+    pid_ = spawn(args, "/dev/null", (dir_ / "broker.log").string(), environment);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
       const std::string address = trimmed(slurp(address_file));
@@ -166,6 +146,24 @@ class BrokerProcess {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     throw std::runtime_error("sindri serve did not listen within 30 s:\n" + log());
+  }
+
+  // `sindri serve` with this broker's database and admin PAK file and
+  // `extra` flags, run to its end as an operator's one-off command (while
+  // this one runs or not): its exit status, and its stdout then stderr.
+  struct Ran {
+    int status = -1;
+    std::string output;
+  };
+  Ran run_serve_command(const std::vector<std::string>& extra) const {
+    std::vector<std::string> args = serve_args();
+    for (const auto& arg : extra) args.push_back(arg);
+    const fs::path out = dir_ / "command.out";
+    const fs::path err = dir_ / "command.err";
+    const pid_t pid = spawn(args, out.string(), err.string(), {});
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return Ran{exit_status(status), slurp(out) + slurp(err)};
   }
 
   // SIGTERM and wait; returns the exit status (-1 if not running).
@@ -220,6 +218,37 @@ class BrokerProcess {
     waitpid(pid_, &status, 0);
     pid_ = -1;
     return exit_status(status);
+  }
+
+  std::vector<std::string> serve_args() const {
+    std::vector<std::string> args = {SINDRI_BIN,  "serve",          "--listen",        "127.0.0.1:0",
+                                     "--database", database_,       "--admin-pak-file", (dir_ / "admin.pak").string()};
+    if (!schema_.empty()) {
+      args.push_back("--database-schema");
+      args.push_back(schema_);
+    }
+    return args;
+  }
+
+  // stdout and stderr are appended to the files named.
+  static pid_t spawn(std::vector<std::string> args, const std::string& out, const std::string& err,
+                     std::vector<std::string> environment) {
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    std::vector<char*> envp;
+    for (char** inherited = environ; *inherited != nullptr; ++inherited) envp.push_back(*inherited);
+    for (auto& variable : environment) envp.push_back(variable.data());
+    envp.push_back(nullptr);
+    pid_t pid = -1;
+    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) throw std::runtime_error("cannot start sindri serve");
+    return pid;
   }
 
   static int exit_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
