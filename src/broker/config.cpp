@@ -1,9 +1,8 @@
 #include "broker/config.hpp"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
+#include "value/file_text.hpp"
 #include "value/yaml.hpp"
 
 namespace sindri::broker {
@@ -74,11 +73,9 @@ Status read_section(BrokerConfig& config, const Value& section, const std::strin
 }  // namespace
 
 Status apply_config_file(BrokerConfig& config, const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return make_error("cannot read configuration file " + path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  auto parsed = parse_yaml(text.str(), path);
+  auto text = read_file_text(path, "configuration file");
+  if (!text.ok()) return text.error();
+  auto parsed = parse_yaml(*text, path);
   if (!parsed.ok()) return make_error("invalid configuration file: " + parsed.error().describe());
   if (parsed->is_null()) return Ok{};
   if (!parsed->is_object()) return make_error(path + ": the configuration must be a mapping of settings");

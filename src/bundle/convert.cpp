@@ -1,11 +1,10 @@
 #include "bundle/convert.hpp"
 
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 #include "bundle/helm.hpp"
 #include "placeholder/resolver.hpp"
+#include "value/file_text.hpp"
 #include "value/yaml.hpp"
 
 namespace sindri::bundle {
@@ -37,12 +36,11 @@ Value dummy_step(std::string_view kind) {
 
 // Reads one stdlib input file and resolves its placeholders.
 Result<Value> resolve_input(const fs::path& path, const placeholder::Resolver& resolver) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read stdlib input " + path.string() + ": no such file");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto text = read_file_text(path, "stdlib input");
+  if (!text) return text.error();
   YamlOptions options;
   options.record_positions = true;
-  auto documents = parse_yaml_stream(text, path.string(), options);
+  auto documents = parse_yaml_stream(*text, path.string(), options);
   if (!documents) return make_error(documents.error().describe());
   if (documents->size() != 1 || documents->front().value.is_null()) {
     return make_error("stdlib input " + path.string() + " must hold exactly one YAML document");

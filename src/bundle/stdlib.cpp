@@ -1,10 +1,9 @@
 #include "bundle/stdlib.hpp"
 
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include "bundle/bundle.hpp"
+#include "value/file_text.hpp"
 #include "value/yaml.hpp"
 
 namespace sindri::bundle {
@@ -58,10 +57,9 @@ Result<StepEntry> parse_entry(const Value& v, const std::string& label) {
 
 Result<Stdlib> load_stdlib(const fs::path& dir) {
   const fs::path index = dir / "stdlib.yaml";
-  std::ifstream in(index, std::ios::binary);
-  if (!in) return make_error("cannot read stdlib index " + index.string() + ": no such file");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  auto parsed = parse_yaml(text, index.string());
+  auto text = read_file_text(index, "stdlib index");
+  if (!text) return text.error();
+  auto parsed = parse_yaml(*text, index.string());
   if (!parsed) return make_error(parsed.error().describe());
   const std::string label = "stdlib " + index.string();
   if (!parsed->is_object()) return make_error(label + " must be a map");

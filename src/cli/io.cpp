@@ -1,14 +1,12 @@
 #include "cli/io.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <system_error>
 
+#include "value/file_text.hpp"
 #include "value/json.hpp"
 #include "value/text_position.hpp"
 #include "value/utf8.hpp"
@@ -18,23 +16,10 @@ namespace sindri::cli {
 namespace fs = std::filesystem;
 
 Result<std::string> read_file(const fs::path& path, std::string_view what) {
-  const std::string label = "cannot read " + std::string(what) + " " + path.string() + ": ";
-  if (path == "-") {
-    std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-    if (std::cin.bad()) return make_error(label + "read error");
-    return text;
-  }
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return make_error(label + "is a directory");
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    return make_error(label + (err != 0 ? std::strerror(err) : "cannot open file"));
-  }
-  std::string out{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return make_error(label + "read error");
-  return out;
+  if (path != "-") return read_file_text(path, what);
+  std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  if (std::cin.bad()) return make_error("cannot read " + std::string(what) + " -: read error");
+  return text;
 }
 
 Result<std::string> read_template_file(const fs::path& path) {

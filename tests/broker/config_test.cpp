@@ -84,7 +84,14 @@ TEST(BrokerConfig, ErrorsNameTheFileAndSetting) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().message.find("invalid configuration file"), std::string::npos);
 
-  EXPECT_FALSE(apply_config_file(config, "/nonexistent/sindri.yaml").ok());
+  status = apply_config_file(config, "/nonexistent/sindri.yaml");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message,
+            "cannot read configuration file /nonexistent/sindri.yaml: No such file or directory");
+  // Read as a file, a directory would be an empty configuration.
+  status = apply_config_file(config, fs::temp_directory_path().string());
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("is a directory"), std::string::npos) << status.error().message;
   auto environment = apply_environment(config, [](const char* name) -> const char* {
     return std::string(name) == "SINDRI_THREADS" ? "4x" : nullptr;
   });
