@@ -57,6 +57,27 @@ size_t display_width(std::string_view text) {
       std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
+// The broker's base URL is http or https (libcurl would also read ftp:// or
+// file://), and every call adds the API's prefix itself.
+void check_broker_url(const std::string& url, const std::string& source) {
+  std::string lower = url;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  const std::string_view scheme_end = "://";
+  const size_t host_start = lower.find(scheme_end);
+  const std::string_view scheme = std::string_view(lower).substr(0, host_start);
+  if (host_start == std::string::npos || (scheme != "http" && scheme != "https")) {
+    throw CLI::ValidationError(source, "`" + url + "` is not an http:// or https:// URL");
+  }
+  std::string path = lower.substr(host_start + scheme_end.size());
+  path = path.find('/') == std::string::npos ? "" : path.substr(path.find('/'));
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  if (path.ends_with(kApiPrefix)) {
+    throw CLI::ValidationError(source, "`" + url + "` names the API itself: give the broker's URL without " +
+                                               std::string(kApiPrefix) + ", which every call adds");
+  }
+}
+
 }  // namespace
 
 void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
@@ -74,6 +95,7 @@ void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
     };
     from_environment(broker, "SINDRI_BROKER", flags.broker);
     from_environment(pak, "SINDRI_PAK", flags.pak);
+    check_broker_url(flags.broker, broker->count() > 0 ? "--broker" : "SINDRI_BROKER");
   });
   if (with_output) {
     command.add_option("-o,--output", flags.output, "table, yaml or json")
@@ -90,8 +112,16 @@ Result<BrokerClient> BrokerClient::connect(const BrokerFlags& flags) {
                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
     return make_error("the PAK holds a control character (a line end copied from a file?): check --pak or SINDRI_PAK");
   }
+  // A PAK copied from an Authorization header keeps its scheme.
+  std::string_view pak = flags.pak;
+  constexpr std::string_view kScheme = "bearer ";
+  if (pak.size() > kScheme.size() &&
+      std::equal(kScheme.begin(), kScheme.end(), pak.begin(),
+                 [](char expected, char given) { return expected == std::tolower(static_cast<unsigned char>(given)); })) {
+    pak.remove_prefix(kScheme.size());
+  }
   auto http = std::make_unique<http::Client>(flags.broker);
-  http->set_authorization("Bearer " + flags.pak);
+  http->set_authorization("Bearer " + std::string(pak));
   return BrokerClient(std::move(http));
 }
 

@@ -355,6 +355,29 @@ TEST_F(BrokerCli, APakWithALineEndFailsBeforeAnyRequest) {
             "error: the PAK holds a control character (a line end copied from a file?): check --pak or SINDRI_PAK\n");
 }
 
+// libcurl would read ftp:// and file:// too, and a URL ending in /api/v1
+// would have it twice.
+TEST_F(BrokerCli, ABrokerUrlThatIsNotTheBrokersIsAUsageError) {
+  const std::string pak = broker_.admin_pak();
+  Outcome ftp = sindri({"stack", "list", "--broker", "ftp://127.0.0.1:1", "--pak", pak});
+  EXPECT_EQ(ftp.exit_code, 2);
+  EXPECT_EQ(ftp.err.rfind("--broker: `ftp://127.0.0.1:1` is not an http:// or https:// URL\n", 0), 0u) << ftp.err;
+  Outcome file_url = sindri({"stack", "list", "--broker", "file:///etc/passwd", "--pak", pak});
+  EXPECT_EQ(file_url.exit_code, 2) << file_url.out;
+  Outcome api = sindri({"stack", "list", "--broker", broker_.url() + "/api/v1/", "--pak", pak});
+  EXPECT_EQ(api.exit_code, 2);
+  EXPECT_NE(api.err.find("names the API itself"), std::string::npos) << api.err;
+  ScopedEnv broker("SINDRI_BROKER", "localhost:8080");
+  Outcome from_environment = sindri({"stack", "list", "--pak", pak});
+  EXPECT_EQ(from_environment.exit_code, 2);
+  EXPECT_EQ(from_environment.err.rfind("SINDRI_BROKER: `localhost:8080` is not", 0), 0u) << from_environment.err;
+}
+
+TEST_F(BrokerCli, APakCopiedWithItsBearerSchemeWorks) {
+  Outcome r = sindri({"stack", "list", "--broker", broker_.url(), "--pak", "Bearer " + broker_.admin_pak()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(BrokerCli, AWrongPakShowsTheBrokers401) {
   Outcome r = sindri_as("brokkr_BR12345678_abcdefghijklmnopqrstuvwx", {"stack", "list"});
   EXPECT_EQ(r.exit_code, 1);
