@@ -142,7 +142,8 @@ int run_list(const TemplateArgs& args) {
   };
   if (args.name_filter) add_query("name", *args.name_filter);
   if (args.generator_id) add_query("generator_id", *args.generator_id);
-  if (args.all_versions) add_query("all_versions", "true");
+  // Said either way: by name, the API lists every version unless told.
+  add_query("all_versions", args.all_versions ? "true" : "false");
   auto templates = client->get("/templates" + query);
   if (!templates) return fail(templates.error().message);
   return print_list(*templates, args.flags.output, template_columns(args.all_versions), "templates");

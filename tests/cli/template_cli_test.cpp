@@ -302,6 +302,14 @@ TEST_F(TemplateCli, ListAllVersionsShowsSupersededOnes) {
   EXPECT_EQ(lines[1].back(), 'Z') << all.out;  // deleted at a timestamp
   EXPECT_EQ(lines[2].rfind("web   2  ", 0), 0u) << all.out;
   EXPECT_NE(lines[2].find("<none>"), std::string::npos) << all.out;
+
+  // By name too: the API's listing by name has every version unless told.
+  Outcome by_name = as_generator({"template", "list", "--name", "web"});
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  ASSERT_EQ(lines_of(by_name.out).size(), 2u) << by_name.out;
+  EXPECT_EQ(lines_of(by_name.out)[1].rfind("web   2  ", 0), 0u) << by_name.out;
+  Outcome all_by_name = as_generator({"template", "list", "--name", "web", "--all-versions"});
+  EXPECT_EQ(lines_of(all_by_name.out).size(), 3u) << all_by_name.out;
 }
 
 TEST_F(TemplateCli, GetFindsATemplateByNameOrIdWithItsTargeting) {
