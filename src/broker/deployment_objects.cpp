@@ -26,16 +26,23 @@ struct Submission {
 // JSON (CreateDeploymentObjectRequest) or, with a YAML content type, the YAML
 // itself and ?deletion_marker=true.
 ApiResult<Submission> read_submission(const http::Request& request) {
+  constexpr TextRule kYamlContentRule{0, false, true, false};
   Submission submission;
   if (is_yaml_media_type(request.header("Content-Type"))) {
     submission.yaml = request.body;
     BROKER_TRY(marker, optional_bool_query(request, "deletion_marker"));
     submission.deletion_marker = marker;
-    if (!submission.deletion_marker) BROKER_CHECK(check_manifests(submission.yaml, ""));
+    // A marker's text is not read as manifests (whose errors say where in
+    // the YAML), but it is served to agents as JSON all the same.
+    if (submission.deletion_marker) {
+      BROKER_CHECK(check_text(submission.yaml, kYamlContentRule, ""));
+    } else {
+      BROKER_CHECK(check_manifests(submission.yaml, ""));
+    }
     return submission;
   }
   BROKER_TRY(body, BodyObject::parse(request, "CreateDeploymentObjectRequest"));
-  BROKER_TRY(yaml, body.required_string("yaml_content", TextRule{0, false, true, false}));
+  BROKER_TRY(yaml, body.required_string("yaml_content", kYamlContentRule));
   BROKER_TRY(marker, body.optional_bool("is_deletion_marker"));
   BROKER_CHECK(body.finish());
   submission.yaml = std::move(yaml);

@@ -40,12 +40,18 @@ ApiResult<Ok> check_text(std::string_view text, const TextRule& rule, std::strin
                            "; text fields cannot hold one",
                        pointer);
   }
+  // JSON strings are UTF-8 already; a raw YAML body need not be, and what
+  // is stored is served to agents inside JSON.
+  if (const size_t bad = first_invalid_utf8(text, 0, text.size()); bad != text.size()) {
+    return field_error("invalid_field",
+                       where + " is not UTF-8: byte " + std::to_string(bad) + " starts no valid character", pointer);
+  }
   if (rule.uuid && !is_uuid(text)) {
     return field_error("invalid_field", where + " must be a UUID, got \"" + std::string(text) + "\"", pointer);
   }
   if (rule.max_length != 0 && text.size() > rule.max_length) {
     return field_error("invalid_field",
-                       where + " is " + std::to_string(text.size()) + " characters; at most " +
+                       where + " is " + std::to_string(text.size()) + " bytes long (UTF-8); at most " +
                            std::to_string(rule.max_length) + " are allowed",
                        pointer);
   }

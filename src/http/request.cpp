@@ -1,6 +1,9 @@
 #include "http/server.hpp"
 
 #include <algorithm>
+#include <optional>
+
+#include "value/utf8.hpp"
 
 namespace sindri::http {
 
@@ -30,6 +33,14 @@ bool strip_scheme_and_authority(std::string_view& target) {
     }
   }
   return false;
+}
+
+// Ids, names and labels are text: bytes that are not UTF-8 could be neither
+// stored (PostgreSQL refuses them) nor quoted back in a JSON error.
+std::optional<std::string> not_utf8(std::string_view decoded) {
+  const size_t bad = first_invalid_utf8(decoded, 0, decoded.size());
+  if (bad == decoded.size()) return std::nullopt;
+  return "is not UTF-8: " + invalid_utf8_message(decoded[bad]) + " at byte " + std::to_string(bad);
 }
 
 }  // namespace
@@ -83,6 +94,7 @@ Status parse_target(Request& request) {
   auto path = percent_decode(request.raw_path);
   if (!path) return make_error("malformed request path: " + path.error().message);
   if (path->find('\0') != std::string::npos) return make_error("the request path contains a NUL byte");
+  if (auto problem = not_utf8(*path)) return make_error("the request path, decoded, " + *problem);
   if (path->empty()) *path = "/";
   request.path = std::move(path).value();
 
@@ -101,6 +113,9 @@ Status parse_target(Request& request) {
     if (!value) return make_error("malformed query string: " + value.error().message);
     if (key->find('\0') != std::string::npos || value->find('\0') != std::string::npos) {
       return make_error("the query string contains a NUL byte");
+    }
+    for (const std::string* part : {&*key, &*value}) {
+      if (auto problem = not_utf8(*part)) return make_error("the query string, decoded, " + *problem);
     }
     request.query.emplace_back(std::move(key).value(), std::move(value).value());
   }

@@ -408,6 +408,24 @@ Result<Value, TextError> parse_json(std::string_view text, const JsonOptions& op
   return JsonReader(text, options).read_document();
 }
 
+namespace {
+
+// JSON is UTF-8, and text that is not (an error message quoting a client's
+// bytes) must still be written as JSON: each byte that starts no valid
+// character becomes U+FFFD, as a decoder would show it.
+void append_as_utf8(std::string& out, std::string_view text) {
+  size_t from = 0;
+  while (true) {
+    const size_t bad = first_invalid_utf8(text, from, text.size());
+    out.append(text.data() + from, bad - from);
+    if (bad == text.size()) return;
+    out += "\xEF\xBF\xBD";
+    from = bad + 1;
+  }
+}
+
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
@@ -415,7 +433,7 @@ void append_json_string(std::string& out, std::string_view s) {
   const char* const end = at + s.size();
   while (true) {
     const size_t run = plain_run(at, end);
-    out.append(at, run);
+    append_as_utf8(out, std::string_view(at, run));
     at += run;
     if (at == end) break;
     const char escape = string_escape(*at);

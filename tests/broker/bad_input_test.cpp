@@ -121,6 +121,31 @@ TEST_P(BadInput, NulCharactersInTextAreRefused) {
   EXPECT_EQ(call(*admin_, "GET", "/api/v1/generators").json.size(), 2u);  // the system generator and g
 }
 
+// What is stored is served to agents as JSON, which is UTF-8: a deletion
+// marker's raw text, not read as manifests, is checked as text. And an
+// error quoting a client's bytes is JSON all the same.
+TEST_P(BadInput, TextThatIsNotUtf8IsRefusedAndNeverEchoedRaw) {
+  const std::string objects = "/api/v1/stacks/" + stack_id_ + "/deployment-objects";
+  Reply marker = call(*admin_, "POST", objects + "?deletion_marker=true", std::string("\xff\xfe\0garbage", 10),
+                      "application/yaml");
+  EXPECT_EQ(marker.status, 400) << marker.body;
+  EXPECT_NE(text_of(marker.json, "message").find("NUL"), std::string::npos) << marker.body;
+  Reply not_utf8 = call(*admin_, "POST", objects + "?deletion_marker=true", "kind: A\n# \xc3\n", "application/yaml");
+  EXPECT_EQ(not_utf8.status, 400) << not_utf8.body;
+  EXPECT_NE(text_of(not_utf8.json, "message").find("not UTF-8: byte 10"), std::string::npos) << not_utf8.body;
+  EXPECT_EQ(call(*admin_, "GET", objects).json.size(), 0u);
+  EXPECT_EQ(call(*admin_, "POST", objects + "?deletion_marker=true", "gone: true\n", "application/yaml").status, 201);
+
+  for (const std::string& path : {std::string("/api/v1/stacks/%ff%fe"), std::string("/api/v1/templates?generator_id=%ff"),
+                                 "/api/v1/stacks/" + stack_id_ + "/labels/%c3"}) {
+    Reply echoed = call(*admin_, path.find("labels") != std::string::npos ? "DELETE" : "GET", path);
+    EXPECT_GE(echoed.status, 400) << path;
+    EXPECT_LT(echoed.status, 500) << path;
+    ASSERT_TRUE(echoed.json.is_object()) << path << " answered what is not JSON: " << echoed.body;
+    EXPECT_FALSE(text_of(echoed.json, "message").empty()) << echoed.body;
+  }
+}
+
 TEST_P(BadInput, YamlErrorsNameDocumentLineAndColumn) {
   Reply syntax = expect_client_error("POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
                                      R"({"yaml_content":"apiVersion: v1\nkind: A\n---\nkey: [1, 2\n"})", 400,
