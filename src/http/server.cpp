@@ -231,8 +231,19 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_header(beast::error_code ec) {
     if (ec) return on_read_error(ec);
-    if (parser_->is_done()) return handle();
     const auto& message = parser_->get();
+    // Beast reads a body whose last coding is not chunked as empty, which
+    // would leave the body to be read as the next request (RFC 9112 6.3:
+    // answer 400 and close); and no coding but chunked is undone here.
+    if (const auto coding = message.find(bhttp::field::transfer_encoding); coding != message.end()) {
+      if (!parser_->chunked()) {
+        return fail(400, "bad_request", "the last transfer coding of a request body must be chunked");
+      }
+      if (!beast::iequals(coding->value(), "chunked")) {
+        return fail(501, "not_implemented", "no transfer coding but chunked is understood");
+      }
+    }
+    if (parser_->is_done()) return handle();
     if (message.version() >= 11 && beast::iequals(message[bhttp::field::expect], "100-continue")) {
       asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
                         [self = shared_from_this()](beast::error_code write_ec, size_t) {

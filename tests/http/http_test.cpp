@@ -405,6 +405,35 @@ TEST_F(HttpServerTest, AnswersMalformedRequestsWithBadRequest) {
   EXPECT_EQ(client.request("GET", "/count/4")->body, "n=4");
 }
 
+// A body whose last transfer coding is not chunked has no length Beast
+// reads (it took it as empty), so its bytes would be read as the next
+// request: refused, and the connection closed (RFC 9112 6.3).
+TEST_F(HttpServerTest, RefusesTransferCodingsThatCouldSmuggleARequest) {
+  start();
+  const std::string smuggled = "GET /count/9 HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (const std::string coding : {"gzip", "chunked, gzip", "xchunked"}) {
+    RawConnection raw(server_->port());
+    raw.send("POST /count/1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: " + coding + "\r\n\r\n" + smuggled);
+    const std::string answer = raw.read_all();
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 400 Bad Request\r\n")) << coding << ": " << answer;
+    EXPECT_NE(answer.find("Connection: close\r\n"), std::string::npos) << coding << ": " << answer;
+    EXPECT_EQ(answer.find("n=9"), std::string::npos) << coding << ": the smuggled request was answered";
+  }
+  {
+    RawConnection raw(server_->port());
+    raw.send("POST /count/1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" + smuggled);
+    const std::string answer = raw.read_all();
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 501 ")) << answer;
+    EXPECT_EQ(answer.find("n=9"), std::string::npos) << answer;
+  }
+  RawConnection chunked(server_->port());
+  chunked.send("PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" +
+               std::string("GET /count/3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const std::string answers = chunked.read_all();
+  EXPECT_NE(answers.find("put abc"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("n=3"), std::string::npos) << answers;
+}
+
 TEST_F(HttpServerTest, AnswersAThrowingHandlerWithInternalError) {
   start();
   Client client(base_url_);
