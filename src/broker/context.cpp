@@ -24,7 +24,7 @@ ApiResult<std::string> Call::id_param(std::string_view name) const {
                                  "path parameter {" + std::string(name) + "} must be a UUID, got \"" + value + "\"");
     return error;
   }
-  return value;
+  return stored_uuid(value);
 }
 
 Value row_object(const store::Rows& rows, size_t index, std::initializer_list<std::string_view> booleans) {

@@ -54,6 +54,14 @@ std::string new_uuid() {
   return out;
 }
 
+std::string stored_uuid(std::string_view uuid) {
+  std::string lower(uuid);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return lower;
+}
+
 bool is_uuid(std::string_view text) {
   if (text.size() != 36) return false;
   for (size_t i = 0; i < text.size(); ++i) {

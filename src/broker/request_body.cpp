@@ -10,6 +10,10 @@ namespace {
 
 std::string field_pointer(std::string_view key) { return pointer_child("", key); }
 
+std::string as_stored(std::string_view text, const TextRule& rule) {
+  return rule.uuid ? stored_uuid(text) : std::string(text);
+}
+
 
 bool has_whitespace(std::string_view text) {
   for (char c : text) {
@@ -81,7 +85,7 @@ ApiResult<std::string> optional_uuid_query(const http::Request& request, std::st
   if (!is_uuid(*value)) {
     return bad_request("invalid_query_parameter", std::string(name) + " must be a UUID, got \"" + *value + "\"");
   }
-  return *value;
+  return stored_uuid(*value);
 }
 
 ApiResult<bool> optional_bool_query(const http::Request& request, std::string_view name) {
@@ -122,7 +126,7 @@ ApiResult<std::string> BodyObject::required_string(std::string_view key, const T
   }
   if (!value->is_string()) return wrong_type(key, "a string", *value);
   BROKER_CHECK(check_text(value->get_string(), rule, pointer));
-  return std::string(value->get_string());
+  return as_stored(value->get_string(), rule);
 }
 
 ApiResult<Value> BodyObject::required_value(std::string_view key) {
@@ -140,7 +144,7 @@ ApiResult<std::optional<std::string>> BodyObject::optional_string(std::string_vi
   if (value == nullptr || (nullable && value->is_null())) return std::optional<std::string>();
   if (!value->is_string()) return wrong_type(key, nullable ? "a string or null" : "a string", *value);
   BROKER_CHECK(check_text(value->get_string(), rule, field_pointer(key)));
-  return std::optional<std::string>(std::string(value->get_string()));
+  return std::optional<std::string>(as_stored(value->get_string(), rule));
 }
 
 ApiResult<std::optional<bool>> BodyObject::optional_bool(std::string_view key) {
@@ -170,7 +174,7 @@ ApiResult<std::vector<std::string>> BodyObject::optional_string_array(std::strin
       return field_error("invalid_field", item_pointer + " must be a string, got " + item.kind_name(), item_pointer);
     }
     BROKER_CHECK(check_text(item.get_string(), rule, item_pointer));
-    out.emplace_back(item.get_string());
+    out.push_back(as_stored(item.get_string(), rule));
   }
   return out;
 }

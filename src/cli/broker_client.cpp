@@ -165,16 +165,19 @@ Result<Value> BrokerClient::find_listed(const std::string& kind, const std::stri
   const bool by_id = broker::is_uuid(id_or_name);
   if (by_id) {
     auto found = get(collection + "/" + id_or_name);
-    // A generator may list the agents registered with it, not fetch one.
-    if (found || !has_error_code(last_error_, "forbidden")) return found;
+    // A generator may list the agents registered with it, not fetch one;
+    // and a name may look like an id.
+    if (found || !(has_error_code(last_error_, "forbidden") || has_error_code(last_error_, kind + "_not_found"))) {
+      return found;
+    }
   }
   auto listed = get(collection);
   if (!listed) return listed;
-  const std::string_view field = by_id ? "id" : "name";
+  const std::string id = by_id ? broker::stored_uuid(id_or_name) : std::string();
   std::vector<const Value*> matching;
   for (size_t i = 0; i < listed->size(); ++i) {
-    const Value* key = listed->at(i)->find(field);
-    if (key && key->is_string() && key->get_string() == id_or_name) matching.push_back(listed->at(i));
+    const Value& item = *listed->at(i);
+    if (cell(item, "name") == id_or_name || (by_id && cell(item, "id") == id)) matching.push_back(&item);
   }
   if (matching.empty()) {
     return make_error(kind + (by_id ? " " + id_or_name : " \"" + id_or_name + "\"") + " not found");
@@ -191,7 +194,11 @@ Result<Value> BrokerClient::find_listed(const std::string& kind, const std::stri
 }
 
 Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
-  if (broker::is_uuid(id_or_name)) return get("/templates/" + id_or_name);
+  if (broker::is_uuid(id_or_name)) {
+    auto found = get("/templates/" + id_or_name);
+    // A name may look like an id.
+    if (found || !has_error_code(last_error_, "template_not_found")) return found;
+  }
   auto templates = get("/templates?all_versions=false&name=" + percent_encode(id_or_name));
   if (!templates) return templates;
   if (templates->size() == 0) return make_error("template \"" + id_or_name + "\" not found");

@@ -13,6 +13,11 @@ std::string pointer_of(const Reply& reply) {
   return details != nullptr ? text_of(*details, "pointer") : std::string("<none>");
 }
 
+std::string upper_case(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
 class BadInput : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
@@ -182,6 +187,14 @@ TEST_P(BadInput, UnknownAndMalformedIds) {
   expect_client_error("POST", "/api/v1/stacks/" + unknown + "/deployment-objects",
                       R"({"yaml_content":"apiVersion: v1\nkind: A\n"})", 404, "stack_not_found");
   expect_client_error("GET", "/api/v1/stacks/not-a-uuid", "", 400, "invalid_path_parameter");
+  // Ids are compared lower-case, as Brokkr's UUID parser reads either case.
+  Reply by_upper = call(*admin_, "GET", "/api/v1/stacks/" + upper_case(stack_id_));
+  EXPECT_EQ(by_upper.status, 200) << by_upper.body;
+  EXPECT_EQ(text_of(by_upper.json, "id"), stack_id_);
+  Reply in_body = call(*admin_, "POST", "/api/v1/stacks",
+                       R"({"name":"upper","generator_id":")" + upper_case(generator_id_) + R"("})");
+  EXPECT_EQ(in_body.status, 201) << in_body.body;
+  EXPECT_EQ(text_of(in_body.json, "generator_id"), generator_id_);
   expect_client_error("DELETE", "/api/v1/stacks/" + stack_id_ + "/labels/none", "", 404, "label_not_found");
   Reply bad_stack = expect_client_error("POST", "/api/v1/stacks", R"({"name":"x","generator_id":")" + unknown + R"("})",
                                         400);

@@ -196,8 +196,26 @@ TEST_F(BrokerCli, UnknownAndAmbiguousNamesAreNamed) {
 
   Outcome unknown_id = as_admin({"stack", "get", "00000000-0000-4000-8000-000000000000"});
   EXPECT_EQ(unknown_id.exit_code, 1);
-  EXPECT_EQ(unknown_id.err,
-            "error: stack 00000000-0000-4000-8000-000000000000 not found (HTTP 404 stack_not_found)\n");
+  EXPECT_EQ(unknown_id.err, "error: stack 00000000-0000-4000-8000-000000000000 not found\n");
+}
+
+// An id is looked up as one first, in either case; a name that merely looks
+// like an id is still found as a name.
+TEST_F(BrokerCli, ANameThatLooksLikeAnIdIsFoundAndIdsTakeEitherCase) {
+  const std::string id_like = "00000000-0000-0000-0000-00000000abcd";
+  const std::string id = make_stack(id_like);
+  Outcome by_name = as_admin({"stack", "get", id_like, "-o", "json"});
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  EXPECT_EQ(text_of(*sindri::parse_json(by_name.out), "id"), id);
+
+  std::string upper = id;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  Outcome by_upper_id = as_admin({"stack", "get", upper, "-o", "json"});
+  ASSERT_EQ(by_upper_id.exit_code, 0) << by_upper_id.err;
+  EXPECT_EQ(text_of(*sindri::parse_json(by_upper_id.out), "name"), id_like);
+  Outcome deleted = as_admin({"stack", "delete", id_like});
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks").json.size(), 0u);
 }
 
 // --- stack delete -----------------------------------------------------------------
