@@ -126,6 +126,12 @@ ApiResult<http::Response> delete_generator(Call& call) {
     BROKER_CHECK(connection.query("DELETE FROM template_targets WHERE template_id IN "
                                   "(SELECT id FROM stack_templates WHERE generator_id = $1)",
                                   {Value(id)}));
+    // And its stacks, each as a deletion of the stack would (Brokkr's
+    // cascade), so that agents remove what they applied from them.
+    BROKER_TRY(stacks, connection.query("SELECT id FROM stacks WHERE generator_id = $1 AND deleted_at IS NULL",
+                                        {Value(id)}));
+    for (const auto& row : stacks.rows) BROKER_CHECK(retire_stack(connection, row[0].get_string(), now));
+    if (!stacks.empty()) BROKER_CHECK(touch_target_state(connection));
     BROKER_CHECK(touch_credentials(call, connection));
     return empty_response(204);
   });

@@ -91,6 +91,22 @@ constexpr std::string_view kInsertRenderedObjectPostgres =
 
 }  // namespace
 
+ApiResult<Ok> retire_stack(store::Connection& connection, std::string_view stack_id, const std::string& now) {
+  BROKER_TRY(latest, connection.query("SELECT yaml_content, yaml_checksum FROM deployment_objects "
+                                      "WHERE stack_id = $1 AND deleted_at IS NULL "
+                                      "ORDER BY sequence_id DESC LIMIT 1",
+                                      {Value(stack_id)}));
+  if (!latest.empty()) {
+    BROKER_CHECK(connection.query(
+        "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, is_deletion_marker, "
+        "submitted_at, created_at, updated_at) VALUES ($1, $2, $3, $4, TRUE, $5, $5, $5)",
+        {Value(new_uuid()), Value(stack_id), latest.rows[0][0], latest.rows[0][1], Value(now)}));
+  }
+  BROKER_CHECK(connection.query("UPDATE stacks SET deleted_at = $2, updated_at = $2 WHERE id = $1",
+                                {Value(stack_id), Value(now)}));
+  return sync_template_targets_for_stack(connection, stack_id);
+}
+
 ApiResult<Value> insert_deployment_object(store::Connection& connection, std::string_view stack_id,
                                           const std::string& yaml, const std::string& checksum, bool deletion_marker,
                                           std::string_view owner, const Provenance* provenance) {

@@ -45,6 +45,11 @@ struct Provenance {
   std::string_view parameters_json;
 };
 
+// Deletes a live stack, soft as always: a deletion marker repeating its
+// newest object tells its agents to remove what they applied, and no
+// template targets it any more. The caller touches the target state.
+ApiResult<Ok> retire_stack(store::Connection& connection, std::string_view stack_id, const std::string& now);
+
 // A new deployment object in a live stack, answered as the API shows it,
 // with its provenance row when `provenance` is given; 404 when the stack is
 // gone, with `owner` not empty belongs to another generator than `owner`,

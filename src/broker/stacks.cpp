@@ -100,20 +100,7 @@ ApiResult<http::Response> delete_stack(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_TRY(stack, load_stack(connection, id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    const std::string now = now_timestamp();
-    BROKER_TRY(latest, connection.query("SELECT yaml_content, yaml_checksum FROM deployment_objects "
-                                        "WHERE stack_id = $1 AND deleted_at IS NULL "
-                                        "ORDER BY sequence_id DESC LIMIT 1",
-                                        {Value(id)}));
-    if (!latest.empty()) {
-      BROKER_CHECK(connection.query(
-          "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, is_deletion_marker, "
-          "submitted_at, created_at, updated_at) VALUES ($1, $2, $3, $4, TRUE, $5, $5, $5)",
-          {Value(new_uuid()), Value(id), latest.rows[0][0], latest.rows[0][1], Value(now)}));
-    }
-    BROKER_CHECK(connection.query("UPDATE stacks SET deleted_at = $2, updated_at = $2 WHERE id = $1",
-                                  {Value(id), Value(now)}));
-    BROKER_CHECK(sync_template_targets_for_stack(connection, id));
+    BROKER_CHECK(retire_stack(connection, id, now_timestamp()));
     BROKER_CHECK(touch_target_state(connection));
     return empty_response(204);
   });

@@ -478,6 +478,52 @@ TEST_P(DeploymentFlow, AnotherBrokersChangesCountOnceThePeerChangeDelayHasPassed
 
 // Deleting through the API hides a record from every read, but its row stays
 // in the database with deleted_at set (seed 002: soft delete everywhere).
+// As in Brokkr, a generator's stacks go with it: each as a deletion of the
+// stack, so that the agents targeting it remove what they applied.
+TEST_P(DeploymentFlow, DeletingAGeneratorDeletesItsStacksForTheirAgents) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+  std::string generator_id, stack_id;
+  ASSERT_NO_FATAL_FAILURE(create_generator_and_stack(*admin, generator_id, stack_id));
+  Reply other_generator = call(*admin, "POST", "/api/v1/generators", R"({"name":"other"})");
+  ASSERT_EQ(other_generator.status, 201) << other_generator.body;
+  Reply kept_stack = call(*admin, "POST", "/api/v1/stacks",
+                          R"({"name":"kept","generator_id":")" + text_of(*other_generator.json.find("generator"), "id") +
+                              R"("})");
+  ASSERT_EQ(kept_stack.status, 201) << kept_stack.body;
+  const std::string kept_stack_id = text_of(kept_stack.json, "id");
+  Reply agent = call(*admin, "POST", "/api/v1/agents", R"({"name":"a1","cluster_name":"prod"})");
+  ASSERT_EQ(agent.status, 201) << agent.body;
+  const std::string agent_id = text_of(*agent.json.find("agent"), "id");
+  auto agent_client = broker.client(text_of(agent.json, "initial_pak"));
+  for (const std::string& stack : {stack_id, kept_stack_id}) {
+    ASSERT_EQ(call(*admin, "POST", "/api/v1/stacks/" + stack + "/deployment-objects",
+                   R"({"yaml_content":)" + json_string(kManifest) + "}")
+                  .status,
+              201);
+    ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + agent_id + "/targets",
+                   R"({"agent_id":")" + agent_id + R"(","stack_id":")" + stack + R"("})")
+                  .status,
+              201);
+  }
+  ASSERT_EQ(call(*agent_client, "GET", "/api/v1/agents/" + agent_id + "/target-state").json.size(), 2u);
+
+  ASSERT_EQ(call(*admin, "DELETE", "/api/v1/generators/" + generator_id).status, 204);
+  EXPECT_EQ(call(*admin, "GET", "/api/v1/stacks/" + stack_id).status, 404);
+  EXPECT_EQ(call(*admin, "GET", "/api/v1/stacks/" + kept_stack_id).status, 200);
+  Reply after = call(*agent_client, "GET", "/api/v1/agents/" + agent_id + "/target-state");
+  ASSERT_EQ(after.json.size(), 2u) << after.body;
+  for (size_t i = 0; i < after.json.size(); ++i) {
+    const Value& object = *after.json.at(i);
+    EXPECT_EQ(object.find("is_deletion_marker")->get_bool(), text_of(object, "stack_id") == stack_id) << after.body;
+  }
+  Reply stacks = call(*admin, "GET", "/api/v1/stacks");
+  ASSERT_EQ(stacks.json.size(), 1u) << stacks.body;
+  EXPECT_EQ(text_of(*stacks.json.at(0), "id"), kept_stack_id);
+}
+
 TEST_P(DeploymentFlow, DeletesAreSoftTheRowsStayWithDeletedAt) {
   BrokerProcess broker(GetParam());
   if (!broker.usable()) return;
