@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/ids.hpp"
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
 #include "cli/tags.hpp"
@@ -43,9 +44,24 @@ const std::vector<Column>& stack_columns() {
   return columns;
 }
 
+// The API lets one owner have two stacks of a name, but every verb here
+// finds stacks by name, and the second would make it ambiguous. A PAK sees
+// its generator's stacks, an admin all of them.
+Status check_name_unused(BrokerClient& client, const StackArgs& args) {
+  auto stacks = client.get("/stacks");
+  if (!stacks) return stacks.error();
+  for (const Value& stack : stacks->get_array()) {
+    if (cell(stack, "name") != args.stack) continue;
+    if (args.generator_id && cell(stack, "generator_id") != broker::stored_uuid(*args.generator_id)) continue;
+    return make_error("stack \"" + args.stack + "\" already exists (id " + cell(stack, "id") + ")");
+  }
+  return Ok{};
+}
+
 int run_create(const StackArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
+  if (auto unused = check_name_unused(*client, args); !unused) return fail(unused.error().message);
   Value body{Object{}};
   body.set("name", args.stack);
   if (args.description) body.set("description", *args.description);

@@ -65,18 +65,35 @@ std::string joined(const Value& items, const std::function<std::string(const Val
 
 int print_with_tags(BrokerClient& client, const Value& object, const std::string& path, std::vector<Column> columns,
                     const std::string& output) {
-  if (output != "table") return print_result(object, output, {});
   auto labels = client.get(path + "/labels");
   auto annotations = labels ? client.get(path + "/annotations") : labels;
-  if (labels && annotations) {
+  if (!(labels && annotations) && !has_error_code(client.last_error(), "forbidden")) {
+    return fail((labels ? annotations : labels).error().message);
+  }
+  const bool readable = labels && annotations;
+  if (output != "table") {
+    // As kubectl's -o json holds all its table shows: labels as a list,
+    // annotations as a map (left out when the PAK may not read them).
+    Value shown = object;
+    if (readable) {
+      Value label_list{Array{}};
+      for (const Value& label : labels->get_array()) label_list.push_back(Value(cell(label, "label")));
+      Value annotation_map{Object{}};
+      for (const Value& annotation : annotations->get_array()) {
+        annotation_map.set(cell(annotation, "key"), Value(cell(annotation, "value")));
+      }
+      shown.set("labels", std::move(label_list));
+      shown.set("annotations", std::move(annotation_map));
+    }
+    return print_result(shown, output, {});
+  }
+  if (readable) {
     std::string label_text = joined(*labels, [](const Value& label) { return cell(label, "label"); });
     std::string annotation_text = joined(*annotations, [](const Value& annotation) {
       return cell(annotation, "key") + "=" + cell(annotation, "value");
     });
     columns.push_back({"LABELS", [label_text](const Value&) { return label_text; }});
     columns.push_back({"ANNOTATIONS", [annotation_text](const Value&) { return annotation_text; }});
-  } else if (!has_error_code(client.last_error(), "forbidden")) {
-    return fail((labels ? annotations : labels).error().message);
   }
   return print_result(object, "table", [&](const Value& found) { return format_table(columns, found); });
 }

@@ -79,6 +79,36 @@ TEST_F(BrokerCli, CreateAddsLabelsAndAnnotations) {
   EXPECT_EQ(text_of(*annotations.json.at(0), "value"), "team=a");  // split at the first '='
   EXPECT_EQ(text_of(*annotations.json.at(1), "key"), "region");
   EXPECT_EQ(text_of(*annotations.json.at(1), "value"), "eu");
+
+  // -o json holds what the table shows: labels, and annotations as a map.
+  Outcome shown = as_admin({"stack", "get", "web", "-o", "json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  auto json = sindri::parse_json(shown.out);
+  ASSERT_TRUE(json.ok()) << shown.out;
+  EXPECT_EQ(sindri::to_json(*json->find("labels")), R"(["env=prod","tier"])");
+  EXPECT_EQ(sindri::to_json(*json->find("annotations")), R"({"owner":"team=a","region":"eu"})");
+}
+
+// Every verb finds a stack by name: a second stack of one owner under the
+// same name would make it ambiguous, so create refuses, as kubectl does.
+TEST_F(BrokerCli, CreateRefusesANameItsOwnerAlreadyUses) {
+  const std::string first = make_stack("web");
+  Outcome again = as_generator({"stack", "create", "web"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.err, "error: stack \"web\" already exists (id " + first + ")\n");
+  Outcome by_admin = as_admin({"stack", "create", "web", "--generator-id", generator_id_});
+  EXPECT_EQ(by_admin.exit_code, 1) << by_admin.out;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks").json.size(), 1u);
+
+  // Another owner may use it (the admin tells them apart by id).
+  Reply other = call(*admin_, "POST", "/api/v1/generators", R"({"name":"other"})");
+  ASSERT_EQ(other.status, 201) << other.body;
+  const std::string other_id = text_of(*other.json.find("generator"), "id");
+  Outcome elsewhere = as_admin({"stack", "create", "web", "--generator-id", other_id});
+  EXPECT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
+  // A deleted stack's name is free again.
+  ASSERT_EQ(as_admin({"stack", "delete", first}).exit_code, 0);
+  EXPECT_EQ(as_generator({"stack", "create", "web"}).exit_code, 0);
 }
 
 TEST_F(BrokerCli, GeneratorCreatesForItselfAndJsonPrintsTheStack) {

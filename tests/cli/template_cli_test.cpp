@@ -332,7 +332,12 @@ TEST_F(TemplateCli, GetFindsATemplateByNameOrIdWithItsTargeting) {
   ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
   auto read_back = sindri::parse_yaml(by_id.out);
   ASSERT_TRUE(read_back.ok()) << by_id.out;
-  EXPECT_EQ(*read_back, web);
+  // The API's template, and what the table shows besides: as in kubectl,
+  // -o yaml holds everything the table does.
+  Value expected = web;
+  expected.set("labels", *sindri::parse_json(R"(["env=prod","tier"])"));
+  expected.set("annotations", *sindri::parse_json(R"({"region":"eu"})"));
+  EXPECT_EQ(*read_back, expected) << by_id.out;
 }
 
 TEST_F(TemplateCli, ANameMeansItsNewestLiveVersion) {
