@@ -121,6 +121,17 @@ void Broker::observe_refused(std::string_view method, int status, std::chrono::n
   metrics_.observe("rejected", method_label(method), status, elapsed);
 }
 
+std::optional<http::Response> Broker::refuse_before_body(const http::Request& head) {
+  // Only a request the API would authenticate: others (unknown paths, the
+  // OpenAPI document) get their usual answer once read.
+  if (router_.match(head.method, head.raw_path).handler == nullptr) return std::nullopt;
+  auto counters = counters_.current(db_, false);
+  if (!counters.ok()) return std::nullopt;
+  auto caller = authenticate(db_, head, credentials_, counters->credentials_generation);
+  if (caller.ok()) return std::nullopt;
+  return error_response(caller.error());
+}
+
 http::Response Broker::handle(http::Request& request) {
   const auto started = std::chrono::steady_clock::now();
   std::string route;

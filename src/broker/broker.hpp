@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ class Broker {
   void start_background_jobs(std::chrono::seconds template_targets_interval);
 
   http::Response handle(http::Request& request);
+  // For http::ServerOptions::refuse_before_body: an API request whose PAK
+  // is missing or unknown is answered 401 before its body is read.
+  std::optional<http::Response> refuse_before_body(const http::Request& head);
   // Server errors (body too large, malformed request) in the API's shape.
   static http::Response render_error(int status, std::string_view code, std::string_view message);
   // Counts a request the server refused before routing it (see

@@ -169,6 +169,7 @@ int serve(const ServeFlags& flags) {
   server_options.on_refused = [&broker](std::string_view method, int status, std::chrono::nanoseconds elapsed) {
     broker.observe_refused(method, status, elapsed);
   };
+  server_options.refuse_before_body = [&broker](const http::Request& head) { return broker.refuse_before_body(head); };
   http::Server server(server_options, [&broker](http::Request& request) { return broker.handle(request); },
                       broker::Broker::render_error);
   if (auto status = server.start(); !status.ok()) {

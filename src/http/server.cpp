@@ -244,6 +244,11 @@ class Session : public std::enable_shared_from_this<Session> {
       }
     }
     if (parser_->is_done()) return handle();
+    if (server_.options.refuse_before_body) {
+      Request head = request_from(message);
+      if (auto parsed = parse_target(head); !parsed) return fail(400, "bad_request", parsed.error().message);
+      if (auto refusal = server_.options.refuse_before_body(head)) return refuse(std::move(*refusal));
+    }
     if (message.version() >= 11 && beast::iequals(message[bhttp::field::expect], "100-continue")) {
       asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
                         [self = shared_from_this()](beast::error_code write_ec, size_t) {
@@ -277,8 +282,7 @@ class Session : public std::enable_shared_from_this<Session> {
     close();
   }
 
-  void handle() {
-    auto& message = parser_->get();
+  Request request_from(const bhttp::request<bhttp::string_body>& message) const {
     Request request;
     request.method = message.method_string();
     request.target = message.target();
@@ -286,8 +290,14 @@ class Session : public std::enable_shared_from_this<Session> {
     for (const auto& field : message) {
       request.headers.push_back({std::string(field.name_string()), std::string(field.value())});
     }
-    request.body = std::move(message.body());
     request.remote = remote_;
+    return request;
+  }
+
+  void handle() {
+    auto& message = parser_->get();
+    Request request = request_from(message);
+    request.body = std::move(message.body());
     head_only_ = message.method() == bhttp::verb::head;
     http_1_0_ = message.version() < 11;
     bool keep_alive = message.keep_alive();
@@ -308,11 +318,15 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Answers an error the server found itself, then closes the connection.
   void fail(int status, std::string_view code, std::string_view message) {
+    refuse(server_.error_response(status, code, message));
+  }
+
+  void refuse(Response response) {
     if (server_.options.on_refused) {
       const std::string_view method = parser_ ? parser_->get().method_string() : std::string_view();
-      server_.options.on_refused(method, status, time_in_phase(Clock::now()));
+      server_.options.on_refused(method, response.status, time_in_phase(Clock::now()));
     }
-    response_ = server_.error_response(status, code, message);
+    response_ = std::move(response);
     head_only_ = false;
     write_response(false, true);
   }

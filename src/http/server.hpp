@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -78,6 +79,11 @@ struct ServerOptions {
   // (malformed, or over a limit): its method ("" when the request line was
   // not read), status and time since it began to arrive. For metrics.
   std::function<void(std::string_view method, int status, std::chrono::nanoseconds elapsed)> on_refused;
+  // Called with a request's line and headers (an empty body) before its body
+  // is read, when it has one: an answer given here is sent instead, the body
+  // is not kept, and the connection closes (counted by on_refused). So that
+  // a client who may not call anything cannot make the server hold bodies.
+  std::function<std::optional<Response>(const Request& head)> refuse_before_body;
 };
 
 // Errors the server answers itself, before any handler runs (a malformed

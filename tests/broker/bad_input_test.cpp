@@ -2,6 +2,7 @@
 // that says what is wrong and, for a body field, names it by JSON pointer.
 
 #include "broker_process.hpp"
+#include "support/raw_connection.hpp"
 
 namespace sindri_test {
 namespace {
@@ -238,6 +239,31 @@ TEST_P(BadInput, MissingMalformedAndRevokedPaks) {
   // Revoked by deletion.
   ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/generators/" + generator_id_).status, 204);
   EXPECT_EQ(call(plain, "GET", "/api/v1/stacks").status, 401);
+}
+
+// A client without a valid PAK cannot make the broker hold request bodies:
+// it is answered from the headers, before its body is read.
+TEST_P(BadInput, AnUnauthenticatedBodyIsRefusedBeforeItIsRead) {
+  const std::string head = "POST /api/v1/generators HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           "Content-Length: 4000\r\n";
+  const std::string unknown_pak = "Authorization: Bearer brokkr_BRAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAA\r\n";
+  for (const std::string& credentials : {std::string(), unknown_pak}) {
+    RawConnection raw(broker_->port());
+    raw.send(head + credentials + "\r\n");  // and never the body
+    const std::string answer = raw.read_all();
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 401 ")) << credentials << ": " << answer;
+    EXPECT_NE(answer.find("Connection: close\r\n"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("\"code\":\"unauthorized\""), std::string::npos) << answer;
+  }
+  {
+    RawConnection raw(broker_->port());
+    raw.send(head + "Expect: 100-continue\r\n\r\n");
+    const std::string answer = raw.read_all();
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 401 ")) << "no 100 Continue for a body that would be refused: " << answer;
+  }
+  RawConnection allowed(broker_->port());
+  allowed.send(head + "Authorization: " + broker_->admin_pak() + "\r\nExpect: 100-continue\r\n\r\n");
+  EXPECT_EQ(allowed.read_until("\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");
 }
 
 // A sweep of junk bodies at every write endpoint: all 4xx, never 5xx.
