@@ -228,6 +228,54 @@ TEST(SchemaMeta, CheckSchemaReportsProblemsWithPointers) {
   EXPECT_NE(defaults.at(0).message.find("the default does not satisfy its own schema: "), std::string::npos);
 }
 
+// The pair reported is the first in (i, j) order: the earliest item that has
+// a duplicate, with its nearest later duplicate.
+TEST(SchemaUniqueItems, ReportsTheFirstDuplicatePair) {
+  CompiledSchema schema = compile(R"({"uniqueItems": true})");
+  EXPECT_EQ(described(schema, "[1, 2, 2, 1]"),
+            (Lines{"(root): items must be unique, but items 0 and 3 are both 1 (schema /uniqueItems)"}));
+  EXPECT_EQ(described(schema, R"(["b", "a", "c", "a", "c", "a"])"),
+            (Lines{"(root): items must be unique, but items 1 and 3 are both \"a\" (schema /uniqueItems)"}));
+  EXPECT_EQ(described(schema, "[{}, [], [], {}]"),
+            (Lines{"(root): items must be unique, but items 0 and 3 are both {} (schema /uniqueItems)"}));
+  EXPECT_TRUE(is_valid(schema, json("[]")));
+  EXPECT_TRUE(is_valid(schema, json("[3, 2, 1]")));
+  EXPECT_FALSE(is_valid(schema, json("[3, 2, 1, 2]")));
+}
+
+TEST(SchemaUniqueItems, ItemsAreComparedAsJsonValues) {
+  CompiledSchema schema = compile(R"({"uniqueItems": true})");
+  auto duplicate = [&](std::string_view instance) { return !is_valid(schema, json(instance)); };
+  EXPECT_TRUE(duplicate("[1, 1.0]"));
+  EXPECT_TRUE(duplicate("[-0.0, 0]"));
+  EXPECT_TRUE(duplicate("[0.0, -0.0]"));
+  EXPECT_TRUE(duplicate("[2.5, 25e-1]"));
+  EXPECT_TRUE(duplicate(R"([{"a": 1, "b": 2}, {"b": 2, "a": 1}])"));
+  EXPECT_TRUE(duplicate(R"([[1, [2, {"x": [3]}]], [1.0, [2, {"x": [3.0]}]]])"));
+  EXPECT_TRUE(duplicate("[null, null]"));
+  EXPECT_TRUE(duplicate("[false, false]"));
+  EXPECT_TRUE(duplicate(R"(["long string past the inline size", "long string past the inline size"])"));
+  EXPECT_FALSE(duplicate("[[1, 2], [2, 1]]"));
+  EXPECT_FALSE(duplicate("[[1], [1, 1]]"));
+  EXPECT_FALSE(duplicate(R"([{"a": 1}, {"a": 1, "b": 2}, {"b": 1}])"));
+  EXPECT_FALSE(duplicate(R"([1, true, "1", [1], {"1": 1}])"));
+  EXPECT_FALSE(duplicate("[0, false, null, [], {}, \"\"]"));
+  EXPECT_FALSE(duplicate(R"(["a", "A", "a "])"));
+  EXPECT_FALSE(duplicate("[1, 1.5, 2]"));
+  // int64 integers stay exact: these differ only beyond a double's 53 bits.
+  EXPECT_FALSE(duplicate("[9007199254740992, 9007199254740993]"));
+  EXPECT_FALSE(duplicate("[9223372036854775807, 9223372036854775806]"));
+  EXPECT_FALSE(duplicate("[-9223372036854775808, -9223372036854775807]"));
+  EXPECT_TRUE(duplicate("[9223372036854775807, 9223372036854775807]"));
+}
+
+TEST(SchemaUniqueItems, ChecksNestedArraysItemByItem) {
+  CompiledSchema schema = compile(R"({"items": {"uniqueItems": true}})");
+  EXPECT_EQ(described(schema, "[[1, 2], [3, 3], [1, 1.0]]"),
+            (Lines{"/1: items must be unique, but items 0 and 1 are both 3 (schema /items/uniqueItems)",
+                   "/2: items must be unique, but items 0 and 1 are both 1 (schema /items/uniqueItems)"}));
+}
+
 TEST(SchemaThreeTier, CorpusParametersAreValid) {
   Value schema_json = json_file(SINDRI_TESTS_DIR "/schema/three-tier.schema.json");
   EXPECT_TRUE(check_schema(schema_json).empty());
