@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <compare>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -786,11 +787,33 @@ const Value& meta_schema(Draft draft) {
   return kMeta[3];
 }
 
+namespace {
+
+// An int64 and a double by mathematical value. Rounding the int to a double
+// instead would make 2^53 + 1 equal 2^53.0 while unequal to 2^53, and
+// equality would stop being transitive.
+std::partial_ordering compare_exactly(int64_t i, double d) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (std::isnan(d)) return std::partial_ordering::unordered;
+  if (d >= kTwoTo63) return std::partial_ordering::less;
+  if (d < -kTwoTo63) return std::partial_ordering::greater;
+  const double whole = std::trunc(d);
+  const auto whole_int = static_cast<int64_t>(whole);  // in range: -2^63 <= whole < 2^63
+  if (i != whole_int) return i <=> whole_int;
+  return 0.0 <=> d - whole;  // the fraction, exact
+}
+
+}  // namespace
+
+std::partial_ordering compare_numbers(const Value& a, const Value& b) {
+  if (a.is_int() && b.is_int()) return a.get_int() <=> b.get_int();
+  if (a.is_float() && b.is_float()) return a.get_float() <=> b.get_float();
+  if (a.is_int()) return compare_exactly(a.get_int(), b.get_float());
+  return 0 <=> compare_exactly(b.get_int(), a.get_float());  // reversed
+}
+
 bool json_equal(const Value& a, const Value& b) {
-  if (a.is_number() && b.is_number()) {
-    if (a.is_int() && b.is_int()) return a.get_int() == b.get_int();
-    return a.as_double() == b.as_double();
-  }
+  if (a.is_number() && b.is_number()) return std::is_eq(compare_numbers(a, b));
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case Value::Kind::Array: {

@@ -4,6 +4,7 @@
 // checks already parsed (numbers, regexes, property tables sorted like
 // Value objects so that properties are matched by a merge walk).
 
+#include <compare>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -126,7 +127,13 @@ std::optional<Draft> named_draft(std::string_view uri);
 // The draft a schema's `$schema` names, else `fallback`.
 Draft draft_of(const Value& schema, Draft fallback);
 
-// Equality in the JSON sense: 1 and 1.0 are the same number.
+// Two numbers by mathematical value: an int64 and a double are compared
+// exactly, neither rounded to the other. Unordered when either is NaN.
+std::partial_ordering compare_numbers(const Value& a, const Value& b);
+
+// Equality in the JSON sense: numbers by mathematical value (1 and 1.0 are
+// the same number, 2^53 + 1 and 2^53.0 are not), strings by bytes, arrays
+// item by item, objects member by member whatever their key order.
 bool json_equal(const Value& a, const Value& b);
 
 }  // namespace sindri::schema

@@ -6,6 +6,7 @@
 // walk stops at the first failure.
 
 #include <cmath>
+#include <compare>
 #include <string>
 
 #include "value/pointer.hpp"
@@ -99,10 +100,10 @@ Evaluated fresh_for(const Value& instance) {
   return e;
 }
 
-int compare_numbers(const Value& a, const Value& b) {
-  if (a.is_int() && b.is_int()) return a.get_int() < b.get_int() ? -1 : a.get_int() > b.get_int() ? 1 : 0;
-  double x = a.as_double(), y = b.as_double();
-  return x < y ? -1 : x > y ? 1 : 0;
+// -1, 0 or 1 by mathematical value; a NaN (YAML's .nan) is within every limit.
+int compare_to_limit(const Value& instance, const Value& limit) {
+  const std::partial_ordering order = compare_numbers(instance, limit);
+  return order < 0 ? -1 : order > 0 ? 1 : 0;
 }
 
 bool is_multiple(const Value& x, const Value& m) {
@@ -225,19 +226,19 @@ class Validator {
         if (!out) return false;
         return fail(out, path, k, "must be a multiple of " + show_number(k.value) + ", got " + show_number(instance));
       case KeywordKind::Maximum:
-        if (!instance.is_number() || compare_numbers(instance, k.value) <= 0) return true;
+        if (!instance.is_number() || compare_to_limit(instance, k.value) <= 0) return true;
         if (!out) return false;
         return fail(out, path, k, "must be at most " + show_number(k.value) + ", got " + show_number(instance));
       case KeywordKind::ExclusiveMaximum:
-        if (!instance.is_number() || compare_numbers(instance, k.value) < 0) return true;
+        if (!instance.is_number() || compare_to_limit(instance, k.value) < 0) return true;
         if (!out) return false;
         return fail(out, path, k, "must be less than " + show_number(k.value) + ", got " + show_number(instance));
       case KeywordKind::Minimum:
-        if (!instance.is_number() || compare_numbers(instance, k.value) >= 0) return true;
+        if (!instance.is_number() || compare_to_limit(instance, k.value) >= 0) return true;
         if (!out) return false;
         return fail(out, path, k, "must be at least " + show_number(k.value) + ", got " + show_number(instance));
       case KeywordKind::ExclusiveMinimum:
-        if (!instance.is_number() || compare_numbers(instance, k.value) > 0) return true;
+        if (!instance.is_number() || compare_to_limit(instance, k.value) > 0) return true;
         if (!out) return false;
         return fail(out, path, k, "must be greater than " + show_number(k.value) + ", got " + show_number(instance));
       case KeywordKind::MaxLength: {

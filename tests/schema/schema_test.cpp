@@ -276,6 +276,37 @@ TEST(SchemaUniqueItems, ChecksNestedArraysItemByItem) {
                    "/2: items must be unique, but items 0 and 1 are both 1 (schema /items/uniqueItems)"}));
 }
 
+// An int64 beyond 2^53 is not rounded to a double to be compared with one:
+// 2^53 + 1 would equal 2^53.0, which equals 2^53, which 2^53 + 1 does not.
+TEST(SchemaNumbers, IntegersAndDoublesCompareByMathematicalValue) {
+  auto valid = [](std::string_view schema, std::string_view instance) {
+    return is_valid(compile(schema), json(instance));
+  };
+  EXPECT_TRUE(valid(R"({"const": 9007199254740992.0})", "9007199254740992"));
+  EXPECT_FALSE(valid(R"({"const": 9007199254740992.0})", "9007199254740993"));
+  EXPECT_TRUE(valid(R"({"enum": [1e18]})", "1000000000000000000"));
+  EXPECT_FALSE(valid(R"({"enum": [1e18]})", "1000000000000000001"));
+  EXPECT_FALSE(valid(R"({"const": 9223372036854775808})", "9223372036854775807"));
+  EXPECT_TRUE(valid(R"({"const": -9223372036854775808.0})", "-9223372036854775808"));
+  EXPECT_TRUE(valid(R"({"const": [1, {"a": 2}]})", R"([1.0, {"a": 2.0}])"));
+  EXPECT_TRUE(valid(R"({"const": 0})", "-0.0"));
+  EXPECT_FALSE(valid(R"({"const": 1})", "1.5"));
+  EXPECT_EQ(described(compile(R"({"uniqueItems": true})"), "[9007199254740993, 9007199254740992.0, 9007199254740992]"),
+            (Lines{"(root): items must be unique, but items 1 and 2 are both 9007199254740992.0 (schema /uniqueItems)"}));
+  EXPECT_FALSE(valid(R"({"maximum": 9007199254740992.0})", "9007199254740993"));
+  EXPECT_TRUE(valid(R"({"maximum": 9007199254740992.0})", "9007199254740992"));
+  EXPECT_FALSE(valid(R"({"minimum": 1e18})", "999999999999999999"));
+  EXPECT_TRUE(valid(R"({"minimum": 1e18})", "1000000000000000000"));
+  EXPECT_TRUE(valid(R"({"exclusiveMaximum": 9223372036854775808})", "9223372036854775807"));
+  EXPECT_FALSE(valid(R"({"exclusiveMinimum": -9223372036854775808.0})", "-9223372036854775808"));
+  EXPECT_TRUE(valid(R"({"minimum": -1e300, "maximum": 1e300})", "-9223372036854775808"));
+  EXPECT_FALSE(valid(R"({"minimum": 0.5})", "0"));
+  EXPECT_TRUE(valid(R"({"minimum": 0.5})", "1"));
+  EXPECT_TRUE(valid(R"({"maximum": -0.5})", "-1"));
+  EXPECT_FALSE(valid(R"({"maximum": -0.5})", "0"));
+  EXPECT_TRUE(valid(R"({"exclusiveMinimum": 2, "exclusiveMaximum": 3})", "2.5"));
+}
+
 TEST(SchemaThreeTier, CorpusParametersAreValid) {
   Value schema_json = json_file(SINDRI_TESTS_DIR "/schema/three-tier.schema.json");
   EXPECT_TRUE(check_schema(schema_json).empty());
