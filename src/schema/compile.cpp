@@ -803,6 +803,22 @@ std::partial_ordering compare_exactly(int64_t i, double d) {
   return 0.0 <=> d - whole;  // the fraction, exact
 }
 
+// The kinds in json_order's order, ints and floats as the one kind of numbers.
+int kind_rank(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::Null: return 0;
+    case Value::Kind::Bool: return 1;
+    case Value::Kind::Int:
+    case Value::Kind::Float: return 2;
+    case Value::Kind::String: return 3;
+    case Value::Kind::Array: return 4;
+    case Value::Kind::Object: return 5;
+  }
+  return 6;
+}
+
+bool is_nan(const Value& v) { return v.is_float() && std::isnan(v.get_float()); }
+
 }  // namespace
 
 std::partial_ordering compare_numbers(const Value& a, const Value& b) {
@@ -834,6 +850,42 @@ bool json_equal(const Value& a, const Value& b) {
     }
     default: return a == b;
   }
+}
+
+std::weak_ordering json_order(const Value& a, const Value& b) {
+  if (const auto by_kind = kind_rank(a) <=> kind_rank(b); by_kind != 0) return by_kind;
+  switch (a.kind()) {
+    case Value::Kind::Null: return std::weak_ordering::equivalent;
+    case Value::Kind::Bool: return a.get_bool() <=> b.get_bool();
+    case Value::Kind::Int:
+    case Value::Kind::Float: {
+      const std::partial_ordering by_value = compare_numbers(a, b);
+      if (by_value < 0) return std::weak_ordering::less;
+      if (by_value > 0) return std::weak_ordering::greater;
+      if (by_value == 0) return std::weak_ordering::equivalent;
+      return is_nan(a) <=> is_nan(b);  // a NaN after every other number
+    }
+    case Value::Kind::String: return a.get_string() <=> b.get_string();
+    case Value::Kind::Array: {
+      const Array& x = a.get_array();
+      const Array& y = b.get_array();
+      for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+        if (const auto by_item = json_order(x[i], y[i]); by_item != 0) return by_item;
+      }
+      return x.size() <=> y.size();
+    }
+    case Value::Kind::Object: {
+      const Object& x = a.get_object();
+      const Object& y = b.get_object();
+      if (x.size() != y.size()) return x.size() <=> y.size();
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (const auto by_key = x[i].key.get_string() <=> y[i].key.get_string(); by_key != 0) return by_key;
+        if (const auto by_value = json_order(x[i].value, y[i].value); by_value != 0) return by_value;
+      }
+      return std::weak_ordering::equivalent;
+    }
+  }
+  return std::weak_ordering::equivalent;
 }
 
 }  // namespace sindri::schema

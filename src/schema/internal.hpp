@@ -136,4 +136,9 @@ std::partial_ordering compare_numbers(const Value& a, const Value& b);
 // item by item, objects member by member whatever their key order.
 bool json_equal(const Value& a, const Value& b);
 
+// A total order of values to sort them by, agreeing with json_equal: two
+// values are equivalent when json_equal, or when they differ only in
+// holding a NaN at the same places (a NaN equals nothing, not even a NaN).
+std::weak_ordering json_order(const Value& a, const Value& b);
+
 }  // namespace sindri::schema

@@ -5,9 +5,14 @@
 // reported; when no violations are wanted (inside not/anyOf/oneOf/if) the
 // walk stops at the first failure.
 
+#include <algorithm>
 #include <cmath>
 #include <compare>
+#include <numeric>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "value/pointer.hpp"
 #include "schema/internal.hpp"
@@ -273,20 +278,7 @@ class Validator {
         if (!instance.is_array() || instance.size() >= k.count) return true;
         if (!out) return false;
         return fail(out, path, k, "must have at least " + std::to_string(k.count) + " items, got " + std::to_string(instance.size()));
-      case KeywordKind::UniqueItems: {
-        if (!instance.is_array()) return true;
-        const Array& items = instance.get_array();
-        for (size_t i = 0; i < items.size(); ++i) {
-          for (size_t j = i + 1; j < items.size(); ++j) {
-            if (json_equal(items[i], items[j])) {
-              if (!out) return false;
-              return fail(out, path, k, "items must be unique, but items " + std::to_string(i) + " and " +
-                                            std::to_string(j) + " are both " + show(items[i]));
-            }
-          }
-        }
-        return true;
-      }
+      case KeywordKind::UniqueItems: return check_unique_items(k, instance, path, out);
       case KeywordKind::Properties: return check_properties(k, instance, path, out, evaluated);
       case KeywordKind::Required: {
         if (!instance.is_object()) return true;
@@ -495,6 +487,46 @@ class Validator {
                                     " items that match the `contains` schema, found " + std::to_string(matches));
     }
     return true;
+  }
+
+  // Sorts the items' indices by value, O(n log n) where comparing every
+  // pair took nearly a minute for 200,000 integers, and reports the pair
+  // the pairwise scan found first: the earliest item that has a duplicate,
+  // with its nearest later one.
+  bool check_unique_items(const Keyword& k, const Value& instance, const InstancePath* path,
+                          std::vector<Violation>* out) {
+    if (!instance.is_array()) return true;
+    const Array& items = instance.get_array();
+    std::vector<size_t> by_value(items.size());
+    std::iota(by_value.begin(), by_value.end(), size_t{0});
+    std::sort(by_value.begin(), by_value.end(), [&](size_t x, size_t y) {
+      const std::weak_ordering order = json_order(items[x], items[y]);
+      return order != 0 ? order < 0 : x < y;
+    });
+    std::optional<std::pair<size_t, size_t>> duplicate;
+    for (size_t start = 0, end = 0; start < by_value.size(); start = end) {
+      end = start + 1;
+      while (end < by_value.size() && json_order(items[by_value[start]], items[by_value[end]]) == 0) ++end;
+      if (end - start < 2) continue;
+      // A run of equivalent items in index order: those without a NaN are
+      // all equal, one with a NaN (unequal to itself) equals none.
+      std::optional<size_t> first;
+      for (size_t r = start; r < end; ++r) {
+        const size_t index = by_value[r];
+        if (!json_equal(items[index], items[index])) continue;
+        if (!first) {
+          first = index;
+          continue;
+        }
+        if (!out) return false;
+        if (!duplicate || *first < duplicate->first) duplicate = {*first, index};
+        break;
+      }
+    }
+    if (!duplicate) return true;
+    const auto [i, j] = *duplicate;
+    return fail(out, path, k, "items must be unique, but items " + std::to_string(i) + " and " + std::to_string(j) +
+                                  " are both " + show(items[i]));
   }
 
   bool check_properties(const Keyword& k, const Value& instance, const InstancePath* path, std::vector<Violation>* out,

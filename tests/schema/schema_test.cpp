@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -274,6 +275,37 @@ TEST(SchemaUniqueItems, ChecksNestedArraysItemByItem) {
   EXPECT_EQ(described(schema, "[[1, 2], [3, 3], [1, 1.0]]"),
             (Lines{"/1: items must be unique, but items 0 and 1 are both 3 (schema /items/uniqueItems)",
                    "/2: items must be unique, but items 0 and 1 are both 1 (schema /items/uniqueItems)"}));
+}
+
+// A NaN (YAML's .nan) equals nothing, not even another NaN.
+TEST(SchemaUniqueItems, NanEqualsNothing) {
+  CompiledSchema schema = compile(R"({"uniqueItems": true})");
+  const Value nan(std::nan(""));
+  EXPECT_TRUE(is_valid(schema, Value(Array{nan, nan, Value(Array{nan}), Value(Array{nan})})));
+  std::vector<Violation> found =
+      validate(schema, Value(Array{Value(Array{Value(1), nan}), Value(Array{Value(1), nan}), Value(Array{Value(1), Value(2)}),
+                                   nan, Value(Array{Value(1), Value(2.0)})}));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].message, "items must be unique, but items 2 and 4 are both [1,2]");
+}
+
+// Comparing every pair took 51 s for the 200,000 integers and 15 s for the
+// 50,000 objects.
+TEST(SchemaUniqueItems, LargeArraysAreCheckedQuickly) {
+  CompiledSchema schema = compile(R"({"properties": {"x": {"uniqueItems": true}}})");
+  auto holding = [](Array items) { return Value(Object{Member{Value("x"), Value(std::move(items))}}); };
+  Array numbers;
+  for (int i = 0; i < 200'000; ++i) numbers.push_back(Value(i));
+  EXPECT_TRUE(validate(schema, holding(numbers)).empty());
+  numbers.push_back(Value(0.0));
+  EXPECT_EQ(described(schema, to_json(holding(numbers))),
+            (Lines{"/x: items must be unique, but items 0 and 200000 are both 0 (schema /properties/x/uniqueItems)"}));
+  Array objects;
+  for (int i = 0; i < 50'000; ++i) {
+    objects.push_back(Value(Object{Member{Value("id"), Value(i)}, Member{Value("name"), Value("replica")}}));
+  }
+  EXPECT_TRUE(is_valid(schema, holding(objects)));
+  EXPECT_TRUE(validate(schema, holding(objects)).empty());
 }
 
 // An int64 beyond 2^53 is not rounded to a double to be compared with one:
