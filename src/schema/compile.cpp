@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <compare>
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -394,12 +395,22 @@ class Compiler {
 
     const Value* get(std::string_view keyword) const { return schema.find(keyword); }
 
+    // A length, size or count limit. One of 2^64 or more (1e30, or
+    // 18446744073709551615 read as the double 2^64) is more than any size
+    // and saturates: converting it to uint64_t is undefined.
     bool count_of(std::string_view keyword, uint64_t& out) {
+      constexpr double kTwoTo64 = 18446744073709551616.0;
       const Value* v = get(keyword);
       if (!v) return false;
-      double d = v->as_double();
-      if (!v->is_number() || d < 0 || std::floor(d) != d) return bad(keyword, "must be a non-negative integer");
-      out = static_cast<uint64_t>(d);
+      if (v->is_int() && v->get_int() >= 0) {
+        out = static_cast<uint64_t>(v->get_int());
+        return true;
+      }
+      if (!v->is_float() || !(v->get_float() >= 0) || std::floor(v->get_float()) != v->get_float()) {
+        return bad(keyword, "must be a non-negative integer");
+      }
+      const double d = v->get_float();
+      out = d >= kTwoTo64 ? std::numeric_limits<uint64_t>::max() : static_cast<uint64_t>(d);
       return true;
     }
 

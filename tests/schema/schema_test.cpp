@@ -339,6 +339,34 @@ TEST(SchemaNumbers, IntegersAndDoublesCompareByMathematicalValue) {
   EXPECT_TRUE(valid(R"({"exclusiveMinimum": 2, "exclusiveMaximum": 3})", "2.5"));
 }
 
+// A limit of 2^64 or more passes the meta-schema (it is an integer) and is
+// more than any size: 1e20 was converted to a uint64_t by undefined
+// behaviour, minLength 1e20 then accepted "abc" and maxLength 1e20 refused it.
+TEST(SchemaLimits, LimitsBeyondUint64AreMoreThanAnySize) {
+  for (std::string huge : {"18446744073709551615", "18446744073709551616", "1e20", "1e30", "1e308", "9223372036854775807"}) {
+    auto valid = [&](const std::string& keywords, std::string_view instance) {
+      std::string text = "{" + keywords + huge + "}";
+      EXPECT_TRUE(check_schema(json(text)).empty()) << text;
+      return is_valid(compile(text), json(instance));
+    };
+    EXPECT_FALSE(valid(R"("minLength": )", R"("abc")")) << huge;
+    EXPECT_FALSE(valid(R"("minLength": )", R"("")")) << huge;
+    EXPECT_TRUE(valid(R"("maxLength": )", R"("abc")")) << huge;
+    EXPECT_FALSE(valid(R"("minItems": )", "[1]")) << huge;
+    EXPECT_TRUE(valid(R"("maxItems": )", "[1, 2]")) << huge;
+    EXPECT_FALSE(valid(R"("minProperties": )", "{}")) << huge;
+    EXPECT_TRUE(valid(R"("maxProperties": )", R"({"a": 1})")) << huge;
+    EXPECT_FALSE(valid(R"("contains": true, "minContains": )", "[1, 1]")) << huge;
+    EXPECT_TRUE(valid(R"("contains": true, "maxContains": )", "[1, 1]")) << huge;
+  }
+  EXPECT_EQ(described(compile(R"({"minLength": 1e30})"), R"("abc")"),
+            (Lines{"(root): must be at least 18446744073709551615 characters long, got 3 (schema /minLength)"}));
+  EXPECT_TRUE(is_valid(compile(R"({"minLength": 3.0, "maxLength": 3.0})"), json(R"("abc")")));
+  for (const char* bad : {"-1", "-1e30", "1.5", "\"3\"", "null"}) {
+    EXPECT_FALSE(compile_schema(json(std::string(R"({"maxItems": )") + bad + "}")).ok()) << bad;
+  }
+}
+
 TEST(SchemaThreeTier, CorpusParametersAreValid) {
   Value schema_json = json_file(SINDRI_TESTS_DIR "/schema/three-tier.schema.json");
   EXPECT_TRUE(check_schema(schema_json).empty());
