@@ -111,10 +111,25 @@ int compare_to_limit(const Value& instance, const Value& limit) {
   return order < 0 ? -1 : order > 0 ? 1 : 0;
 }
 
+// The integer a number holds exactly, if it is one within int64.
+std::optional<int64_t> exact_integer(const Value& v) {
+  if (v.is_int()) return v.get_int();
+  const double d = v.get_float();
+  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && std::trunc(d) == d) return static_cast<int64_t>(d);
+  return std::nullopt;
+}
+
+// `m` is greater than 0 (compile_schema checks).
 bool is_multiple(const Value& x, const Value& m) {
-  if (x.is_int() && m.is_int()) return x.get_int() % m.get_int() == 0;
+  // Integers, 2.0 included, by remainder: through doubles 2^53 + 1 would
+  // be a multiple of 2.
+  if (const auto xi = exact_integer(x), mi = exact_integer(m); xi && mi) return *xi % *mi == 0;
   double q = x.as_double() / m.as_double();
   if (!std::isfinite(q)) return false;
+  // The tolerance is for rounding errors (0.3 / 0.1 is 2.9999999999999996);
+  // a number closer to 0 than to m is a multiple only if it is 0, or
+  // multipleOf 1e10 would accept 1.
+  if (std::round(q) == 0) return x.as_double() == 0;
   return std::fabs(q - std::round(q)) <= 1e-9 * std::max(1.0, std::fabs(q));
 }
 

@@ -339,6 +339,32 @@ TEST(SchemaNumbers, IntegersAndDoublesCompareByMathematicalValue) {
   EXPECT_TRUE(valid(R"({"exclusiveMinimum": 2, "exclusiveMaximum": 3})", "2.5"));
 }
 
+TEST(SchemaNumbers, MultipleOfLargeDivisorsAndIntegers) {
+  auto valid = [](std::string_view schema, std::string_view instance) {
+    return is_valid(compile(schema), json(instance));
+  };
+  // A quotient within rounding error of 0 made every small number a multiple.
+  EXPECT_FALSE(valid(R"({"multipleOf": 1e10})", "1"));
+  EXPECT_FALSE(valid(R"({"multipleOf": 1e10})", "1.5"));
+  EXPECT_FALSE(valid(R"({"multipleOf": 1e308})", "5"));
+  EXPECT_FALSE(valid(R"({"multipleOf": 0.01})", "1e-12"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 1e10})", "0"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 1e10})", "-0.0"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 1e10})", "20000000000"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 1e10})", "-2e10"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 0.1})", "0.3"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 0.0001})", "0.0075"));
+  EXPECT_FALSE(valid(R"({"multipleOf": 0.1})", "0.35"));
+  // Integers, whether written 2 or 2.0, by remainder rather than through doubles.
+  EXPECT_FALSE(valid(R"({"multipleOf": 2.0})", "9007199254740993"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 2.0})", "9007199254740994"));
+  EXPECT_FALSE(valid(R"({"multipleOf": 7})", "1e18"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 7})", "7e17"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 7.0})", "-9223372036854775807"));
+  EXPECT_FALSE(valid(R"({"multipleOf": 7.0})", "-9223372036854775808"));
+  EXPECT_TRUE(valid(R"({"multipleOf": 2.0})", "-9223372036854775808"));
+}
+
 // A limit of 2^64 or more passes the meta-schema (it is an integer) and is
 // more than any size: 1e20 was converted to a uint64_t by undefined
 // behaviour, minLength 1e20 then accepted "abc" and maxLength 1e20 refused it.
