@@ -48,9 +48,40 @@ std::string pointer_of(const InstancePath* path) {
   return out;
 }
 
+constexpr size_t kShownLength = 80;
+
+// Appends the JSON text of `v`, arrays and objects only until the text is
+// past kShownLength. A large value can be refused once per keyword at every
+// level of a recursive schema: writing 1.3 MB whole each time took 33 s.
+void append_shown(std::string& out, const Value& v) {
+  if (v.is_array()) {
+    out += '[';
+    for (const Value& item : v.get_array()) {
+      if (out.size() > kShownLength) return;
+      if (&item != &v.get_array().front()) out += ',';
+      append_shown(out, item);
+    }
+    out += ']';
+  } else if (v.is_object()) {
+    out += '{';
+    for (const Member& m : v.get_object()) {
+      if (out.size() > kShownLength) return;
+      if (&m != &v.get_object().front()) out += ',';
+      append_json_string(out, m.key.get_string());
+      out += ':';
+      append_shown(out, m.value);
+    }
+    out += '}';
+  } else {
+    append_json(out, v);
+  }
+}
+
+// The JSON text of `v`, cut to kShownLength characters.
 std::string show(const Value& v) {
-  std::string text = to_json(v);
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  std::string text;
+  append_shown(text, v);
+  if (text.size() > kShownLength) text = text.substr(0, kShownLength - 3) + "...";
   return text;
 }
 

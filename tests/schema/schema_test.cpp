@@ -277,6 +277,26 @@ TEST(SchemaUniqueItems, ChecksNestedArraysItemByItem) {
                    "/2: items must be unique, but items 0 and 1 are both 1 (schema /items/uniqueItems)"}));
 }
 
+// A refused value is shown as its JSON text cut to 80 characters, however
+// large it is.
+TEST(SchemaViolations, LargeValuesAreShownCutTo80Characters) {
+  CompiledSchema schema = compile(R"({"const": 0})");
+  Array numbers;
+  for (int i = 0; i < 100'000; ++i) numbers.push_back(Value(i));
+  Value nested(Object{Member{Value("b"), Value(Array{Value(numbers)})}, Member{Value("a"), Value("x")}});
+  for (const Value& large : {Value(numbers), nested, Value(Array{nested, nested})}) {
+    std::vector<Violation> found = validate(schema, large);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].message, "must be 0, got " + to_json(large).substr(0, 77) + "...");
+  }
+  // Exactly 80 characters stay whole.
+  const std::string eighty(78, 'x');
+  EXPECT_EQ(described(schema, "\"" + eighty + "\""),
+            (Lines{"(root): must be 0, got \"" + eighty + "\" (schema /const)"}));
+  EXPECT_EQ(described(schema, R"([[1, {"k": [true, null]}], "s"])"),
+            (Lines{R"((root): must be 0, got [[1,{"k":[true,null]}],"s"] (schema /const))"}));
+}
+
 // A NaN (YAML's .nan) equals nothing, not even another NaN.
 TEST(SchemaUniqueItems, NanEqualsNothing) {
   CompiledSchema schema = compile(R"({"uniqueItems": true})");
