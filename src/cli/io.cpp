@@ -60,6 +60,11 @@ Result<std::vector<TemplateFile>> read_template_dir(const fs::path& root) {
   if (ec) return make_error("cannot read template directory " + root.string() + ": " + ec.message());
   for (const fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
     if (ec) break;
+    // Hidden entries are a tool's, not templates: .git, an editor's .swp.
+    if (it->path().filename().string().starts_with('.')) {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
     std::error_code type_ec;
     if (!it->is_regular_file(type_ec)) continue;
     TemplateFile file;

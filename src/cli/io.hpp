@@ -34,7 +34,8 @@ struct TemplateFile {
 };
 
 // Every regular file under `root` (recursively, following no symlinked
-// directories), named by its path relative to `root`, sorted by name.
+// directories, leaving out hidden files and directories: `.git`, `.x.swp`),
+// named by its path relative to `root`, sorted by name.
 Result<std::vector<TemplateFile>> read_template_dir(const std::filesystem::path& root);
 
 // Writes bytes to stdout exactly; false when the write failed.

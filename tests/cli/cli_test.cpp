@@ -105,6 +105,21 @@ TEST_F(Cli, RenderTemplatesDirByName) {
   EXPECT_EQ(sub.out, "leaf Demo");
 }
 
+// A templates directory under git, or open in an editor, holds files that
+// are no templates (and often not UTF-8): hidden ones are left out.
+TEST_F(Cli, HiddenFilesAndDirectoriesOfTheTemplatesDirAreLeftOut) {
+  write_inheritance(dir_ / "tpl");
+  file("tpl/.git/objects/ab/cdef", std::string("x\x9c\xff\0binary", 10));
+  file("tpl/.child.tera.swp", std::string("\xff\xfe", 2));
+  file("tpl/macros/.DS_Store", std::string("\0\0\x01Bud1", 7));
+  auto ctx = file("c.json", R"({"name":"Demo"})");
+  Outcome r = sindri({"render", "child.tera", "--templates", (dir_ / "tpl").string(), "--context", ctx.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kInheritanceOut);
+  Outcome checked = sindri({"check", "child.tera", "--templates", (dir_ / "tpl").string()});
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+}
+
 TEST_F(Cli, RenderTemplateOutsideDirIncludesFromIt) {
   write_inheritance(dir_ / "tpl");
   auto tpl = file("main.yaml.tera",
