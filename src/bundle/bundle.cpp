@@ -1,7 +1,11 @@
 #include "bundle/bundle.hpp"
 
+#include <algorithm>
+#include <initializer_list>
 #include <set>
 #include <utility>
+
+#include "value/pointer.hpp"
 
 namespace sindri::bundle {
 
@@ -43,6 +47,21 @@ Result<std::string> required_string(const Value& map, std::string_view key, cons
   return std::string(v->get_string());
 }
 
+// A key the bundle format does not have is a typo that would otherwise
+// drop what it holds without a word (`valueMappings` and no mapping).
+Status check_known_keys(const Value& map, const std::string& pointer, const std::string& label,
+                        std::initializer_list<std::string_view> known, const Locator& loc) {
+  for (const Member& member : map.get_object()) {
+    const std::string_view key = member.key.get_string();
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string names;
+    for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
+    return loc.at(pointer + "/" + escape_pointer_token(key),
+                  label + " has no key `" + std::string(key) + "` (its keys: " + names + ")");
+  }
+  return Ok{};
+}
+
 // Dotted segments; empty segments are errors.
 Result<std::vector<std::string>> split_dotted(std::string_view text) {
   std::vector<std::string> out;
@@ -61,6 +80,7 @@ Result<ValueMapping> parse_mapping(const Value& entry, const std::string& pointe
                                    const Locator& loc) {
   const std::string label = "renderer.valueMapping[" + std::to_string(index) + "]";
   if (!entry.is_object()) return loc.at(pointer, label + " must be a map, not " + kind_phrase(entry));
+  if (auto known = check_known_keys(entry, pointer, label, {"claimPath", "target"}, loc); !known) return known.error();
   auto claim = required_string(entry, "claimPath", pointer, label + ".claimPath", loc);
   if (!claim) return std::move(claim).error();
   auto target = required_string(entry, "target", pointer, label + ".target", loc);
@@ -91,6 +111,11 @@ Result<ValueMapping> parse_mapping(const Value& entry, const std::string& pointe
 Result<Renderer> parse_renderer(const Value& stanza, const Locator& loc) {
   const std::string pointer = "/renderer";
   if (!stanza.is_object()) return loc.at(pointer, "renderer must be a map, not " + kind_phrase(stanza));
+  if (auto known = check_known_keys(stanza, pointer, "renderer",
+                                    {"type", "repository", "chart", "version", "values", "valueMapping"}, loc);
+      !known) {
+    return known.error();
+  }
   auto type = required_string(stanza, "type", pointer, "renderer.type", loc);
   if (!type) return std::move(type).error();
   if (*type == kPlainManifests) {
@@ -172,9 +197,15 @@ Result<ServiceBundle> parse_bundle(const YamlDocument& document, std::string_vie
   const Locator loc{document, file};
   const Value& root = document.value;
   if (!root.is_object()) return loc.at("", "a ServiceBundle must be a map, not " + kind_phrase(root));
+  if (auto known = check_known_keys(root, "", "a ServiceBundle", {"meta", "renderer", "pipeline"}, loc); !known) {
+    return known.error();
+  }
   ServiceBundle bundle;
   const Value* meta = root.find("meta");
   if (meta == nullptr || !meta->is_object()) return loc.at("/meta", "meta must be a map holding name");
+  if (auto known = check_known_keys(*meta, "/meta", "meta", {"name", "compositeTypeRef"}, loc); !known) {
+    return known.error();
+  }
   auto name = required_string(*meta, "name", "/meta", "meta.name", loc);
   if (!name) return std::move(name).error();
   bundle.name = std::move(name).value();

@@ -184,6 +184,27 @@ TEST_F(Bundle, EachChartFieldIsRequired) {
   }
 }
 
+// A misspelt key would drop what it holds without a word: valueMappings
+// would convert with the chart's defaults in place of the claim's fields.
+// The position is that of the key's value.
+TEST_F(Bundle, KeysTheFormatDoesNotHaveAreErrorsNamingWhere) {
+  std::string e = parse_error(replaced(kSeedBundle, "  valueMapping:", "  valueMappings:"));
+  EXPECT_NE(e.find("b.yaml:15:5: renderer has no key `valueMappings` (its keys: type, repository, chart, version, "
+                   "values, valueMapping)"),
+            std::string::npos)
+      << e;
+  e = parse_error(replaced(kSeedBundle, "      target: cluster.instances", "      taget: cluster.instances"));
+  EXPECT_NE(e.find("b.yaml:16:14: renderer.valueMapping[0] has no key `taget` (its keys: claimPath, target)"),
+            std::string::npos)
+      << e;
+  e = parse_error(replaced(kSeedBundle, "  name: postgresql", "  name: postgresql\n  nmae: x"));
+  EXPECT_NE(e.find("b.yaml:3:9: meta has no key `nmae`"), std::string::npos) << e;
+  e = parse_error(std::string(kSeedBundle) + "extra: 1\n");
+  EXPECT_NE(e.find("b.yaml:21:8: a ServiceBundle has no key `extra` (its keys: meta, renderer, pipeline)"),
+            std::string::npos)
+      << e;
+}
+
 TEST_F(Bundle, AVersionThatIsNotAStringMustBeQuoted) {
   const std::string e = parse_error(replaced(kSeedBundle, "version: 0.4.0", "version: 1.10"));
   EXPECT_NE(e.find("must be a string, not a float (quote it)"), std::string::npos) << e;
