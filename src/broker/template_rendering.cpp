@@ -170,7 +170,9 @@ ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, c
     return parameter_violations({schema::Violation{"", "", "must be an object (the template's context), got " + got}});
   }
   const Value context = schema::apply_defaults(*version.parameters_schema, parameters);
-  const auto violations = schema::validate(*version.parameters_schema, context);
+  // Every violation would be listed in the answer: a large body against a
+  // recursive schema could make millions.
+  const auto violations = schema::validate(*version.parameters_schema, context, {.max_violations = 100});
   if (!violations.empty()) return parameter_violations(violations);
   // Templates come from any generator and their objects must be
   // reproducible: no clock, no randomness, and no reading the broker's

@@ -54,6 +54,10 @@ struct ValidateOptions {
   // json-pointer, relative-json-pointer); unknown formats always pass.
   // Off: `format` is an annotation only, as the 2019+ drafts say by default.
   bool check_formats = true;
+  // At most this many violations are listed (0: all), and then one more
+  // saying that others follow. A large instance against a recursive schema
+  // can otherwise make millions, gigabytes of messages.
+  size_t max_violations = 0;
 };
 
 struct Violation {

@@ -168,11 +168,20 @@ class Validator {
  public:
   Validator(const CompiledSchemaData& data, const ValidateOptions& options) : data_(data), options_(options) {}
 
+  // Whether a violation was left out of a list ValidateOptions::max_violations filled.
+  bool truncated() const { return truncated_; }
+
   // True if `instance` is valid against `id`. With `out`, every violation
   // is appended; without, the walk stops at the first. With `evaluated`,
   // the properties/items this node evaluated are marked.
   bool eval(NodeId id, const Value& instance, const InstancePath* path, std::vector<Violation>* out,
             Evaluated* evaluated) {
+    // Once the list is full the rest of the walk only needs to fail.
+    if (out && full(*out)) {
+      const bool valid = eval(id, instance, path, nullptr, evaluated);
+      truncated_ = truncated_ || !valid;
+      return valid;
+    }
     const Node& node = data_.nodes[id];
     if (node.rejects_all) {
       if (out) report(out, path, node.location, "no value is allowed here");
@@ -201,7 +210,15 @@ class Validator {
   }
 
  private:
+  bool full(const std::vector<Violation>& out) const {
+    return options_.max_violations != 0 && out.size() >= options_.max_violations;
+  }
+
   void report(std::vector<Violation>* out, const InstancePath* path, const std::string& location, std::string message) {
+    if (full(*out)) {
+      truncated_ = true;
+      return;
+    }
     out->push_back(Violation{pointer_of(path), location, std::move(message)});
   }
 
@@ -617,6 +634,7 @@ class Validator {
   const CompiledSchemaData& data_;
   const ValidateOptions& options_;
   int depth_ = 0;
+  bool truncated_ = false;  // a violation was left out of a full list
 };
 
 // apply_defaults: follows properties, allOf, $ref and items, in one walk.
@@ -682,6 +700,10 @@ std::vector<Violation> validate(const CompiledSchema& schema, const Value& insta
   Validator validator(schema.data(), options);
   InstancePath root;
   validator.eval(schema.data().root, instance, &root, &out, nullptr);
+  if (validator.truncated()) {
+    out.push_back(Violation{"", "", "more violations follow; only the first " +
+                                        std::to_string(options.max_violations) + " are listed"});
+  }
   return out;
 }
 

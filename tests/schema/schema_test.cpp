@@ -428,5 +428,34 @@ TEST(SchemaThreeTier, CorpusParametersAreValid) {
             (Lines{"/db/port: must be at most 65535, got 70000 (schema /properties/db/properties/port/maximum)"}));
 }
 
+// A large instance against a recursive schema made millions of violations
+// (gigabytes of messages); with a cap the list stops and says so.
+TEST(SchemaViolationCap, TheListStopsAtTheCapAndSaysMoreFollow) {
+  const CompiledSchema schema = compile(R"({"items": {"type": "string"}})");
+  const Value ten = json("[1,2,3,4,5,6,7,8,9,10]");
+  EXPECT_EQ(validate(schema, ten).size(), 10u);
+  const auto capped = validate(schema, ten, ValidateOptions{.max_violations = 3});
+  ASSERT_EQ(capped.size(), 4u);
+  EXPECT_EQ(capped[0].instance_location, "/0");
+  EXPECT_EQ(capped[2].instance_location, "/2");
+  EXPECT_EQ(capped[3].message, "more violations follow; only the first 3 are listed");
+  // Exactly as many as the cap: nothing follows, nothing is said.
+  EXPECT_EQ(validate(schema, json("[1,2,3]"), ValidateOptions{.max_violations = 3}).size(), 3u);
+  EXPECT_EQ(validate(schema, json(R"([1,2,3,"x"])"), ValidateOptions{.max_violations = 3}).size(), 3u);
+
+  // Ten consts at each of 500 levels of a recursive schema, on 200,000
+  // integers: two million violations uncapped.
+  const CompiledSchema recursive = compile(R"({"$defs": {"level": {"anyOf": [
+      {"type": "integer", "allOf": [{"const": "a"}, {"const": "b"}, {"const": "c"}]},
+      {"type": "array", "items": {"$ref": "#/$defs/level"}}]}},
+    "$ref": "#/$defs/level", "items": {"allOf": [{"const": "a"}, {"const": "b"}, {"const": "c"}, {"const": "d"},
+      {"const": "e"}, {"const": "f"}, {"const": "g"}, {"const": "h"}, {"const": "i"}, {"const": "j"}]}})");
+  Array numbers;
+  for (int64_t i = 0; i < 200000; ++i) numbers.push_back(Value(i));
+  const auto many = validate(recursive, Value(std::move(numbers)), ValidateOptions{.max_violations = 100});
+  ASSERT_EQ(many.size(), 101u);
+  EXPECT_EQ(many.back().message, "more violations follow; only the first 100 are listed");
+}
+
 }  // namespace
 }  // namespace sindri::schema
