@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "cli/io.hpp"
 #include "cli/manifest_output.hpp"
 #include "cli/verbs.hpp"
+#include "value/pointer.hpp"
 #include "value/yaml.hpp"
 
 namespace sindri::cli {
@@ -100,7 +102,38 @@ bool is_list(const Value& document) {
   return kind && kind->is_string() && kind->get_string().ends_with("List") && items && items->is_array();
 }
 
-Status collect_manifests(const Source& source, std::vector<Value>& manifests) {
+std::string text_at(const Value& object, std::string_view pointer) {
+  const Value* at = follow_pointer(object, pointer);
+  return at != nullptr && at->is_string() ? std::string(at->get_string()) : "";
+}
+
+// The manifests so far, and where each object (API group, kind, namespace,
+// name) was first given.
+struct Collected {
+  std::vector<Value> manifests;
+  std::map<std::string, std::string> first_given;
+};
+
+// An agent applies a deployment object's manifests one after another: an
+// object given twice (a file named twice, a symlink beside its target)
+// would be applied twice, the second silently winning.
+Status add_manifest(Collected& collected, const Value& manifest, const std::string& where) {
+  if (std::string problem = manifest_problem(manifest); !problem.empty()) return make_error(where + " " + problem);
+  const std::string api_version = text_at(manifest, "/apiVersion");
+  const std::string group = api_version.find('/') == std::string::npos ? "" : api_version.substr(0, api_version.find('/'));
+  const std::string kind = text_at(manifest, "/kind");
+  const std::string name_space = text_at(manifest, "/metadata/namespace");
+  const std::string name = text_at(manifest, "/metadata/name");
+  const std::string identity = group + "\n" + kind + "\n" + name_space + "\n" + name;
+  if (auto [first, added] = collected.first_given.emplace(identity, where); !added) {
+    return make_error(where + ": " + kind + " " + (name_space.empty() ? "" : name_space + "/") + name +
+                      " is given already, at " + first->second + "; a deployment object holds each object once");
+  }
+  collected.manifests.push_back(manifest);
+  return Ok{};
+}
+
+Status collect_manifests(const Source& source, Collected& collected) {
   auto stream = parse_yaml_stream(source.text, source.name);
   if (!stream) return make_error(stream.error().describe());
   for (size_t i = 0; i < stream->size(); ++i) {
@@ -108,16 +141,13 @@ Status collect_manifests(const Source& source, std::vector<Value>& manifests) {
     if (document.value.is_null()) continue;
     const std::string where = source.name + ":" + std::to_string(document.line) + ": document " + std::to_string(i + 1);
     if (!is_list(document.value)) {
-      if (std::string problem = manifest_problem(document.value); !problem.empty()) return make_error(where + " " + problem);
-      manifests.push_back(document.value);
+      if (auto added = add_manifest(collected, document.value, where); !added) return added;
       continue;
     }
     const Value& items = *document.value.find("items");
     for (size_t j = 0; j < items.size(); ++j) {
-      if (std::string problem = manifest_problem(*items.at(j)); !problem.empty()) {
-        return make_error(where + ", item " + std::to_string(j + 1) + " of the list " + problem);
-      }
-      manifests.push_back(*items.at(j));
+      const std::string item_where = where + ", item " + std::to_string(j + 1) + " of the list";
+      if (auto added = add_manifest(collected, *items.at(j), item_where); !added) return added;
     }
   }
   return Ok{};
@@ -126,10 +156,11 @@ Status collect_manifests(const Source& source, std::vector<Value>& manifests) {
 Result<std::vector<Value>> read_manifests(const ApplyArgs& args) {
   auto sources = read_sources(args);
   if (!sources) return std::move(sources).error();
-  std::vector<Value> manifests;
+  Collected collected;
   for (const Source& source : *sources) {
-    if (auto collected = collect_manifests(source, manifests); !collected) return std::move(collected).error();
+    if (auto done = collect_manifests(source, collected); !done) return std::move(done).error();
   }
+  std::vector<Value>& manifests = collected.manifests;
   if (manifests.empty()) {
     std::string paths;
     for (const std::string& path : args.paths) paths += (paths.empty() ? "" : ", ") + path;

@@ -345,6 +345,28 @@ TEST_F(BrokerCli, ApplyRejectsADocumentThatIsNoManifest) {
   EXPECT_NE(nothing.err.find("no manifests found in "), std::string::npos) << nothing.err;
 }
 
+// An agent applies each manifest in turn: the same object twice (a file
+// named twice, a symlink beside its target) would be applied twice.
+TEST_F(BrokerCli, ApplyRefusesAnObjectGivenTwice) {
+  const std::string id = make_stack("web");
+  const fs::path one = file("m/one.yaml", kDeployment);
+  Outcome twice = as_generator({"apply", "web", "-f", one.string(), "-f", one.string()});
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_EQ(twice.err, "error: " + one.string() + ":2: document 1: Deployment web is given already, at " +
+                           one.string() + ":2: document 1; a deployment object holds each object once\n");
+  fs::create_symlink(one, dir_ / "m/link.yaml");
+  EXPECT_EQ(as_generator({"apply", "web", "-f", (dir_ / "m").string()}).exit_code, 1);
+  EXPECT_EQ(deployment_objects(id).size(), 0u);
+
+  // The same name in another namespace, or of another kind, is another object.
+  fs::remove(dir_ / "m/link.yaml");
+  file("m/two.yaml", std::string(kDeployment) + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n");
+  file("m/three.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: other\n");
+  fs::remove(one);
+  Outcome distinct = as_generator({"apply", "web", "-f", (dir_ / "m").string()});
+  EXPECT_EQ(distinct.exit_code, 0) << distinct.err;
+}
+
 TEST_F(BrokerCli, ApplyToAnUnknownStackFails) {
   Outcome r = as_generator({"apply", "nope", "-f", file("a.yaml", kDeployment).string()});
   EXPECT_EQ(r.exit_code, 1);
