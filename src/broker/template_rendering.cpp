@@ -32,8 +32,11 @@ ApiError schema_text_error(std::string message, Value details) {
                   std::nullopt};
 }
 
-ApiResult<Value> parse_schema_text(std::string_view text) {
-  auto parsed = parse_json(text);
+// `strict` (a new schema) refuses a key given twice, as request bodies do:
+// the second `properties` of an object would silently replace the first.
+// Stored schemas are read as they were accepted.
+ApiResult<Value> parse_schema_text(std::string_view text, bool strict) {
+  auto parsed = parse_json(text, JsonOptions{.reject_duplicate_keys = strict});
   if (!parsed.ok()) {
     Object details;
     details.push_back({Value("pointer"), Value("/parameters_schema")});
@@ -67,7 +70,7 @@ ApiResult<std::shared_ptr<const schema::CompiledSchema>> compiled_schema(std::st
   static BoundedCache<schema::CompiledSchema> cache;
   const std::string key = sha256_hex(text);
   if (auto cached = cache.find(key)) return cached;
-  BROKER_TRY(document, parse_schema_text(text));
+  BROKER_TRY(document, parse_schema_text(text, false));
   auto compiled = schema::compile_schema(document);
   if (!compiled.ok()) return schema_text_error(compiled.error().describe(), Value());
   auto shared = std::make_shared<const schema::CompiledSchema>(std::move(compiled).value());
@@ -134,7 +137,7 @@ ApiResult<Ok> check_template_content(std::string_view name, std::string_view con
 }
 
 ApiResult<Ok> check_parameters_schema(std::string_view schema_text) {
-  BROKER_TRY(document, parse_schema_text(schema_text));
+  BROKER_TRY(document, parse_schema_text(schema_text, true));
   const auto problems = schema::check_schema(document);
   if (problems.empty()) return check_root_accepts_objects(document);
   Array items;

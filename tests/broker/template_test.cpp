@@ -901,6 +901,13 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   EXPECT_EQ(text_of(details_of(not_json), "pointer"), "/parameters_schema") << not_json.body;
   EXPECT_EQ(line_in_details(not_json), 2) << not_json.body;
   EXPECT_EQ(int_at(details_of(not_json), "/column"), 3) << not_json.body;
+  // A key given twice, as in a request body: the second would replace the first.
+  Reply twice = call(*alice_.client, "POST", "/api/v1/templates",
+                     template_body("cm", kConfigMapTemplate,
+                                   "{\"type\": \"object\",\n \"properties\": {},\n \"properties\": {}}"));
+  EXPECT_TRUE(is_error(twice, 400, "invalid_parameters_schema")) << twice.body;
+  EXPECT_EQ(line_in_details(twice), 3) << twice.body;
+  EXPECT_NE(text_of(twice.json, "message").find("properties"), std::string::npos) << twice.body;
 
   // JSON that is not a JSON Schema: what in it is wrong.
   for (const auto& [schema, schema_pointer] : std::vector<std::pair<std::string, std::string>>{
