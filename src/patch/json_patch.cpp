@@ -10,6 +10,7 @@
 #include "value/pointer.hpp"
 #include "patch/patch.hpp"
 #include "value/json.hpp"
+#include "value/json_compare.hpp"
 
 namespace sindri::patch {
 
@@ -53,32 +54,6 @@ std::optional<size_t> parse_index(const std::string& token, size_t limit) {
   }
   if (index >= limit) return std::nullopt;
   return index;
-}
-
-// JSON equality as the test op sees it: numbers compare by value.
-bool json_equal(const Value& a, const Value& b) {
-  if (a.is_number() && b.is_number()) {
-    if (a.is_int() && b.is_int()) return a.get_int() == b.get_int();
-    return a.as_double() == b.as_double();
-  }
-  if (a.kind() != b.kind()) return false;
-  if (a.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!json_equal(*a.at(i), *b.at(i))) return false;
-    }
-    return true;
-  }
-  if (a.is_object()) {
-    if (a.size() != b.size()) return false;
-    const Object& ao = a.get_object();
-    const Object& bo = b.get_object();
-    for (size_t i = 0; i < ao.size(); ++i) {
-      if (!(ao[i].key == bo[i].key) || !json_equal(ao[i].value, bo[i].value)) return false;
-    }
-    return true;
-  }
-  return a == b;
 }
 
 std::string join_pointer(const Tokens& tokens) {

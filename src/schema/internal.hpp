@@ -4,7 +4,6 @@
 // checks already parsed (numbers, regexes, property tables sorted like
 // Value objects so that properties are matched by a merge walk).
 
-#include <compare>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -15,6 +14,7 @@
 #include "schema/formats.hpp"
 #include "schema/regex.hpp"
 #include "schema/schema.hpp"
+#include "value/json_compare.hpp"
 #include "value/value.hpp"
 
 namespace sindri::schema {
@@ -126,19 +126,5 @@ struct CompiledSchemaData {
 std::optional<Draft> named_draft(std::string_view uri);
 // The draft a schema's `$schema` names, else `fallback`.
 Draft draft_of(const Value& schema, Draft fallback);
-
-// Two numbers by mathematical value: an int64 and a double are compared
-// exactly, neither rounded to the other. Unordered when either is NaN.
-std::partial_ordering compare_numbers(const Value& a, const Value& b);
-
-// Equality in the JSON sense: numbers by mathematical value (1 and 1.0 are
-// the same number, 2^53 + 1 and 2^53.0 are not), strings by bytes, arrays
-// item by item, objects member by member whatever their key order.
-bool json_equal(const Value& a, const Value& b);
-
-// A total order of values to sort them by, agreeing with json_equal: two
-// values are equivalent when json_equal, or when they differ only in
-// holding a NaN at the same places (a NaN equals nothing, not even a NaN).
-std::weak_ordering json_order(const Value& a, const Value& b);
 
 }  // namespace sindri::schema

@@ -259,6 +259,10 @@ TEST(JsonPatch, ErrorsNameTheOperation) {
   EXPECT_NE(bad_op.error().message.find("operation 0 (frobnicate /a)"), std::string::npos);
   auto numbers = json_patch(*doc, *parse_json(R"([{"op":"test","path":"/a/b/0","value":1.0}])"));
   EXPECT_TRUE(numbers.ok());
+  // By mathematical value, as the schema's const: 2^53 + 1 is not 2^53.0.
+  auto big = parse_yaml("num: 9007199254740993");
+  EXPECT_FALSE(json_patch(*big, *parse_json(R"([{"op":"test","path":"/num","value":9007199254740992.0}])")).ok());
+  EXPECT_TRUE(json_patch(*big, *parse_json(R"([{"op":"test","path":"/num","value":9007199254740993}])")).ok());
 }
 
 TEST(PatchMeta, TableIsConsistent) {
