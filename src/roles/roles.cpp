@@ -1,6 +1,7 @@
 #include "roles/roles.hpp"
 
-
+#include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -23,6 +24,27 @@ RoleError error_at(std::string role, std::string pointer, std::string message) {
 
 std::string string_or_empty(const Value* value) {
   return value && value->is_string() ? std::string(value->get_string()) : std::string();
+}
+
+// Kubernetes' limit on object names that are DNS labels, and on the name
+// part of a label key.
+constexpr size_t kMaxLabelLength = 63;
+
+// Lower-case letters, digits and '-', a letter or digit at each end (RFC
+// 1123), and with `letter_first` a letter first (RFC 1035: a Service name).
+bool is_dns_label(std::string_view name, bool letter_first) {
+  const auto alphanumeric = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (name.empty() || !alphanumeric(name.front()) || !alphanumeric(name.back())) return false;
+  if (letter_first && !(name.front() >= 'a' && name.front() <= 'z')) return false;
+  return std::all_of(name.begin(), name.end(), [&](char c) { return alphanumeric(c) || c == '-'; });
+}
+
+// A count the workload takes as it is: a whole number, at least `least`.
+std::optional<RoleError> check_count(const Value* count, int64_t least, const std::string& role,
+                                     const std::string& pointer, const std::string& field) {
+  if (count == nullptr || count->is_null() || (count->is_int() && count->get_int() >= least)) return std::nullopt;
+  return error_at(role, pointer, field + " must be a whole number, at least " + std::to_string(least) + ", not " +
+                                     to_json(*count));
 }
 
 // The roleTemplates by name, each checked for a unique name and a template.
@@ -146,6 +168,20 @@ RoleResult<ResolvedRole> resolve_role(const Value& role, size_t index,
   resolved.spec = role;
   resolved.name = string_or_empty(role.find("name"));
   if (resolved.name.empty()) return error_at("", pointer + "/name", "a role needs a name");
+  // It names the role's workload and the label role-revision-hash-NAME.
+  const size_t longest = kMaxLabelLength - revision_hash_label("").size();
+  if (!is_dns_label(resolved.name, false) || resolved.name.size() > longest) {
+    return error_at(resolved.name, pointer + "/name",
+                    "a role name is lower-case letters, digits and '-', a letter or digit at each end, at most " +
+                        std::to_string(longest) + " characters (it names the label role-revision-hash-NAME)");
+  }
+  if (auto bad = check_count(role.find("replicas"), 0, resolved.name, pointer + "/replicas", "replicas")) return *bad;
+  if (const Value* lws = role.find("leaderWorkerSet"); lws != nullptr && lws->is_object()) {
+    if (auto bad = check_count(lws->find("size"), 1, resolved.name, pointer + "/leaderWorkerSet/size",
+                               "leaderWorkerSet.size")) {
+      return *bad;
+    }
+  }
   auto kind = read_workload(role, resolved.name, pointer);
   if (!kind) return std::move(kind).error();
   resolved.workload = *kind;
@@ -202,6 +238,7 @@ RoleResult<std::vector<ResolvedRole>> resolve_roles(const Value& spec) {
   if (!templates) return std::move(templates).error();
   const Value* list = spec.find("roles");
   if (!list || !list->is_array()) return error_at("", "/spec/roles", "spec.roles must be a list");
+  if (list->size() == 0) return error_at("", "/spec/roles", "spec.roles must hold at least one role");
   std::vector<ResolvedRole> resolved;
   std::set<std::string> names;
   for (size_t i = 0; i < list->size(); ++i) {
@@ -224,6 +261,12 @@ RoleResult<RoleBasedGroup> parse_group(const Value& document) {
   const Value* metadata = document.find("metadata");
   group.name = metadata ? string_or_empty(metadata->find("name")) : "";
   if (group.name.empty()) return error_at("", "/metadata/name", "a RoleBasedGroup needs a name");
+  // GROUP-ROLE names each workload and a StatefulSet's Service (RFC 1035).
+  if (!is_dns_label(group.name, true) || group.name.size() > kMaxLabelLength) {
+    return error_at("", "/metadata/name",
+                    "a RoleBasedGroup name is lower-case letters, digits and '-', a letter first and a letter or "
+                    "digit last, at most 63 characters (it begins the names of its workloads and Services)");
+  }
   group.namespace_name = string_or_empty(metadata->find("namespace"));
   const Value* spec = document.find("spec");
   if (!spec) return error_at("", "/spec", "a RoleBasedGroup needs a spec");
@@ -231,6 +274,14 @@ RoleResult<RoleBasedGroup> parse_group(const Value& document) {
   auto roles = resolve_roles(group.spec);
   if (!roles) return std::move(roles).error();
   group.roles = std::move(roles).value();
+  for (size_t i = 0; i < group.roles.size(); ++i) {
+    const std::string workload_name = group.name + "-" + group.roles[i].name;
+    if (workload_name.size() > kMaxLabelLength) {
+      return error_at(group.roles[i].name, "/spec/roles/" + std::to_string(i) + "/name",
+                      "the workload name " + workload_name + " is " + std::to_string(workload_name.size()) +
+                          " characters; Kubernetes allows 63");
+    }
+  }
   return group;
 }
 

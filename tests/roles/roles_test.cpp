@@ -188,6 +188,37 @@ TEST(RolesValidation, LeaderWorkerSetPatchesNeedALeaderWorkerSetWorkload) {
   EXPECT_EQ(unsupported.pointer, "/spec/roles/0/workload");
 }
 
+// What rbg workloads would print from these is no Kubernetes object.
+TEST(RolesValidation, NamesAndCountsKubernetesWouldRefuse) {
+  EXPECT_EQ(expect_error(std::string(kTemplates) + "roles: []\n").message, "spec.roles must hold at least one role");
+  const RoleError upper = expect_error(with_roles("- name: A_B\n  template: {}\n"));
+  EXPECT_EQ(upper.pointer, "/spec/roles/0/name");
+  EXPECT_NE(upper.message.find("lower-case letters, digits and '-'"), std::string::npos) << upper.message;
+  const RoleError long_name = expect_error(with_roles("- name: " + std::string(45, 'r') + "\n  template: {}\n"));
+  EXPECT_NE(long_name.message.find("at most 44 characters"), std::string::npos) << long_name.message;
+  EXPECT_TRUE(resolve_roles(yaml(with_roles("- name: " + std::string(44, 'r') + "\n  template: {}\n"))).ok());
+  const RoleError negative = expect_error(with_roles("- name: a\n  replicas: -1\n  template: {}\n"));
+  EXPECT_EQ(negative.pointer, "/spec/roles/0/replicas");
+  EXPECT_EQ(negative.message, "replicas must be a whole number, at least 0, not -1");
+  EXPECT_EQ(expect_error(with_roles("- name: a\n  replicas: \"2\"\n  template: {}\n")).pointer, "/spec/roles/0/replicas");
+  const RoleError size = expect_error(with_roles(
+      "- name: a\n  template: {}\n  workload: {apiVersion: leaderworkerset.x-k8s.io/v1, kind: LeaderWorkerSet}\n"
+      "  leaderWorkerSet: {size: 0}\n"));
+  EXPECT_EQ(size.pointer, "/spec/roles/0/leaderWorkerSet/size");
+
+  const auto group = [](const std::string& name, const std::string& role) {
+    return parse_group(yaml("apiVersion: workloads.x-k8s.io/v1alpha1\nkind: RoleBasedGroup\nmetadata: {name: " + name +
+                            "}\nspec:\n  roles:\n  - name: " + role + "\n    template: {}\n"));
+  };
+  EXPECT_TRUE(group("sglang-pd", "prefill").ok());
+  EXPECT_EQ(group("9lives", "a").error().pointer, "/metadata/name");
+  EXPECT_EQ(group(std::string(64, 'g'), "a").error().pointer, "/metadata/name");
+  auto too_long = group(std::string(40, 'g'), std::string(30, 'r'));
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_EQ(too_long.error().pointer, "/spec/roles/0/name");
+  EXPECT_NE(too_long.error().message.find("is 71 characters; Kubernetes allows 63"), std::string::npos);
+}
+
 TEST(RolesValidation, NotARoleBasedGroup) {
   auto group = parse_group(yaml("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: x}\nspec: {}"));
   ASSERT_FALSE(group.ok());
