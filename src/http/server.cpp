@@ -273,7 +273,8 @@ class Session : public std::enable_shared_from_this<Session> {
                   "the request body exceeds the limit of " + std::to_string(server_.options.body_limit) + " bytes");
     }
     if (ec == bhttp::error::header_limit) {
-      return fail(400, "bad_request", "the request headers exceed " + std::to_string(kHeaderLimit) + " bytes");
+      return fail(431, "request_header_fields_too_large",
+                  "the request line and headers exceed " + std::to_string(kHeaderLimit) + " bytes");
     }
     // A peer that closes between or during requests gets no answer; a parse error does.
     const bool parse_error = ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
