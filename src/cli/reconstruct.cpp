@@ -145,11 +145,12 @@ Check check_object(BrokerClient& client, const std::string& id) {
 // The text report of one check: stdout for a comparison, stderr for an
 // object that could not be checked. False when the output failed.
 bool print_text(const Check& check) {
+  const std::string prefix = "deployment object " + check.id + ": ";
   if (!check.error.empty()) {
-    fail("deployment object " + check.id + ": " + check.error);
+    // The broker's own errors name the object already.
+    fail(check.error.starts_with("deployment object " + check.id) ? check.error : prefix + check.error);
     return true;
   }
-  const std::string prefix = "deployment object " + check.id + ": ";
   const std::string report =
       check.identical() ? prefix + "identical to " + check.made_by() + " rendered with its recorded parameters (sha256 " +
                               sha256_hex(check.stored) + ")\n"
