@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,17 @@ int main(int argc, char** argv) {
   verbs.push_back(sindri::cli::add_template(app));
   verbs.push_back(sindri::cli::add_instantiate(app));
   verbs.push_back(sindri::cli::add_reconstruct(app));
+
+  // CLI11 would say only that a command is required.
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(verbs.begin(), verbs.end(), [&](const sindri::cli::Verb& verb) {
+        return verb.command->check_name(argv[1]);
+      })) {
+    std::string known;
+    for (const auto& verb : verbs) known += (known.empty() ? "" : ", ") + verb.command->get_name();
+    sindri::cli::print_error(std::string("unknown command `") + argv[1] + "` (commands: " + known + ")");
+    return 2;
+  }
 
   // Standard input holds one file: a second `-` would read what is left of
   // it (nothing), and fail on whichever file came second.

@@ -288,6 +288,9 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(sindri({}).exit_code, 2);
   EXPECT_EQ(sindri({"render"}).exit_code, 2);
   EXPECT_EQ(sindri({"render", "a", "--bogus"}).exit_code, 2);
+  Outcome unknown = sindri({"rendr", "a.tera"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.rfind("sindri: unknown command `rendr` (commands: render, check, ", 0), 0u) << unknown.err;
 }
 
 }  // namespace
