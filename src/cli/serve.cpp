@@ -179,6 +179,8 @@ int serve(const ServeFlags& flags) {
   broker.add_gauge_source([&server](std::vector<http::Metrics::Gauge>& gauges) {
     gauges.push_back({"sindri_http_open_connections", "HTTP connections open",
                       static_cast<double>(server.open_connections())});
+    gauges.push_back({"sindri_http_receiving_requests", "Connections with a request begun and not yet read whole",
+                      static_cast<double>(server.receiving_requests())});
     gauges.push_back({"sindri_http_busy_workers", "Worker threads handling a request",
                       static_cast<double>(server.busy_workers())});
   });

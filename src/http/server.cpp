@@ -71,6 +71,7 @@ struct ServerState {
   ErrorRenderer render_error;
 
   std::atomic<size_t> open_connections{0};
+  std::atomic<size_t> receiving_requests{0};
   std::atomic<size_t> busy_workers{0};
   std::atomic<bool> stopping{false};
   std::atomic<Clock::rep> stop_deadline{0};  // set with stopping
@@ -143,6 +144,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   ~Session() {
     server_.unregister(this);
+    if (phase_.load(std::memory_order_relaxed) == Phase::receiving) {
+      server_.receiving_requests.fetch_sub(1, std::memory_order_relaxed);
+    }
     server_.open_connections.fetch_sub(1, std::memory_order_relaxed);
   }
 
@@ -204,7 +208,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void enter(Phase phase) {
-    phase_.store(phase, std::memory_order_relaxed);
+    const Phase was = phase_.exchange(phase, std::memory_order_relaxed);
+    if (was != Phase::receiving && phase == Phase::receiving) {
+      server_.receiving_requests.fetch_add(1, std::memory_order_relaxed);
+    } else if (was == Phase::receiving && phase != Phase::receiving) {
+      server_.receiving_requests.fetch_sub(1, std::memory_order_relaxed);
+    }
     phase_since_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   }
 
@@ -675,6 +684,10 @@ void Server::end_grace() { impl_->end_grace(); }
 void Server::wait() { impl_->join_workers(); }
 
 size_t Server::open_connections() const { return impl_->open_connections.load(std::memory_order_relaxed); }
+
+size_t Server::receiving_requests() const {
+  return impl_->receiving_requests.load(std::memory_order_relaxed);
+}
 
 size_t Server::busy_workers() const { return impl_->busy_workers.load(std::memory_order_relaxed); }
 

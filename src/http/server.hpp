@@ -115,6 +115,8 @@ class Server {
 
   // Connections open and requests being handled right now, for /metrics.
   size_t open_connections() const;
+  // Connections with a request begun and not yet read whole.
+  size_t receiving_requests() const;
   size_t busy_workers() const;
 
  private:

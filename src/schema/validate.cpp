@@ -632,7 +632,7 @@ class Validator {
   }
 
   const CompiledSchemaData& data_;
-  const ValidateOptions& options_;
+  const ValidateOptions options_;  // a copy: callers pass temporaries
   int depth_ = 0;
   bool truncated_ = false;  // a violation was left out of a full list
 };

@@ -125,10 +125,12 @@ class HttpServerTest : public ::testing::Test {
     start(options);
   }
 
-  // A request begun on `connection` and left unfinished.
+  // A request begun on `connection` and left unfinished, once the server
+  // has read its first byte (an open connection alone is still idle).
   void stall(RawConnection& connection) {
+    const size_t before = server_->receiving_requests();
     connection.send("P");
-    wait_until([&] { return server_->open_connections() >= 1; });
+    wait_until([&] { return server_->receiving_requests() > before; });
   }
 
   Response dispatch(Request& request) {
