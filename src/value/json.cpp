@@ -1,5 +1,6 @@
 #include "value/json.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
@@ -378,29 +379,151 @@ class JsonReader {
   TextError error_;
 };
 
-void append_indent(std::string& out, int depth) { out.append(static_cast<size_t>(depth) * 2, ' '); }
+// Writes JSON into `out` unless that would make it longer than `max_size`:
+// then it stops, leaving what fitted, and returns false.
+class JsonWriter {
+ public:
+  JsonWriter(std::string& out, size_t max_size) : out_(out), max_size_(max_size) {}
 
-void append_scalar(std::string& out, const Value& v) {
-  switch (v.kind()) {
-    case Value::Kind::Null:
-      out += "null";
-      break;
-    case Value::Kind::Bool:
-      out += v.get_bool() ? "true" : "false";
-      break;
-    case Value::Kind::Int:
-      append_int(out, v.get_int());
-      break;
-    case Value::Kind::Float:
-      append_float_json(out, v.get_float());
-      break;
-    case Value::Kind::String:
-      append_json_string(out, v.get_string());
-      break;
-    default:
-      break;
+  bool compact(const Value& value) {
+    if (value.is_array()) {
+      if (!put('[')) return false;
+      bool first = true;
+      for (const Value& item : value.get_array()) {
+        if (!first && !put(',')) return false;
+        first = false;
+        if (!compact(item)) return false;
+      }
+      return put(']');
+    }
+    if (value.is_object()) {
+      if (!put('{')) return false;
+      bool first = true;
+      for (const Member& m : value.get_object()) {
+        if (!first && !put(',')) return false;
+        first = false;
+        if (!string(m.key.get_string()) || !put(':') || !compact(m.value)) return false;
+      }
+      return put('}');
+    }
+    return scalar(value);
   }
-}
+
+  bool pretty(const Value& value, int depth) {
+    if (value.is_array()) {
+      if (value.size() == 0) return put("[]");
+      if (!put("[\n")) return false;
+      bool first = true;
+      for (const Value& item : value.get_array()) {
+        if (!first && !put(",\n")) return false;
+        first = false;
+        if (!indent(depth + 1) || !pretty(item, depth + 1)) return false;
+      }
+      return put('\n') && indent(depth) && put(']');
+    }
+    if (value.is_object()) {
+      if (value.size() == 0) return put("{}");
+      if (!put("{\n")) return false;
+      bool first = true;
+      for (const Member& m : value.get_object()) {
+        if (!first && !put(",\n")) return false;
+        first = false;
+        if (!indent(depth + 1) || !string(m.key.get_string()) || !put(": ") || !pretty(m.value, depth + 1)) {
+          return false;
+        }
+      }
+      return put('\n') && indent(depth) && put('}');
+    }
+    return scalar(value);
+  }
+
+  bool string(std::string_view s) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    if (!put('"')) return false;
+    const char* at = s.data();
+    const char* const end = at + s.size();
+    while (true) {
+      const size_t run = plain_run(at, end);
+      if (!put_as_utf8(std::string_view(at, run))) return false;
+      at += run;
+      if (at == end) break;
+      const char escape = string_escape(*at);
+      const char short_escape[2] = {'\\', escape};
+      if (escape != 'u') {
+        if (!put(std::string_view(short_escape, 2))) return false;
+      } else {
+        const auto byte = static_cast<unsigned char>(*at);
+        const char long_escape[6] = {'\\', 'u', '0', '0', kHex[byte >> 4], kHex[byte & 0xF]};
+        if (!put(std::string_view(long_escape, 6))) return false;
+      }
+      ++at;
+    }
+    return put('"');
+  }
+
+ private:
+  size_t room() const { return max_size_ - std::min(out_.size(), max_size_); }
+
+  [[gnu::always_inline]] bool put(char c) {
+    if (room() == 0) return false;
+    out_.push_back(c);
+    return true;
+  }
+  [[gnu::always_inline]] bool put(std::string_view text) {
+    if (text.size() > room()) return false;
+    out_.append(text);
+    return true;
+  }
+
+  // JSON is UTF-8, and text that is not (an error message quoting a client's
+  // bytes) must still be written as JSON: each byte that starts no valid
+  // character becomes U+FFFD, as a decoder would show it.
+  bool put_as_utf8(std::string_view text) {
+    size_t from = 0;
+    while (true) {
+      const size_t bad = first_invalid_utf8(text, from, text.size());
+      if (!put(text.substr(from, bad - from))) return false;
+      if (bad == text.size()) return true;
+      if (!put("\xEF\xBF\xBD")) return false;
+      from = bad + 1;
+    }
+  }
+
+  bool indent(int depth) {
+    const size_t spaces = static_cast<size_t>(depth) * 2;
+    if (spaces > room()) return false;
+    out_.append(spaces, ' ');
+    return true;
+  }
+
+  bool scalar(const Value& v) {
+    switch (v.kind()) {
+      case Value::Kind::Null:
+        return put("null");
+      case Value::Kind::Bool:
+        return put(v.get_bool() ? "true" : "false");
+      case Value::Kind::Int:
+      case Value::Kind::Float: {
+        const size_t before = out_.size();
+        if (v.is_int()) {
+          append_int(out_, v.get_int());
+        } else {
+          append_float_json(out_, v.get_float());
+        }
+        if (out_.size() <= max_size_) return true;
+        out_.resize(before);
+        return false;
+      }
+      case Value::Kind::String:
+        return string(v.get_string());
+      default:
+        return true;
+    }
+  }
+
+  std::string& out_;
+  const size_t max_size_;
+};
 
 }  // namespace
 
@@ -408,112 +531,20 @@ Result<Value, TextError> parse_json(std::string_view text, const JsonOptions& op
   return JsonReader(text, options).read_document();
 }
 
-namespace {
+void append_json_string(std::string& out, std::string_view s) { JsonWriter(out, SIZE_MAX).string(s); }
 
-// JSON is UTF-8, and text that is not (an error message quoting a client's
-// bytes) must still be written as JSON: each byte that starts no valid
-// character becomes U+FFFD, as a decoder would show it.
-void append_as_utf8(std::string& out, std::string_view text) {
-  size_t from = 0;
-  while (true) {
-    const size_t bad = first_invalid_utf8(text, from, text.size());
-    out.append(text.data() + from, bad - from);
-    if (bad == text.size()) return;
-    out += "\xEF\xBF\xBD";
-    from = bad + 1;
-  }
-}
-
-}  // namespace
-
-void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  const char* at = s.data();
-  const char* const end = at + s.size();
-  while (true) {
-    const size_t run = plain_run(at, end);
-    append_as_utf8(out, std::string_view(at, run));
-    at += run;
-    if (at == end) break;
-    const char escape = string_escape(*at);
-    const char short_escape[2] = {'\\', escape};
-    if (escape != 'u') {
-      out.append(short_escape, 2);
-    } else {
-      const auto byte = static_cast<unsigned char>(*at);
-      const char long_escape[6] = {'\\', 'u', '0', '0', kHex[byte >> 4], kHex[byte & 0xF]};
-      out.append(long_escape, 6);
-    }
-    ++at;
-  }
-  out += '"';
-}
-
-void append_json(std::string& out, const Value& value) {
-  if (value.is_array()) {
-    out += '[';
-    bool first = true;
-    for (const Value& item : value.get_array()) {
-      if (!first) out += ',';
-      first = false;
-      append_json(out, item);
-    }
-    out += ']';
-  } else if (value.is_object()) {
-    out += '{';
-    bool first = true;
-    for (const Member& m : value.get_object()) {
-      if (!first) out += ',';
-      first = false;
-      append_json_string(out, m.key.get_string());
-      out += ':';
-      append_json(out, m.value);
-    }
-    out += '}';
-  } else {
-    append_scalar(out, value);
-  }
-}
+void append_json(std::string& out, const Value& value) { JsonWriter(out, SIZE_MAX).compact(value); }
 
 void append_json_pretty(std::string& out, const Value& value, int depth) {
-  if (value.is_array()) {
-    if (value.size() == 0) {
-      out += "[]";
-      return;
-    }
-    out += "[\n";
-    bool first = true;
-    for (const Value& item : value.get_array()) {
-      if (!first) out += ",\n";
-      first = false;
-      append_indent(out, depth + 1);
-      append_json_pretty(out, item, depth + 1);
-    }
-    out += '\n';
-    append_indent(out, depth);
-    out += ']';
-  } else if (value.is_object()) {
-    if (value.size() == 0) {
-      out += "{}";
-      return;
-    }
-    out += "{\n";
-    bool first = true;
-    for (const Member& m : value.get_object()) {
-      if (!first) out += ",\n";
-      first = false;
-      append_indent(out, depth + 1);
-      append_json_string(out, m.key.get_string());
-      out += ": ";
-      append_json_pretty(out, m.value, depth + 1);
-    }
-    out += '\n';
-    append_indent(out, depth);
-    out += '}';
-  } else {
-    append_scalar(out, value);
-  }
+  JsonWriter(out, SIZE_MAX).pretty(value, depth);
+}
+
+bool append_json_within(std::string& out, const Value& value, size_t max_size) {
+  return JsonWriter(out, max_size).compact(value);
+}
+
+bool append_json_pretty_within(std::string& out, const Value& value, size_t max_size) {
+  return JsonWriter(out, max_size).pretty(value, 0);
 }
 
 std::string to_json(const Value& value) {

@@ -38,4 +38,11 @@ void append_json(std::string& out, const Value& value);
 void append_json_pretty(std::string& out, const Value& value, int depth = 0);
 void append_json_string(std::string& out, std::string_view s);
 
+// As append_json and append_json_pretty, unless the text would make `out`
+// longer than `max_size` bytes: false then, with the part that fitted
+// appended. Values share what they hold, so a small value can stand for a
+// text of gigabytes; these stop before building it.
+bool append_json_within(std::string& out, const Value& value, size_t max_size);
+bool append_json_pretty_within(std::string& out, const Value& value, size_t max_size);
+
 }  // namespace sindri

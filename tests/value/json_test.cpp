@@ -165,6 +165,38 @@ TEST(Json, DeepNestingIsAnErrorNotACrash) {
   EXPECT_NE(v.error().message.find("nesting"), std::string::npos);
 }
 
+TEST(Json, WritingWithinALimitStopsWithWhatFitted) {
+  const Value v = *parse_json(R"({"a":[1,"xy\n",null],"b":{}})");
+  const std::string whole = to_json(v);
+  std::string out = "> ";
+  EXPECT_TRUE(append_json_within(out, v, 2 + whole.size()));
+  EXPECT_EQ(out, "> " + whole);
+  for (size_t max = 0; max < 2 + whole.size(); ++max) {
+    out = "> ";
+    EXPECT_FALSE(append_json_within(out, v, max)) << max;
+    EXPECT_LE(out.size(), std::max<size_t>(max, 2)) << max;
+    EXPECT_EQ(out, ("> " + whole).substr(0, out.size())) << max;
+  }
+  const std::string pretty = to_json_pretty(v);
+  out.clear();
+  EXPECT_TRUE(append_json_pretty_within(out, v, pretty.size()));
+  EXPECT_EQ(out, pretty);
+  out.clear();
+  EXPECT_FALSE(append_json_pretty_within(out, v, pretty.size() - 1));
+  EXPECT_EQ(out, pretty.substr(0, out.size()));
+}
+
+TEST(Json, ASmallValueSharingALargeOneIsNotExpandedPastTheLimit) {
+  Array numbers;
+  for (int i = 0; i < 100000; ++i) numbers.emplace_back(i);
+  const Value list(std::move(numbers));
+  Value shared = list;
+  for (int level = 0; level < 10; ++level) shared = Value(Array{shared, shared, shared, shared});
+  std::string out;
+  EXPECT_FALSE(append_json_within(out, shared, 1 << 20));
+  EXPECT_LE(out.size(), 1u << 20);
+}
+
 TEST(NumberFormat, PlainAsRustDisplay) {
   EXPECT_EQ(plain(1.0), "1");
   EXPECT_EQ(plain(0.5), "0.5");
