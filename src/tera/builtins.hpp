@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tera/budget.hpp"
 #include "value/result.hpp"
 #include "value/value.hpp"
 
@@ -36,13 +37,17 @@ class Args {
   std::span<const Arg> args_;
 };
 
+// Every builtin charges the render's budget for the bytes and list elements
+// it reads and writes, and stops with Budget::stopped() when it is spent or
+// when what it builds would pass the size limit.
+//
 // A filter gets the value on its left and its arguments.
-using FilterFn = Result<Value> (*)(const Value& input, const Args& args);
+using FilterFn = Result<Value> (*)(const Value& input, const Args& args, Budget& budget);
 // A test gets the value it is applied to (nullptr when that is an undefined
 // variable) and its positional arguments.
-using TestFn = Result<bool> (*)(const Value* input, std::span<const Value> args);
+using TestFn = Result<bool> (*)(const Value* input, std::span<const Value> args, Budget& budget);
 // A function gets its arguments.
-using FunctionFn = Result<Value> (*)(const Args& args);
+using FunctionFn = Result<Value> (*)(const Args& args, Budget& budget);
 
 struct FilterDef {
   std::string_view name;
@@ -74,11 +79,18 @@ const FunctionDef* find_function(std::string_view name);
 // where a template renders in isolation.
 std::string isolation_message(const FunctionDef& def);
 
-// Tera's text form of a value, as `{{ value }}` prints it: strings as they
-// are, numbers as Rust prints them, null as nothing, arrays as
-// `[a, b]`, objects as `[object]`.
-void append_rendered(std::string& out, const Value& value);
-std::string render_to_string(const Value& value);
+// Appends Tera's text form of a value, as `{{ value }}` prints it: strings
+// as they are, numbers as Rust prints them, null as nothing, arrays as
+// `[a, b]`, objects as `[object]`. False, with the part that fitted
+// appended, when the text would make `out` longer than `max_size`: an array
+// holding one long array many times prints far more than it holds.
+bool append_rendered(std::string& out, const Value& value, size_t max_size);
+
+// Value's == (structural; an int never equals a float), charging `budget` a
+// step per element and byte compared: two values sharing one long list many
+// times may hold little and compare for long. Budget::stopped() when the
+// budget is spent.
+Result<bool> equal_values(const Value& a, const Value& b, Budget& budget);
 
 // Tera's truthiness: false, null, 0, 0.0, NaN, "" and empty containers are
 // false.

@@ -28,25 +28,29 @@ struct ForLoop {
   std::string_view value_var;
   Value container;
   std::vector<size_t> grapheme_starts;  // strings only
+  // Strings only: the current grapheme, made once per iteration however
+  // often it is read (a grapheme may be megabytes of combining marks).
+  Value grapheme;
   size_t index = 0;
   size_t length = 0;
   LoopState state = LoopState::Normal;
 
+  void move_to(size_t i) {
+    index = i;
+    if (!container.is_string()) return;
+    std::string_view s = container.get_string();
+    size_t begin = grapheme_starts[i];
+    size_t end = i + 1 < grapheme_starts.size() ? grapheme_starts[i + 1] : s.size();
+    grapheme = Value(s.substr(begin, end - begin));
+  }
+
   // The current element; strings yield their current grapheme.
-  Value current_value() const {
+  const Value& current_value() const {
     if (container.is_array()) return container.get_array()[index];
     if (container.is_object()) return container.get_object()[index].value;
-    std::string_view s = container.get_string();
-    size_t begin = grapheme_starts[index];
-    size_t end = index + 1 < grapheme_starts.size() ? grapheme_starts[index + 1] : s.size();
-    return Value(s.substr(begin, end - begin));
+    return grapheme;
   }
   const Value& current_key() const { return container.get_object()[index].key; }
-  const Value* current_ref() const {
-    if (container.is_array()) return &container.get_array()[index];
-    if (container.is_object()) return &container.get_object()[index].value;
-    return nullptr;
-  }
 };
 
 enum class FrameKind : uint8_t { Origin, Macro, For, Include };
@@ -119,7 +123,7 @@ std::string number_key(const Value& v) {
 class Renderer {
  public:
   Renderer(const Registry& registry, const LinkedTemplate& tpl, const Value& context, const RenderOptions& options)
-      : registry_(registry), rendered_(tpl), context_(context), options_(options) {
+      : registry_(registry), rendered_(tpl), context_(context), options_(options), budget_(options) {
     root_ = tpl.parents.empty() ? &tpl : tpl.parents.back();
     frames_.reserve(kUsualFrameDepth);
   }
@@ -128,7 +132,10 @@ class Renderer {
     Frame& origin = push_frame(FrameKind::Origin, &rendered_);
     (void)origin;
     source_ = root_->tpl.get();
-    return render_body(root_->tpl->ast, out);
+    const bool ok = render_body(root_->tpl->ast, out);
+    // A limit hit where Tera ignores failures (an `if` on a failing filter)
+    // still ends the render; the error was recorded where it was hit.
+    return ok && !spent();
   }
 
   TemplateError take_error() {
@@ -167,16 +174,21 @@ class Renderer {
 
   // ---- budget ------------------------------------------------------------
 
-  bool take_step(Span span) {
-    if (++steps_ <= options_.max_steps) [[likely]] return true;
-    return too_many_steps(span);
+  [[gnu::always_inline]] bool charge(uint64_t steps, Span span) {
+    if (budget_.charge(steps)) [[likely]] return true;
+    return limit_hit(span);
   }
+  bool take_step(Span span) { return charge(1, span); }
+  bool spent() const { return budget_.exceeded() != Budget::Limit::None; }
 
-  // Strings and arrays a template builds are bounded like its output.
-  bool check_size(const Value& v, Span span) {
-    size_t bytes = v.is_string() ? v.get_string().size() : v.is_array() ? v.size() * sizeof(Value) : 0;
-    if (bytes <= options_.max_output_bytes) [[likely]] return true;
-    return value_too_large(span, bytes);
+  // Strings, lists and objects a template builds are bounded like its output.
+  [[gnu::always_inline]] bool check_size(const Value& v, Span span) {
+    const size_t bytes = v.is_string()   ? v.get_string().size()
+                         : v.is_array()  ? v.size() * sizeof(Value)
+                         : v.is_object() ? v.size() * sizeof(Member)
+                                         : 0;
+    if (budget_.fits(bytes)) [[likely]] return true;
+    return limit_hit(span);
   }
 
   bool check_output(const std::string& out, Span span) {
@@ -185,13 +197,26 @@ class Renderer {
   }
 
   // The failures are kept out of line so that the checks above stay cheap.
-  [[gnu::cold, gnu::noinline]] bool too_many_steps(Span span) {
-    return fail(span, "rendering took more than " + std::to_string(options_.max_steps) +
-                          " steps (loop iterations, macro calls and includes): is a loop or a recursion unbounded?");
-  }
-  [[gnu::cold, gnu::noinline]] bool value_too_large(Span span, size_t bytes) {
-    return fail(span, "a value of " + std::to_string(bytes) + " bytes was built, more than the limit of " +
-                          std::to_string(options_.max_output_bytes));
+  [[gnu::cold, gnu::noinline]] bool limit_hit(Span span) {
+    switch (budget_.exceeded()) {
+      case Budget::Limit::Steps:
+        return fail(span, "rendering took more than " + std::to_string(budget_.max_steps()) +
+                              " steps (a step for each loop iteration, macro call, include, tag and operator, and for "
+                              "each byte or list element a filter, function, test or operator reads or writes): is a "
+                              "loop or a recursion unbounded? If not, do less work per render, e.g. process a long "
+                              "string once rather than in a loop");
+      case Budget::Limit::ValueSize:
+        return fail(span, "a value being built passed the limit of " + std::to_string(budget_.max_value_bytes()) +
+                              " bytes for a string or list a template builds (a list counts 16 bytes an element): "
+                              "build it from less data");
+      case Budget::Limit::Duration:
+        return fail(span, "rendering took longer than " + std::to_string(budget_.max_duration().count()) +
+                              " ms, the limit for one render: is a loop or a recursion unbounded? If not, do less "
+                              "work per render");
+      case Budget::Limit::None:
+        break;
+    }
+    return fail(span, "the render's budget is spent");
   }
   [[gnu::cold, gnu::noinline]] bool output_too_large(Span span) {
     return fail(span, "the output is larger than the limit of " + std::to_string(options_.max_output_bytes) + " bytes");
@@ -263,6 +288,7 @@ class Renderer {
                                    shown_name(*current().active->tpl) + "'");
       }
       if (index.is_string()) {
+        if (!charge(index.get_string().size(), seg.dynamic->span)) return false;
         keys.storage.emplace_back(index.get_string());
       } else if (index.is_number()) {
         keys.storage.push_back(number_key(index));
@@ -363,7 +389,7 @@ class Renderer {
     // Tera makes `__tera_context` up before asking any frame, and only as a
     // whole: `__tera_context.x` is an ordinary variable.
     if (key_count(keys) == 0 && root == "__tera_context") {
-      scratch_ = Value(to_json_pretty(context_dump()));
+      scratch_ = context_text(path.span);
       return &scratch_;
     }
     for (size_t i = top; i-- > 0;) {
@@ -395,9 +421,7 @@ class Renderer {
 
   template <class K>
   const Value* loop_value(const ForLoop& loop, const K& keys) {
-    if (const Value* ref = loop.current_ref()) return walk_keys(ref, keys);
-    scratch_ = loop.current_value();
-    return walk_keys(&scratch_, keys);
+    return walk_keys(&loop.current_value(), keys);
   }
 
   template <class K>
@@ -438,6 +462,20 @@ class Renderer {
     return dump;
   }
 
+  // The text of `__tera_context`, bounded as any value a template builds:
+  // locals may share a long list many times. Past the limit it is empty,
+  // the limit is recorded and the render ends there.
+  Value context_text(Span span) {
+    std::string text;
+    if (!append_json_pretty_within(text, context_dump(), budget_.max_value_bytes())) {
+      budget_.refuse_value();
+      limit_hit(span);
+      return Value();
+    }
+    if (!charge(text.size(), span)) return Value();
+    return Value(text);
+  }
+
   bool not_found(const Expr& path) {
     const std::string name = shown_name(*current().active->tpl);
     if (path.segments.empty() || path.dotted.find('[') == std::string::npos) {
@@ -475,10 +513,14 @@ class Renderer {
 
   bool apply_filter(const FilterCall& f, Value& value) {
     if (!f.def) return fail(f.span, "Filter `" + std::string(f.name) + "` not found");
+    if (!take_step(f.span)) return false;
     ArgFrame frame(arg_stack_);
     if (!eval_args(f.args)) return false;
-    Result<Value> r = f.def->fn(value, frame.args());
-    if (!r) return fail(f.span, "Filter call '" + std::string(f.name) + "' failed: " + r.error().message);
+    Result<Value> r = f.def->fn(value, frame.args(), budget_);
+    if (!r) {
+      if (spent()) return limit_hit(f.span);
+      return fail(f.span, "Filter call '" + std::string(f.name) + "' failed: " + r.error().message);
+    }
     value = std::move(r).value();
     return check_size(value, f.span);
   }
@@ -505,21 +547,29 @@ class Renderer {
   bool call_function(const Expr& e, Value& out) {
     if (!e.function_def) return fail(e.span, "Function '" + std::string(e.name) + "' not found");
     if (options_.isolated && !e.function_def->reads.empty()) return fail(e.span, isolation_message(*e.function_def));
+    if (!take_step(e.span)) return false;
     ArgFrame frame(arg_stack_);
     if (!eval_args(e.args)) return false;
-    Result<Value> r = e.function_def->fn(frame.args());
-    if (!r) return fail(e.span, "Function call '" + std::string(e.name) + "' failed: " + r.error().message);
+    Result<Value> r = e.function_def->fn(frame.args(), budget_);
+    if (!r) {
+      if (spent()) return limit_hit(e.span);
+      return fail(e.span, "Function call '" + std::string(e.name) + "' failed: " + r.error().message);
+    }
     out = std::move(r).value();
-    return true;
+    return check_size(out, e.span);
   }
 
+  // Each part is checked against the size limit before it is appended, and
+  // the text is charged as written.
   bool eval_concat(const Expr& e, Value& out) {
+    if (!charge(e.items.size(), e.span)) return false;
     std::string s;
     for (const ExprPtr& part : e.items) {
       Value v;
       switch (part->kind) {
         case Expr::Kind::Literal:
           if (part->literal->is_string()) {
+            if (!budget_.fits(s.size() + part->literal->get_string().size())) return limit_hit(e.span);
             s += part->literal->get_string();
           } else if (part->literal->is_int()) {
             append_int(s, part->literal->get_int());
@@ -538,6 +588,7 @@ class Renderer {
           break;
       }
       if (v.is_string()) {
+        if (!budget_.fits(s.size() + v.get_string().size())) return limit_hit(e.span);
         s += v.get_string();
       } else if (v.is_int()) {
         append_int(s, v.get_int());
@@ -549,6 +600,7 @@ class Renderer {
                                     std::string(part->kind == Expr::Kind::Path ? part->dotted : part->name));
       }
     }
+    if (!charge(s.size(), e.span)) return false;
     out = Value(s);
     return check_size(out, e.span);
   }
@@ -594,6 +646,9 @@ class Renderer {
         break;
       }
       case Expr::Kind::Array: {
+        // The items are shared, not copied: `[a, a]` costs two elements
+        // however long `a` is (its text is bounded where it is built).
+        if (!charge(e.items.size(), e.span)) return false;
         Array items;
         items.reserve(e.items.size());
         for (const ExprPtr& item : e.items) {
@@ -602,6 +657,7 @@ class Renderer {
           items.push_back(std::move(v));
         }
         out = Value(std::move(items));
+        if (!check_size(out, e.span)) return false;
         break;
       }
       case Expr::Kind::Concat:
@@ -652,6 +708,7 @@ class Renderer {
     bool res = false;
     switch (e.kind) {
       case Expr::Kind::Logic: {
+        if (!take_step(e.span)) return false;
         bool l;
         if (!eval_bool(*e.lhs, l)) return false;
         if (e.logic_op == LogicOp::Or) {
@@ -739,9 +796,13 @@ class Renderer {
     bool failed;
   };
   Snapshot snapshot() const { return {failed_}; }
-  void restore(const Snapshot& s) { failed_ = s.failed; }
+  // A limit that was hit is never undone: the render ends with it.
+  void restore(const Snapshot& s) {
+    if (!spent()) failed_ = s.failed;
+  }
 
   bool eval_compare(const Expr& e, bool& res) {
+    if (!take_step(e.span)) return false;
     if (e.compare_op == CompareOp::Eq || e.compare_op == CompareOp::NotEq) {
       Value l, r;
       if (!eval(*e.lhs, l) || !eval(*e.rhs, r)) return false;
@@ -749,7 +810,9 @@ class Renderer {
       if (l.is_number() || r.is_number()) {
         equal = l.is_number() && r.is_number() && l.as_double() == r.as_double();
       } else {
-        equal = l == r;
+        Result<bool> same = equal_values(l, r, budget_);
+        if (!same) return limit_hit(e.span);
+        equal = *same;
       }
       res = (e.compare_op == CompareOp::Eq) == equal;
       return true;
@@ -821,6 +884,7 @@ class Renderer {
   }
 
   bool eval_math(const Expr& e, Value& out, bool& nan) {
+    if (!take_step(e.span)) return false;
     Value l, r;
     bool lnan = false, rnan = false;
     if (!eval_number(*e.lhs, l, lnan) || !eval_number(*e.rhs, r, rnan)) return false;
@@ -896,21 +960,27 @@ class Renderer {
   }
 
   bool eval_in(const Expr& e, bool& out) {
+    if (!take_step(e.span)) return false;
     Value needle, haystack;
     if (!eval(*e.lhs, needle) || !eval(*e.rhs, haystack)) return false;
     bool present = false;
     if (haystack.is_array()) {
+      if (!charge(haystack.size(), e.span)) return false;
       for (const Value& item : haystack.get_array()) {
-        if (item == needle) {
+        Result<bool> same = equal_values(item, needle, budget_);
+        if (!same) return limit_hit(e.span);
+        if (*same) {
           present = true;
           break;
         }
       }
     } else if (haystack.is_string()) {
       if (!needle.is_string()) return fail(e.span, "Tried to check if a non-string is in a string");
+      if (!charge(haystack.get_string().size() + needle.get_string().size(), e.span)) return false;
       present = haystack.get_string().find(needle.get_string()) != std::string_view::npos;
     } else if (haystack.is_object()) {
       if (!needle.is_string()) return fail(e.span, "Tried to check if a non-string is in an object");
+      if (!charge(needle.get_string().size(), e.span)) return false;
       present = haystack.find(needle.get_string()) != nullptr;
     } else {
       return fail(e.span, "The `in` operator only supports strings, arrays and objects.");
@@ -921,6 +991,7 @@ class Renderer {
 
   bool eval_test(const Expr& e, bool& out) {
     if (!e.test_def) return fail(e.span, "Test '" + std::string(e.name) + "' not found");
+    if (!take_step(e.span)) return false;
     std::vector<Value> args;
     args.reserve(e.items.size());
     for (const ExprPtr& a : e.items) {
@@ -942,8 +1013,11 @@ class Renderer {
       restore(snap);
       found = false;
     }
-    Result<bool> r = e.test_def->fn(found ? &subject : nullptr, args);
-    if (!r) return fail(e.span, "Test call '" + std::string(e.name) + "' failed: " + r.error().message);
+    Result<bool> r = e.test_def->fn(found ? &subject : nullptr, args, budget_);
+    if (!r) {
+      if (spent()) return limit_hit(e.span);
+      return fail(e.span, "Test call '" + std::string(e.name) + "' failed: " + r.error().message);
+    }
     out = e.inverted ? !r.value() : r.value();
     return true;
   }
@@ -1021,7 +1095,9 @@ class Renderer {
     const bool saved_own_frames = own_frames_;
     own_frames_ = true;  // a macro frame ends every lookup
     ++macro_depth_;
-    bool ok = render_body(def.body, out);
+    // The text is copied into the caller's: charged, a recursion that fans
+    // out copies it once per level.
+    bool ok = render_body(def.body, out) && charge(out.size(), e.span);
     --macro_depth_;
     own_frames_ = saved_own_frames;
     source_ = saved;
@@ -1037,6 +1113,7 @@ class Renderer {
   }
 
   bool render_body(const Body& body, std::string& out) {
+    if (!body.empty() && !charge(body.size(), body.front()->span)) return false;
     for (const NodePtr& node : body) {
       // Text is most of a template: copy it without the full node dispatch.
       if (node->kind == Node::Kind::Text) {
@@ -1050,12 +1127,13 @@ class Renderer {
     return true;
   }
 
-  void write_value(const Value& v, const Expr& e, std::string& out) {
+  bool write_value(const Value& v, const Expr& e, std::string& out) {
     if (options_.autoescape && v.is_string() && (e.filters.empty() || e.filters.back().name != "safe")) {
       append_html_escaped(out, v.get_string());
-      return;
+      return true;
     }
-    append_rendered(out, v);
+    if (append_rendered(out, v, options_.max_output_bytes)) [[likely]] return true;
+    return output_too_large(e.span);
   }
 
   // A thin dispatcher: each kind of node has its own function, which keeps
@@ -1103,16 +1181,12 @@ class Renderer {
       // A bare variable is written straight from where it lives.
       const Value* found = nullptr;
       if (!lookup_ref(e, found)) return false;
-      if (found) {
-        write_value(*found, e, out);
-        return true;
-      }
+      if (found) return write_value(*found, e, out);
     }
     if (ends_in_plain_json_encode(e) && !e.negated && !options_.autoescape) return print_json(e, out);
     Value v;
     if (!eval(e, v)) return false;
-    write_value(v, e, out);
-    return true;
+    return write_value(v, e, out);
   }
 
   static bool ends_in_plain_json_encode(const Expr& e) {
@@ -1128,11 +1202,11 @@ class Renderer {
     bool settled = false;  // only for `not`, which does not come here
     if (!eval_unfiltered(e, v, settled)) return false;
     if (!apply_filters(e, e.filters.size() - 1, v)) return false;
+    const FilterCall& encode = e.filters.back();
+    if (!take_step(encode.span)) return false;
     const size_t before = out.size();
-    append_json(out, v);
-    const size_t bytes = out.size() - before;
-    if (bytes > options_.max_output_bytes) return value_too_large(e.filters.back().span, bytes);
-    return true;
+    if (!append_json_within(out, v, options_.max_output_bytes)) return output_too_large(encode.span);
+    return charge(out.size() - before, encode.span);
   }
 
   bool render_if(const Node& node, std::string& out) {
@@ -1161,8 +1235,8 @@ class Renderer {
     }
     Value v(body);
     if (!apply_filter(node.filter, v)) return false;
-    append_rendered(out, v);
-    return true;
+    if (append_rendered(out, v, options_.max_output_bytes)) return true;
+    return output_too_large(node.span);
   }
 
   bool render_loop_control(const Node& node) {
@@ -1194,6 +1268,7 @@ class Renderer {
       if (container.is_array()) {
         length = container.size();
       } else {
+        if (!charge(container.get_string().size(), c.span)) return false;
         starts = builtins::unicode::grapheme_starts(container.get_string());
         length = starts.size();
       }
@@ -1218,7 +1293,7 @@ class Renderer {
     size_t frame_index = depth_ - 1;
     for (size_t i = 0; i < length; ++i) {
       if (!take_step(node.span)) return false;
-      frames_[frame_index].loop.index = i;
+      frames_[frame_index].loop.move_to(i);
       if (!render_body(node.body, out)) return false;
       if (!check_output(out, node.span)) return false;
       Frame& loop_frame = frames_[frame_index];
@@ -1226,6 +1301,8 @@ class Renderer {
       loop_frame.loop.state = LoopState::Normal;
       loop_frame.locals.clear();
     }
+    ForLoop& done = frames_[frame_index].loop;
+    if (done.container.is_string()) done.grapheme = Value();
     pop_frame();
     return true;
   }
@@ -1302,6 +1379,7 @@ class Renderer {
   const LinkedTemplate* root_;
   const Value& context_;
   const RenderOptions& options_;
+  Budget budget_;
   const Template* source_ = nullptr;  // the template of the code running now
 
   std::vector<Frame> frames_;
@@ -1311,7 +1389,6 @@ class Renderer {
   std::vector<ActiveBlock> blocks_;
   std::map<const LinkedTemplate*, NamespaceMap> namespace_cache_;
   size_t macro_depth_ = 0;
-  uint64_t steps_ = 0;
   size_t include_depth_ = 0;
   // The frames below the code running now are its own template's, so the
   // frame hints of resolve_scopes hold.

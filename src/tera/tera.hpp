@@ -7,6 +7,7 @@
 //
 // Templates that include, extend or import others live in an Environment.
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,9 +42,18 @@ using TemplatePtr = std::shared_ptr<const Template>;
 // Rendering untrusted templates must end: these bounds turn a runaway loop,
 // recursion or string doubling into a render error.
 struct RenderOptions {
-  bool autoescape = false;                     // the output is YAML, so off by default
-  size_t max_output_bytes = 256u << 20;        // also the largest string a template may build
-  uint64_t max_steps = 100'000'000;            // loop iterations plus macro calls plus includes
+  bool autoescape = false;  // the output is YAML, so off by default
+  // The output, and also the largest string or list a template may build (a
+  // list counting 16 bytes an element): builders stop when they pass it.
+  size_t max_output_bytes = 256u << 20;
+  // The work a render may do: a step for each loop iteration, macro call,
+  // include, tag and operator, and for each byte or list element that a
+  // filter, function, test or operator reads or writes. Deterministic: the
+  // same template and data stop at the same place on any machine.
+  uint64_t max_steps = 100'000'000;
+  // A wall-clock bound on top, for work the steps undercount; zero for none.
+  // Checked every few thousand steps, so it is a backstop, not a timer.
+  std::chrono::milliseconds max_duration{0};
   // The output follows from the template and the context alone: calling a
   // function that reads the clock, a random source or the environment (now,
   // get_random, get_env) is an error. For templates from untrusted authors

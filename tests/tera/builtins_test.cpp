@@ -22,7 +22,7 @@ Result<Value> call(std::string_view filter, const Value& input, std::string_view
   keep = json(args);
   static std::vector<Arg> list;
   list = testing::named_args(keep);
-  return def->fn(input, Args(list));
+  return def->fn(input, Args(list), testing::fresh_budget());
 }
 
 std::string ok_string(const Result<Value>& r) {
@@ -148,15 +148,33 @@ TEST(Builtins, DottedPathsFromTera118) {
 
 // ---- helpers the renderer uses ----
 
+std::string rendered(const Value& v) {
+  std::string out;
+  EXPECT_TRUE(append_rendered(out, v, SIZE_MAX));
+  return out;
+}
+
 TEST(Builtins, AppendRendered) {
-  EXPECT_EQ(render_to_string(json(R"([1, 1.5, "a", true, null, [2.0], {"x": 1}])")), "[1, 1.5, a, true, , [2], [object]]");
-  EXPECT_EQ(render_to_string(Value(1e21)), "1000000000000000000000");
-  EXPECT_EQ(render_to_string(Value(0.1)), "0.1");
-  EXPECT_EQ(render_to_string(Value(-0.0)), "-0");
-  EXPECT_EQ(render_to_string(Value()), "");
+  EXPECT_EQ(rendered(json(R"([1, 1.5, "a", true, null, [2.0], {"x": 1}])")), "[1, 1.5, a, true, , [2], [object]]");
+  EXPECT_EQ(rendered(Value(1e21)), "1000000000000000000000");
+  EXPECT_EQ(rendered(Value(0.1)), "0.1");
+  EXPECT_EQ(rendered(Value(-0.0)), "-0");
+  EXPECT_EQ(rendered(Value()), "");
   std::string out = "x";
-  append_rendered(out, Value(int64_t{-5}));
+  EXPECT_TRUE(append_rendered(out, Value(int64_t{-5}), 3));
   EXPECT_EQ(out, "x-5");
+}
+
+TEST(Builtins, AppendRenderedStopsAtTheLimitWithWhatFitted) {
+  std::string out = "x";
+  EXPECT_FALSE(append_rendered(out, json(R"(["abc", 12345, "de"])"), 9));
+  EXPECT_EQ(out, "x[abc, ");
+  out.clear();
+  EXPECT_FALSE(append_rendered(out, Value(int64_t{-12345}), 5));
+  EXPECT_EQ(out, "");
+  out.clear();
+  EXPECT_TRUE(append_rendered(out, json(R"([[1, 2], "ab"])"), 13));
+  EXPECT_EQ(out, "[[1, 2], ab]");
 }
 
 TEST(Builtins, Truthiness) {
@@ -190,7 +208,7 @@ TEST(Builtins, HtmlEscape) {
 TEST(Builtins, NowShapes) {
   const FunctionDef* now = find_function("now");
   std::vector<Arg> none;
-  auto local = now->fn(Args(none));
+  auto local = now->fn(Args(none), testing::fresh_budget());
   ASSERT_TRUE(local.ok());
   ASSERT_TRUE(local->is_string());
   std::string_view s = local->get_string();
@@ -200,12 +218,12 @@ TEST(Builtins, NowShapes) {
 
   Value t(true);
   std::vector<Arg> utc{{"utc", t}};
-  auto u = now->fn(Args(utc));
+  auto u = now->fn(Args(utc), testing::fresh_budget());
   ASSERT_TRUE(u.ok());
   EXPECT_EQ(u->get_string().substr(u->get_string().size() - 6), "+00:00");
 
   std::vector<Arg> ts{{"timestamp", t}};
-  auto stamp = now->fn(Args(ts));
+  auto stamp = now->fn(Args(ts), testing::fresh_budget());
   ASSERT_TRUE(stamp.ok());
   ASSERT_TRUE(stamp->is_int());
   int64_t wall = std::chrono::duration_cast<std::chrono::seconds>(
@@ -218,21 +236,21 @@ TEST(Builtins, GetRandomStaysInRange) {
   Value start(-3), end(4);
   std::vector<Arg> args{{"start", start}, {"end", end}};
   for (int i = 0; i < 200; ++i) {
-    auto r = rnd->fn(Args(args));
+    auto r = rnd->fn(Args(args), testing::fresh_budget());
     ASSERT_TRUE(r.ok());
     EXPECT_GE(r->get_int(), -3);
     EXPECT_LT(r->get_int(), 4);
   }
   Value same(4);
   std::vector<Arg> empty{{"start", same}, {"end", same}};
-  EXPECT_FALSE(rnd->fn(Args(empty)).ok());  // Tera panics on an empty range
+  EXPECT_FALSE(rnd->fn(Args(empty), testing::fresh_budget()).ok());  // Tera panics on an empty range
 }
 
 TEST(Builtins, GetEnvReadsTheEnvironment) {
   ::setenv("SINDRI_BUILTINS_TEST_VAR", "hello", 1);
   Value name("SINDRI_BUILTINS_TEST_VAR");
   std::vector<Arg> args{{"name", name}};
-  auto r = find_function("get_env")->fn(Args(args));
+  auto r = find_function("get_env")->fn(Args(args), testing::fresh_budget());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->get_string(), "hello");
 }
@@ -240,21 +258,21 @@ TEST(Builtins, GetEnvReadsTheEnvironment) {
 TEST(Builtins, RangeRefusesZeroStep) {
   Value end(3), zero(0);
   std::vector<Arg> args{{"end", end}, {"step_by", zero}};
-  EXPECT_FALSE(find_function("range")->fn(Args(args)).ok());  // Tera loops forever
+  EXPECT_FALSE(find_function("range")->fn(Args(args), testing::fresh_budget()).ok());  // Tera loops forever
 }
 
 // ---- robustness ----
 
 TEST(Builtins, MatchingInvalidRegexIsAnError) {
   Value s("abc"), bad("(");
-  auto r = find_test("matching")->fn(&s, std::span<const Value>(&bad, 1));
+  auto r = find_test("matching")->fn(&s, std::span<const Value>(&bad, 1), testing::fresh_budget());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message.rfind("Tester `matching`: Invalid regular expression: ", 0), 0u);
 }
 
 TEST(Builtins, MatchingPathologicalPatternTerminates) {
   Value s(std::string(40, 'a') + "!"), pat("^(a+)+$");
-  auto r = find_test("matching")->fn(&s, std::span<const Value>(&pat, 1));
+  auto r = find_test("matching")->fn(&s, std::span<const Value>(&pat, 1), testing::fresh_budget());
   // Either answer is quick: no match, or the match limit reports an error.
   if (r.ok()) {
     EXPECT_FALSE(*r);
@@ -263,7 +281,7 @@ TEST(Builtins, MatchingPathologicalPatternTerminates) {
 
 TEST(Builtins, ContainingWithoutParameterOnArrayIsAnError) {
   Value arr = json("[1]");
-  EXPECT_FALSE(find_test("containing")->fn(&arr, {}).ok());  // Tera panics
+  EXPECT_FALSE(find_test("containing")->fn(&arr, {}, testing::fresh_budget()).ok());  // Tera panics
 }
 
 TEST(Builtins, DateErrorsInsteadOfPanicking) {

@@ -8,9 +8,19 @@
 #include <vector>
 
 #include "tera/builtins.hpp"
+#include "tera/tera.hpp"
 #include "value/json.hpp"
 
 namespace sindri::tera::testing {
+
+// A new budget of a render with the default options, for calling a builtin
+// directly; valid until the next call.
+inline Budget& fresh_budget() {
+  static const RenderOptions options;
+  thread_local Budget budget(options);
+  budget = Budget(options);
+  return budget;
+}
 
 inline Value json(std::string_view text) {
   auto v = parse_json(text);
@@ -38,7 +48,7 @@ inline void filter_case(std::string_view name, const char* input, std::string_vi
     for (auto p : def->params) known |= p == arg.name;
     EXPECT_TRUE(known) << "param " << arg.name << " not declared";
   }
-  Result<Value> r = def->fn(in, Args(list));
+  Result<Value> r = def->fn(in, Args(list), fresh_budget());
   if (ok) {
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(to_json(*r), expected);
@@ -55,7 +65,7 @@ inline void test_case(std::string_view name, const char* input, std::string_view
   ASSERT_NE(def, nullptr);
   Value in = input ? json(input) : Value();
   Value a = json(args);
-  Result<bool> r = def->fn(input ? &in : nullptr, std::span<const Value>(a.get_array()));
+  Result<bool> r = def->fn(input ? &in : nullptr, std::span<const Value>(a.get_array()), fresh_budget());
   if (ok) {
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(*r ? "true" : "false", expected);
@@ -72,7 +82,7 @@ inline void function_case(std::string_view name, const char* /*input*/, std::str
   ASSERT_NE(def, nullptr);
   Value a = json(args);
   std::vector<Arg> list = named_args(a);
-  Result<Value> r = def->fn(Args(list));
+  Result<Value> r = def->fn(Args(list), fresh_budget());
   if (ok) {
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(to_json(*r), expected);

@@ -834,10 +834,11 @@ std::string offset_name(int32_t off) {
 
 }  // namespace
 
-Result<Value> f_date(const Value& input, const Args& args) {
+Result<Value> f_date(const Value& input, const Args& args, Budget& budget) {
   auto fmt_arg = arg_string(args, "date", "format", "%Y-%m-%d");
   if (!fmt_arg) return fmt_arg.error();
   std::string_view format = *fmt_arg;
+  if (!budget.charge(format.size())) return Budget::stopped();
   {
     std::string scratch;
     DateTime epoch;
@@ -850,6 +851,7 @@ Result<Value> f_date(const Value& input, const Args& args) {
   std::shared_ptr<const Zone> zone;
   if (const Value* tz = args.find("timezone")) {
     if (!tz->is_string()) return incorrect_arg("date", "timezone", *tz, "String");
+    if (!budget.charge(tz->get_string().size())) return Budget::stopped();
     zone = find_zone(tz->get_string());
     if (!zone) {
       std::string m = "Error parsing `";
@@ -885,6 +887,7 @@ Result<Value> f_date(const Value& input, const Args& args) {
     }
     case Value::Kind::String: {
       std::string_view s = input.get_string();
+      if (!budget.charge(s.size())) return Budget::stopped();
       if (s.find('T') != std::string_view::npos) {
         int32_t o;
         if (parse_rfc3339(s, dt, o)) {
@@ -934,10 +937,12 @@ Result<Value> f_date(const Value& input, const Args& args) {
     m.append(format).append("`: the value has no time zone offset");
     return Error{std::move(m)};
   }
+  // An item of two bytes may write thirty (`%+`).
+  if (!budget.charge(out.size())) return Budget::stopped();
   return Value(out);
 }
 
-Result<Value> fn_now(const Args& args) {
+Result<Value> fn_now(const Args& args, Budget&) {
   bool utc = false, timestamp = false;
   if (const Value* v = args.find("utc")) {
     if (!v->is_bool()) return Error{"Function `now` received utc=" + display(*v) + " but `utc` can only be a boolean"};

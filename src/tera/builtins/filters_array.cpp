@@ -1,12 +1,14 @@
 // Filters on arrays (Tera's builtins/filters/array.rs and filter_utils.rs).
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "tera/builtins/internal.hpp"
 #include "tera/builtins/unicode.hpp"
+#include "value/json.hpp"
 #include "value/number_format.hpp"
 
 namespace sindri::tera::builtins {
@@ -42,21 +44,26 @@ int family(const Value& v) {
   }
 }
 
+// Reading `attribute` of each element parses the path anew.
+uint64_t attribute_steps(const Array& arr, std::string_view attribute) {
+  return static_cast<uint64_t>(arr.size()) * (1 + attribute.size());
+}
+
 }  // namespace
 
-Result<Value> f_first(const Value& input, const Args&) {
+Result<Value> f_first(const Value& input, const Args&, Budget&) {
   SINDRI_ARRAY_INPUT(arr, "first");
   if (arr.empty()) return Value("");
   return arr.front();
 }
 
-Result<Value> f_last(const Value& input, const Args&) {
+Result<Value> f_last(const Value& input, const Args&, Budget&) {
   SINDRI_ARRAY_INPUT(arr, "last");
   if (arr.empty()) return Value("");
   return arr.back();
 }
 
-Result<Value> f_nth(const Value& input, const Args& args) {
+Result<Value> f_nth(const Value& input, const Args& args, Budget&) {
   SINDRI_ARRAY_INPUT(arr, "nth");
   if (arr.empty()) return Value("");
   const Value* n = args.find("n");
@@ -67,29 +74,37 @@ Result<Value> f_nth(const Value& input, const Args& args) {
   return arr[idx];
 }
 
-Result<Value> f_join(const Value& input, const Args& args) {
+Result<Value> f_join(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "join");
   std::string sep;
   if (const Value* s = args.find("sep")) {
     if (!s->is_string()) return incorrect_arg("truncate", "sep", *s, "String");
+    if (!budget.charge(s->get_string().size())) return Budget::stopped();
     sep = unescape_pat(s->get_string());  // Tera 1.20
   }
+  if (!budget.charge(arr.size())) return Budget::stopped();
   std::string out;
   bool first = true;
   for (const Value& v : arr) {
-    if (!first) out.append(sep);
+    // Each element may add all of the separator.
+    if (!first) {
+      if (!budget.fits(out.size() + sep.size())) return Budget::stopped();
+      out.append(sep);
+    }
     first = false;
-    append_rendered(out, v);
+    if (!append_rendered(out, v, budget.max_value_bytes())) return budget.refuse_value();
   }
+  if (!budget.charge(out.size())) return Budget::stopped();
   return Value(out);
 }
 
-Result<Value> f_sort(const Value& input, const Args& args) {
+Result<Value> f_sort(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "sort");
   if (arr.empty()) return input;
   auto attr = arg_string(args, "sort", "attribute", "");
   if (!attr) return attr.error();
   std::string_view attribute = *attr;
+  if (!budget.charge(attribute_steps(arr, attribute))) return Budget::stopped();
   const Value* first = dotted_pointer(arr[0], attribute);
   if (!first) return attribute_error(attribute);
 
@@ -131,6 +146,13 @@ Result<Value> f_sort(const Value& input, const Args& args) {
     }
     order.emplace_back(key, i);
   }
+  if (kind == Value::Kind::String) {
+    // A comparison reads at most the shorter key, and each key is compared
+    // in about log2(n) merges: equal long keys make a sort long.
+    uint64_t key_bytes = 0;
+    for (const auto& p : order) key_bytes += p.first->get_string().size();
+    if (!budget.charge(key_bytes * static_cast<uint64_t>(std::bit_width(order.size())))) return Budget::stopped();
+  }
   auto by = [&](auto less) {
     auto key_less = [&](const auto& a, const auto& b) { return less(*a.first, *b.first); };
     if (order.size() > kInsertionSortMax) {
@@ -166,7 +188,7 @@ Result<Value> f_sort(const Value& input, const Args& args) {
   return Value(std::move(out));
 }
 
-Result<Value> f_unique(const Value& input, const Args& args) {
+Result<Value> f_unique(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "unique");
   if (arr.empty()) return input;
   auto cs = arg_bool(args, "unique", "case_sensitive", false);
@@ -174,6 +196,7 @@ Result<Value> f_unique(const Value& input, const Args& args) {
   auto attr = arg_string(args, "unique", "attribute", "");
   if (!attr) return attr.error();
   std::string_view attribute = *attr;
+  if (!budget.charge(attribute_steps(arr, attribute))) return Budget::stopped();
   const Value* first = dotted_pointer(arr[0], attribute);
   if (!first) return attribute_error(attribute);
   switch (first->kind()) {
@@ -206,6 +229,7 @@ Result<Value> f_unique(const Value& input, const Args& args) {
         fresh = ints.insert(key->get_int()).second;
         break;
       case Value::Kind::String: {
+        if (!budget.charge(key->get_string().size())) return Budget::stopped();
         std::string k;
         if (*cs) {
           k = key->get_string();
@@ -223,19 +247,26 @@ Result<Value> f_unique(const Value& input, const Args& args) {
   return Value(std::move(out));
 }
 
-Result<Value> f_group_by(const Value& input, const Args& args) {
+Result<Value> f_group_by(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "group_by");
   if (arr.empty()) return Value(Object{});
   const Value* a = args.find("attribute");
   if (!a) return Error{"The `group_by` filter has to have an `attribute` argument"};
   if (!a->is_string()) return incorrect_arg("group_by", "attribute", *a, "String");
   std::string_view attribute = a->get_string();
+  if (!budget.charge(attribute_steps(arr, attribute))) return Budget::stopped();
   std::vector<std::pair<std::string, Array>> groups;
   std::unordered_map<std::string, size_t> index;
   for (const Value& v : arr) {
     const Value* key = dotted_pointer(v, attribute);
     if (!key || key->is_null()) continue;
-    std::string k = key->is_string() ? std::string(key->get_string()) : display(*key);
+    std::string k;
+    if (key->is_string()) {
+      k = key->get_string();
+    } else if (!append_json_within(k, *key, budget.max_value_bytes())) {
+      return budget.refuse_value();
+    }
+    if (!budget.charge(k.size())) return Budget::stopped();
     auto [it, inserted] = index.emplace(k, groups.size());
     if (inserted) groups.emplace_back(std::move(k), Array{});
     groups[it->second].second.push_back(v);
@@ -246,13 +277,14 @@ Result<Value> f_group_by(const Value& input, const Args& args) {
   return Value(std::move(obj));
 }
 
-Result<Value> f_filter(const Value& input, const Args& args) {
+Result<Value> f_filter(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "filter");
   if (arr.empty()) return input;
   const Value* a = args.find("attribute");
   if (!a) return Error{"The `filter` filter has to have an `attribute` argument"};
   if (!a->is_string()) return incorrect_arg("filter", "attribute", *a, "String");
   std::string_view attribute = a->get_string();
+  if (!budget.charge(attribute_steps(arr, attribute))) return Budget::stopped();
   static const Value kNull;
   const Value* want = args.find("value");
   if (!want) want = &kNull;
@@ -260,20 +292,26 @@ Result<Value> f_filter(const Value& input, const Args& args) {
   for (const Value& v : arr) {
     const Value* val = dotted_pointer(v, attribute);
     if (!val) val = &kNull;
-    bool keep = want->is_null() ? !val->is_null() : *val == *want;
+    bool keep = !val->is_null();
+    if (!want->is_null()) {
+      Result<bool> same = equal_values(*val, *want, budget);
+      if (!same) return same.error();
+      keep = *same;
+    }
     if (keep) out.push_back(v);
   }
   if (out.size() == arr.size()) return input;
   return Value(std::move(out));
 }
 
-Result<Value> f_map(const Value& input, const Args& args) {
+Result<Value> f_map(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "map");
   if (arr.empty()) return input;
   const Value* a = args.find("attribute");
   if (!a) return Error{"The `map` filter has to have an `attribute` argument"};
   if (!a->is_string()) return incorrect_arg("map", "attribute", *a, "String");
   std::string_view attribute = a->get_string();
+  if (!budget.charge(attribute_steps(arr, attribute))) return Budget::stopped();
   Array out;
   out.reserve(arr.size());
   for (const Value& v : arr) {
@@ -299,7 +337,7 @@ size_t slice_index(double i, size_t len) {
 
 }  // namespace
 
-Result<Value> f_slice(const Value& input, const Args& args) {
+Result<Value> f_slice(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "slice");
   if (arr.empty()) return input;
   size_t start = 0;
@@ -317,13 +355,16 @@ Result<Value> f_slice(const Value& input, const Args& args) {
   if (end > arr.size()) end = arr.size();
   if (start >= end) return Value(Array{});
   if (start == 0 && end == arr.size()) return input;
+  if (!budget.charge(end - start)) return Budget::stopped();
   return Value(Array(arr.begin() + static_cast<ptrdiff_t>(start), arr.begin() + static_cast<ptrdiff_t>(end)));
 }
 
-Result<Value> f_concat(const Value& input, const Args& args) {
+Result<Value> f_concat(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "concat");
   const Value* with = args.find("with");
   if (!with) return Error{"The `concat` filter has to have a `with` argument"};
+  const uint64_t size = arr.size() + (with->is_array() ? with->size() : 1);
+  if (!budget.fits_list(size) || !budget.charge(size)) return Budget::stopped();
   Array out;
   if (with->is_array()) {
     out.reserve(arr.size() + with->size());

@@ -8,7 +8,7 @@
 namespace sindri::tera::builtins {
 
 // Tera 1.18+.
-Result<Value> f_abs(const Value& input, const Args&) {
+Result<Value> f_abs(const Value& input, const Args&, Budget&) {
   if (input.is_int()) {
     int64_t i = input.get_int();
     if (i >= 0) return input;
@@ -19,7 +19,7 @@ Result<Value> f_abs(const Value& input, const Args&) {
   return Error{"Filter `abs` was used on a value that isn't a number."};
 }
 
-Result<Value> f_pluralize(const Value& input, const Args& args) {
+Result<Value> f_pluralize(const Value& input, const Args& args, Budget&) {
   double num;
   if (!as_f64(input, num)) return incorrect_value("pluralize", input, "f64");
   auto plural = arg_string(args, "pluralize", "plural", "s");
@@ -30,7 +30,7 @@ Result<Value> f_pluralize(const Value& input, const Args& args) {
   return Value(*singular);
 }
 
-Result<Value> f_round(const Value& input, const Args& args) {
+Result<Value> f_round(const Value& input, const Args& args, Budget&) {
   double num;
   if (!as_f64(input, num)) return incorrect_value("round", input, "f64");
   auto method = arg_string(args, "round", "method", "common");
@@ -74,7 +74,7 @@ Result<Value> f_round(const Value& input, const Args& args) {
 
 // humansize with Tera's options: 1024 divider, KB/MB/... units (KiB/MiB/...
 // with binary=true, Tera 1.18+), two decimals unless the value is whole.
-Result<Value> f_filesizeformat(const Value& input, const Args& args) {
+Result<Value> f_filesizeformat(const Value& input, const Args& args, Budget&) {
   uint64_t num;
   if (!as_usize(input, num)) return incorrect_value("filesizeformat", input, "usize");
   auto binary = arg_bool(args, "filesizeformat", "binary", false);

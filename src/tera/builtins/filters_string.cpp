@@ -10,21 +10,28 @@ namespace sindri::tera::builtins {
 
 namespace {
 
-// The input of a filter that requires a string.
+// The input of a filter that requires a string, charged as read: the
+// filters whose output may be larger than a constant times their input
+// also charge what they write.
 #define SINDRI_STRING_INPUT(var, filter)                                   \
   if (!input.is_string()) return incorrect_value(filter, input, "String"); \
-  std::string_view var = input.get_string()
+  std::string_view var = input.get_string();                               \
+  if (!budget.charge(var.size())) return Budget::stopped()
 
 Value same_or(const Value& input, std::string_view s, std::string_view out) {
   if (out.size() == s.size()) return input;  // unchanged: share the original
   return Value(out);
 }
 
-std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
+// `s` with every `from` replaced by `to`, unless that would pass the size
+// limit: each occurrence may add all of `to`.
+Result<std::string> replace_all(std::string_view s, std::string_view from, std::string_view to, Budget& budget) {
   std::string out;
   if (from.empty()) {
     // Rust inserts `to` around every char.
-    out.reserve(s.size() + (count_chars(s) + 1) * to.size());
+    const size_t size = s.size() + (count_chars(s) + 1) * to.size();
+    if (!budget.fits(size)) return Budget::stopped();
+    out.reserve(size);
     out.append(to);
     size_t i = 0;
     while (i < s.size()) {
@@ -40,24 +47,27 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
   while (true) {
     size_t hit = s.find(from, pos);
     if (hit == std::string_view::npos) break;
+    if (!budget.fits(out.size() + (hit - pos) + to.size())) return Budget::stopped();
     out.append(s.substr(pos, hit - pos));
     out.append(to);
     pos = hit + from.size();
   }
+  if (!budget.fits(out.size() + (s.size() - pos))) return Budget::stopped();
   out.append(s.substr(pos));
   return out;
 }
 
-Result<std::string> pat_arg(const Args& args, std::string_view filter) {
+Result<std::string> pat_arg(const Args& args, std::string_view filter, Budget& budget) {
   const Value* p = args.find("pat");
   if (!p) return missing_arg(filter, "pat");
   if (!p->is_string()) return incorrect_arg(filter, "pat", *p, "String");
+  if (!budget.charge(p->get_string().size())) return Budget::stopped();
   return unescape_pat(p->get_string());
 }
 
 }  // namespace
 
-Result<Value> f_upper(const Value& input, const Args&) {
+Result<Value> f_upper(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "upper");
   std::string out;
   out.reserve(s.size());
@@ -65,7 +75,7 @@ Result<Value> f_upper(const Value& input, const Args&) {
   return Value(out);
 }
 
-Result<Value> f_lower(const Value& input, const Args&) {
+Result<Value> f_lower(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "lower");
   std::string out;
   out.reserve(s.size());
@@ -73,24 +83,24 @@ Result<Value> f_lower(const Value& input, const Args&) {
   return Value(out);
 }
 
-Result<Value> f_trim(const Value& input, const Args&) {
+Result<Value> f_trim(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "trim");
   return same_or(input, s, rust_trim(s));
 }
 
-Result<Value> f_trim_start(const Value& input, const Args&) {
+Result<Value> f_trim_start(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "trim_start");
   return same_or(input, s, rust_trim_start(s));
 }
 
-Result<Value> f_trim_end(const Value& input, const Args&) {
+Result<Value> f_trim_end(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "trim_end");
   return same_or(input, s, rust_trim_end(s));
 }
 
-Result<Value> f_trim_start_matches(const Value& input, const Args& args) {
+Result<Value> f_trim_start_matches(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "trim_start_matches");
-  auto pat = pat_arg(args, "trim_start_matches");
+  auto pat = pat_arg(args, "trim_start_matches", budget);
   if (!pat) return pat.error();
   std::string_view r = s;
   if (!pat->empty()) {
@@ -99,9 +109,9 @@ Result<Value> f_trim_start_matches(const Value& input, const Args& args) {
   return same_or(input, s, r);
 }
 
-Result<Value> f_trim_end_matches(const Value& input, const Args& args) {
+Result<Value> f_trim_end_matches(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "trim_end_matches");
-  auto pat = pat_arg(args, "trim_end_matches");
+  auto pat = pat_arg(args, "trim_end_matches", budget);
   if (!pat) return pat.error();
   std::string_view r = s;
   if (!pat->empty()) {
@@ -110,7 +120,7 @@ Result<Value> f_trim_end_matches(const Value& input, const Args& args) {
   return same_or(input, s, r);
 }
 
-Result<Value> f_truncate(const Value& input, const Args& args) {
+Result<Value> f_truncate(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "truncate");
   auto length = arg_usize(args, "truncate", "length", 255);
   if (!length) return length.error();
@@ -120,6 +130,7 @@ Result<Value> f_truncate(const Value& input, const Args& args) {
   if (*length >= s.size()) return input;
   size_t cut = unicode::grapheme_offset(s, static_cast<size_t>(*length));
   if (cut == std::string_view::npos) return input;
+  if (!budget.charge(end->size())) return Budget::stopped();
   std::string out;
   out.reserve(cut + end->size());
   out.append(s.substr(0, cut));
@@ -127,7 +138,7 @@ Result<Value> f_truncate(const Value& input, const Args& args) {
   return Value(out);
 }
 
-Result<Value> f_wordcount(const Value& input, const Args&) {
+Result<Value> f_wordcount(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "wordcount");
   int64_t words = 0;
   bool in_word = false;
@@ -140,7 +151,7 @@ Result<Value> f_wordcount(const Value& input, const Args&) {
   return Value(words);
 }
 
-Result<Value> f_replace(const Value& input, const Args& args) {
+Result<Value> f_replace(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "replace");
   const Value* from = args.find("from");
   if (!from) return missing_arg("replace", "from");
@@ -150,10 +161,13 @@ Result<Value> f_replace(const Value& input, const Args& args) {
   if (!to->is_string()) return incorrect_arg("replace", "to", *to, "String");
   std::string_view f = from->get_string();
   if (!f.empty() && s.find(f) == std::string_view::npos) return input;
-  return Value(replace_all(s, f, to->get_string()));
+  Result<std::string> out = replace_all(s, f, to->get_string(), budget);
+  if (!out) return out.error();
+  if (!budget.charge(out->size())) return Budget::stopped();
+  return Value(*out);
 }
 
-Result<Value> f_capitalize(const Value& input, const Args&) {
+Result<Value> f_capitalize(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "capitalize");
   if (s.empty()) return Value("");
   size_t i = 0;
@@ -167,7 +181,7 @@ Result<Value> f_capitalize(const Value& input, const Args&) {
 
 // Tera 1.18+: `\b(?P<first>[\w'])(?P<rest>[\w']*)\b` replaced by
 // first.to_uppercase() + rest.to_lowercase().
-Result<Value> f_title(const Value& input, const Args&) {
+Result<Value> f_title(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "title");
   // Decode once: code points with their byte offsets.
   std::vector<char32_t> cps;
@@ -213,7 +227,7 @@ Result<Value> f_title(const Value& input, const Args&) {
   return Value(out);
 }
 
-Result<Value> f_linebreaksbr(const Value& input, const Args&) {
+Result<Value> f_linebreaksbr(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "linebreaksbr");
   if (s.find('\n') == std::string_view::npos) return input;
   std::string out;
@@ -234,7 +248,7 @@ Result<Value> f_linebreaksbr(const Value& input, const Args&) {
 // Tera 1.18+ `indent`: prefix (default 4 spaces) before every line but the
 // first (unless first=true) and blank ones (unless blank=true). Lines are
 // Rust's str::lines(): a final newline ends the last line, "\r\n" counts as one.
-Result<Value> f_indent(const Value& input, const Args& args) {
+Result<Value> f_indent(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "indent");
   auto prefix = arg_string(args, "indent", "prefix", "    ");
   if (!prefix) return prefix.error();
@@ -258,6 +272,8 @@ Result<Value> f_indent(const Value& input, const Args& args) {
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       pos = nl + 1;
     }
+    // Each line may add all of the prefix.
+    if (!budget.fits(out.size() + 1 + prefix->size() + line.size())) return Budget::stopped();
     if (first_pass) {
       if (*first) out.append(*prefix);
       first_pass = false;
@@ -267,11 +283,12 @@ Result<Value> f_indent(const Value& input, const Args& args) {
     }
     out.append(line);
   }
+  if (!budget.charge(out.size())) return Budget::stopped();
   return Value(out);
 }
 
 // `(<!--.*?-->|<[^>]*>)` removed.
-Result<Value> f_striptags(const Value& input, const Args&) {
+Result<Value> f_striptags(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "striptags");
   if (s.find('<') == std::string_view::npos) return input;
   std::string out;
@@ -303,7 +320,7 @@ Result<Value> f_striptags(const Value& input, const Args&) {
 }
 
 // `>\s+<` replaced by `><`.
-Result<Value> f_spaceless(const Value& input, const Args&) {
+Result<Value> f_spaceless(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "spaceless");
   std::string out;
   size_t copied = 0;
@@ -364,19 +381,19 @@ bool is_alnum(unsigned char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c
 
 }  // namespace
 
-Result<Value> f_urlencode(const Value& input, const Args&) {
+Result<Value> f_urlencode(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "urlencode");
   return percent_encode(input, s, [](unsigned char c) {
     return is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/' || c == '%';
   });
 }
 
-Result<Value> f_urlencode_strict(const Value& input, const Args&) {
+Result<Value> f_urlencode_strict(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "urlencode_strict");
   return percent_encode(input, s, is_alnum);
 }
 
-Result<Value> f_escape(const Value& input, const Args&) {
+Result<Value> f_escape(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "escape_html");
   std::string out;
   append_html_escaped(out, s);
@@ -384,7 +401,7 @@ Result<Value> f_escape(const Value& input, const Args&) {
   return Value(out);
 }
 
-Result<Value> f_escape_xml(const Value& input, const Args&) {
+Result<Value> f_escape_xml(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "escape_html");
   std::string out;
   out.reserve(s.size() + 16);
@@ -402,7 +419,7 @@ Result<Value> f_escape_xml(const Value& input, const Args&) {
   return Value(out);
 }
 
-Result<Value> f_addslashes(const Value& input, const Args&) {
+Result<Value> f_addslashes(const Value& input, const Args&, Budget& budget) {
   SINDRI_STRING_INPUT(s, "addslashes");
   std::string out;
   out.reserve(s.size() + 8);
@@ -414,12 +431,15 @@ Result<Value> f_addslashes(const Value& input, const Args&) {
   return Value(out);
 }
 
-Result<Value> f_split(const Value& input, const Args& args) {
+Result<Value> f_split(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "split");
-  auto pat = pat_arg(args, "split");
+  auto pat = pat_arg(args, "split", budget);
   if (!pat) return pat.error();
   Array parts;
   if (pat->empty()) {
+    const size_t count = count_chars(s) + 2;
+    if (!budget.fits_list(count)) return Budget::stopped();
+    parts.reserve(count);
     parts.emplace_back("");
     size_t i = 0;
     while (i < s.size()) {
@@ -428,16 +448,19 @@ Result<Value> f_split(const Value& input, const Args& args) {
       parts.emplace_back(s.substr(start, i - start));
     }
     parts.emplace_back("");
+    if (!budget.charge(parts.size())) return Budget::stopped();
     return Value(std::move(parts));
   }
   size_t pos = 0;
   while (true) {
     size_t hit = s.find(*pat, pos);
     if (hit == std::string_view::npos) break;
+    if (!budget.fits_list(parts.size() + 2)) return Budget::stopped();  // this part and the last
     parts.emplace_back(s.substr(pos, hit - pos));
     pos = hit + pat->size();
   }
   parts.emplace_back(s.substr(pos));
+  if (!budget.charge(parts.size())) return Budget::stopped();
   return Value(std::move(parts));
 }
 
@@ -479,7 +502,7 @@ std::string_view strip_all_prefix(std::string_view s, std::string_view p) {
 
 }  // namespace
 
-Result<Value> f_int(const Value& input, const Args& args) {
+Result<Value> f_int(const Value& input, const Args& args, Budget& budget) {
   int64_t def = 0;
   if (const Value* d = args.find("default")) {
     if (!d->is_int()) return incorrect_arg("int", "default", *d, "i64");
@@ -492,6 +515,7 @@ Result<Value> f_int(const Value& input, const Args& args) {
   }
   switch (input.kind()) {
     case Value::Kind::String: {
+      if (!budget.charge(input.get_string().size())) return Budget::stopped();
       if (base < 2 || base > 36) {
         return Error{"from_str_radix_int: must lie in the range `[2, 36]` - found " + std::to_string(base)};
       }
@@ -516,13 +540,14 @@ Result<Value> f_int(const Value& input, const Args& args) {
   }
 }
 
-Result<Value> f_float(const Value& input, const Args& args) {
+Result<Value> f_float(const Value& input, const Args& args, Budget& budget) {
   double def = 0.0;
   if (const Value* d = args.find("default")) {
     if (!as_f64(*d, def)) return incorrect_arg("float", "default", *d, "f64");
   }
   switch (input.kind()) {
     case Value::Kind::String: {
+      if (!budget.charge(input.get_string().size())) return Budget::stopped();
       double f;
       if (!parse_rust_f64(rust_trim(input.get_string()), f)) f = def;
       return float_value(f);
@@ -536,7 +561,7 @@ Result<Value> f_float(const Value& input, const Args& args) {
   }
 }
 
-Result<Value> f_safe(const Value& input, const Args&) { return input; }
-Result<Value> f_default(const Value& input, const Args&) { return input; }
+Result<Value> f_safe(const Value& input, const Args&, Budget&) { return input; }
+Result<Value> f_default(const Value& input, const Args&, Budget&) { return input; }
 
 }  // namespace sindri::tera::builtins

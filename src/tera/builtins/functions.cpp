@@ -18,7 +18,7 @@ Error fn_error(std::string_view fn, std::string_view arg, const Value& v, std::s
 
 }  // namespace
 
-Result<Value> fn_range(const Args& args) {
+Result<Value> fn_range(const Args& args, Budget& budget) {
   uint64_t start = 0, step = 1, end;
   if (const Value* v = args.find("start")) {
     if (!as_usize(*v, start)) return fn_error("range", "start", *v, "a number");
@@ -34,14 +34,12 @@ Result<Value> fn_range(const Args& args) {
   }
   // Tera loops forever on step_by=0; refuse instead.
   if (step == 0 && start < end) return Error{"Function `range` was called with a `step_by` argument of 0"};
-  // Tera would try to build any size; a bound keeps a typo from eating all memory.
-  constexpr uint64_t kMaxRange = 10'000'000;
-  if (start < end && (end - start + step - 1) / step > kMaxRange) {
-    return Error{"Function `range` would produce " + std::to_string((end - start + step - 1) / step) +
-                 " numbers, more than the limit of " + std::to_string(kMaxRange)};
-  }
+  // Tera would try to build any size: the list is bounded as any other a
+  // template builds, before it is allocated.
+  const uint64_t count = start < end ? (end - start - 1) / step + 1 : 0;
+  if (!budget.fits_list(count) || !budget.charge(count)) return Budget::stopped();
   Array out;
-  if (step > 0) out.reserve(static_cast<size_t>((end - start + step - 1) / step));
+  out.reserve(static_cast<size_t>(count));
   for (uint64_t i = start; i < end; i += step) {
     out.emplace_back(static_cast<int64_t>(i));
     if (end - i <= step) break;
@@ -49,14 +47,14 @@ Result<Value> fn_range(const Args& args) {
   return Value(std::move(out));
 }
 
-Result<Value> fn_throw(const Args& args) {
+Result<Value> fn_throw(const Args& args, Budget&) {
   const Value* m = args.find("message");
   if (!m) return Error{"Function `throw` was called without a `message` argument"};
   if (!m->is_string()) return fn_error("throw", "message", *m, "a string");
   return Error{std::string(m->get_string())};
 }
 
-Result<Value> fn_get_random(const Args& args) {
+Result<Value> fn_get_random(const Args& args, Budget&) {
   int64_t start = 0, end;
   if (const Value* v = args.find("start")) {
     if (!v->is_int()) return fn_error("get_random", "start", *v, "a number");
@@ -73,7 +71,7 @@ Result<Value> fn_get_random(const Args& args) {
   return Value(dist(rng));
 }
 
-Result<Value> fn_get_env(const Args& args) {
+Result<Value> fn_get_env(const Args& args, Budget&) {
   const Value* n = args.find("name");
   if (!n) return Error{"Function `get_env` didn't receive a `name` argument"};
   if (!n->is_string()) return fn_error("get_env", "name", *n, "a string");

@@ -9,7 +9,33 @@
 
 namespace sindri::tera::builtins {
 
-std::string display(const Value& v) { return to_json(v); }
+namespace {
+
+// Messages show a value cut short past this many bytes: a small value may
+// stand for gigabytes of text (a list sharing one long list many times).
+constexpr size_t kMaxShownBytes = 1024;
+constexpr std::string_view kCut = "…";
+
+// The longest start of `s` of at most `max` bytes that ends between chars.
+std::string_view utf8_prefix(std::string_view s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end);
+}
+
+}  // namespace
+
+std::string display(const Value& v) {
+  std::string out;
+  if (v.is_string() && v.get_string().size() > kMaxShownBytes) {
+    append_json_string(out, utf8_prefix(v.get_string(), kMaxShownBytes));
+    out.append(kCut);
+  } else if (!append_json_within(out, v, kMaxShownBytes)) {
+    out.append(kCut);
+  }
+  return out;
+}
 
 void append_rust_debug_str(std::string& out, std::string_view s) {
   out.push_back('"');
@@ -37,7 +63,9 @@ void append_rust_debug_str(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
+// Stops, leaving `out` past kMaxShownBytes, once it is longer.
 static void append_debug(std::string& out, const Value& v) {
+  if (out.size() > kMaxShownBytes) return;
   switch (v.kind()) {
     case Value::Kind::Null: out.append("Null"); return;
     case Value::Kind::Bool: out.append(v.get_bool() ? "Bool(true)" : "Bool(false)"); return;
@@ -53,13 +81,14 @@ static void append_debug(std::string& out, const Value& v) {
       return;
     case Value::Kind::String:
       out.append("String(");
-      append_rust_debug_str(out, v.get_string());
+      append_rust_debug_str(out, utf8_prefix(v.get_string(), kMaxShownBytes + 1));
       out.push_back(')');
       return;
     case Value::Kind::Array: {
       out.append("Array [");
       bool first = true;
       for (const Value& e : v.get_array()) {
+        if (out.size() > kMaxShownBytes) return;
         if (!first) out.append(", ");
         first = false;
         append_debug(out, e);
@@ -71,9 +100,10 @@ static void append_debug(std::string& out, const Value& v) {
       out.append("Object {");
       bool first = true;
       for (const Member& m : v.get_object()) {
+        if (out.size() > kMaxShownBytes) return;
         if (!first) out.append(", ");
         first = false;
-        append_rust_debug_str(out, m.key.get_string());
+        append_rust_debug_str(out, utf8_prefix(m.key.get_string(), kMaxShownBytes + 1));
         out.append(": ");
         append_debug(out, m.value);
       }
@@ -86,6 +116,10 @@ static void append_debug(std::string& out, const Value& v) {
 std::string debug(const Value& v) {
   std::string out;
   append_debug(out, v);
+  if (out.size() > kMaxShownBytes) {
+    out.resize(utf8_prefix(out, kMaxShownBytes).size());
+    out.append(kCut);
+  }
   return out;
 }
 

@@ -69,7 +69,7 @@ std::string_view rust_trim_end(std::string_view s);
 inline std::string_view rust_trim(std::string_view s) { return rust_trim_end(rust_trim_start(s)); }
 
 // ---- filters ----
-#define SINDRI_FILTER(name) Result<Value> name(const Value& input, const Args& args)
+#define SINDRI_FILTER(name) Result<Value> name(const Value& input, const Args& args, Budget& budget)
 SINDRI_FILTER(f_upper);
 SINDRI_FILTER(f_lower);
 SINDRI_FILTER(f_trim);
@@ -125,7 +125,7 @@ SINDRI_FILTER(f_get);
 #undef SINDRI_FILTER
 
 // ---- tests ----
-#define SINDRI_TEST(name) Result<bool> name(const Value* input, std::span<const Value> args)
+#define SINDRI_TEST(name) Result<bool> name(const Value* input, std::span<const Value> args, Budget& budget)
 SINDRI_TEST(t_defined);
 SINDRI_TEST(t_undefined);
 SINDRI_TEST(t_odd);
@@ -142,10 +142,10 @@ SINDRI_TEST(t_matching);
 #undef SINDRI_TEST
 
 // ---- functions ----
-Result<Value> fn_range(const Args& args);
-Result<Value> fn_now(const Args& args);
-Result<Value> fn_throw(const Args& args);
-Result<Value> fn_get_random(const Args& args);
-Result<Value> fn_get_env(const Args& args);
+Result<Value> fn_range(const Args& args, Budget& budget);
+Result<Value> fn_now(const Args& args, Budget& budget);
+Result<Value> fn_throw(const Args& args, Budget& budget);
+Result<Value> fn_get_random(const Args& args, Budget& budget);
+Result<Value> fn_get_env(const Args& args, Budget& budget);
 
 }  // namespace sindri::tera::builtins

@@ -54,9 +54,10 @@ bool deunicode_char(char32_t c, std::string_view& out) {
 
 }  // namespace
 
-Result<Value> f_slugify(const Value& input, const Args&) {
+Result<Value> f_slugify(const Value& input, const Args&, Budget& budget) {
   if (!input.is_string()) return incorrect_value("slugify", input, "String");
   std::string_view s = input.get_string();
+  if (!budget.charge(s.size())) return Budget::stopped();
   std::string slug;
   slug.reserve(s.size());
   bool prev_dash = true;
@@ -84,6 +85,8 @@ Result<Value> f_slugify(const Value& input, const Args&) {
     for (char x : t) push(x);
   }
   if (!slug.empty() && slug.back() == '-') slug.pop_back();
+  // A char may stand for up to 32 bytes of transliteration.
+  if (!budget.charge(slug.size())) return Budget::stopped();
   return Value(slug);
 }
 

@@ -46,44 +46,44 @@ Result<std::string_view> string_of(std::string_view name, std::string_view part,
 
 }  // namespace
 
-Result<bool> t_defined(const Value* input, std::span<const Value> args) {
+Result<bool> t_defined(const Value* input, std::span<const Value> args, Budget&) {
   SINDRI_CHECK(args_allowed("defined", 0, args.size()));
   return input != nullptr;
 }
 
-Result<bool> t_undefined(const Value* input, std::span<const Value> args) {
+Result<bool> t_undefined(const Value* input, std::span<const Value> args, Budget&) {
   SINDRI_CHECK(args_allowed("undefined", 0, args.size()));
   return input == nullptr;
 }
 
-Result<bool> t_string(const Value* input, std::span<const Value> args) {
+Result<bool> t_string(const Value* input, std::span<const Value> args, Budget&) {
   SINDRI_CHECK(args_allowed("string", 0, args.size()));
   SINDRI_CHECK(defined("string", input));
   return input->is_string();
 }
 
-Result<bool> t_number(const Value* input, std::span<const Value> args) {
+Result<bool> t_number(const Value* input, std::span<const Value> args, Budget&) {
   SINDRI_CHECK(args_allowed("number", 0, args.size()));
   SINDRI_CHECK(defined("number", input));
   return input->is_number();
 }
 
-Result<bool> t_odd(const Value* input, std::span<const Value> args) {
+Result<bool> t_odd(const Value* input, std::span<const Value> args, Budget&) {
   SINDRI_CHECK(args_allowed("odd", 0, args.size()));
   SINDRI_CHECK(defined("odd", input));
   if (!input->is_number()) return Error{"Tester `odd` was called on a variable that isn't a number"};
   return std::fmod(input->as_double(), 2.0) != 0.0;
 }
 
-Result<bool> t_even(const Value* input, std::span<const Value> args) {
+Result<bool> t_even(const Value* input, std::span<const Value> args, Budget& budget) {
   SINDRI_CHECK(args_allowed("even", 0, args.size()));
   SINDRI_CHECK(defined("even", input));
-  auto odd = t_odd(input, args);
+  auto odd = t_odd(input, args, budget);
   if (!odd) return odd.error();
   return !*odd;
 }
 
-Result<bool> t_divisibleby(const Value* input, std::span<const Value> args) {
+Result<bool> t_divisibleby(const Value* input, std::span<const Value> args, Budget&) {
   SINDRI_CHECK(args_allowed("divisibleby", 1, args.size()));
   SINDRI_CHECK(defined("divisibleby", input));
   if (!input->is_number()) return Error{"Tester `divisibleby` was called on a variable that isn't a number"};
@@ -93,39 +93,41 @@ Result<bool> t_divisibleby(const Value* input, std::span<const Value> args) {
   return std::fmod(input->as_double(), args[0].as_double()) == 0.0;
 }
 
-Result<bool> t_iterable(const Value* input, std::span<const Value> args) {
+Result<bool> t_iterable(const Value* input, std::span<const Value> args, Budget&) {
   SINDRI_CHECK(args_allowed("iterable", 0, args.size()));
   SINDRI_CHECK(defined("iterable", input));
   return input->is_array() || input->is_object();
 }
 
-Result<bool> t_object(const Value* input, std::span<const Value> args) {
+Result<bool> t_object(const Value* input, std::span<const Value> args, Budget&) {
   SINDRI_CHECK(args_allowed("object", 0, args.size()));
   SINDRI_CHECK(defined("object", input));
   return input->is_object();
 }
 
-Result<bool> t_starting_with(const Value* input, std::span<const Value> args) {
+Result<bool> t_starting_with(const Value* input, std::span<const Value> args, Budget& budget) {
   SINDRI_CHECK(args_allowed("starting_with", 1, args.size()));
   SINDRI_CHECK(defined("starting_with", input));
   auto s = string_of("starting_with", "on a variable", input);
   if (!s) return s.error();
   auto needle = string_of("starting_with", "with a parameter", args.empty() ? nullptr : &args[0]);
   if (!needle) return needle.error();
+  if (!budget.charge(needle->size())) return Budget::stopped();
   return s->substr(0, needle->size()) == *needle;
 }
 
-Result<bool> t_ending_with(const Value* input, std::span<const Value> args) {
+Result<bool> t_ending_with(const Value* input, std::span<const Value> args, Budget& budget) {
   SINDRI_CHECK(args_allowed("ending_with", 1, args.size()));
   SINDRI_CHECK(defined("ending_with", input));
   auto s = string_of("ending_with", "on a variable", input);
   if (!s) return s.error();
   auto needle = string_of("ending_with", "with a parameter", args.empty() ? nullptr : &args[0]);
   if (!needle) return needle.error();
+  if (!budget.charge(needle->size())) return Budget::stopped();
   return s->size() >= needle->size() && s->substr(s->size() - needle->size()) == *needle;
 }
 
-Result<bool> t_containing(const Value* input, std::span<const Value> args) {
+Result<bool> t_containing(const Value* input, std::span<const Value> args, Budget& budget) {
   SINDRI_CHECK(args_allowed("containing", 1, args.size()));
   SINDRI_CHECK(defined("containing", input));
   const Value* param = args.empty() ? nullptr : &args[0];
@@ -133,19 +135,23 @@ Result<bool> t_containing(const Value* input, std::span<const Value> args) {
     case Value::Kind::String: {
       auto needle = string_of("containing", "with a parameter", param);
       if (!needle) return needle.error();
+      if (!budget.charge(input->get_string().size() + needle->size())) return Budget::stopped();
       return input->get_string().find(*needle) != std::string_view::npos;
     }
     case Value::Kind::Array: {
       // Tera panics here; an error is kinder.
       if (!param) return Error{"Tester `containing` was called without a parameter"};
+      if (!budget.charge(input->size())) return Budget::stopped();
       for (const Value& v : input->get_array()) {
-        if (v == *param) return true;
+        Result<bool> same = equal_values(v, *param, budget);
+        if (!same || *same) return same;
       }
       return false;
     }
     case Value::Kind::Object: {
       auto needle = string_of("containing", "with a parameter", param);
       if (!needle) return needle.error();
+      if (!budget.charge(needle->size())) return Budget::stopped();
       return input->find(*needle) != nullptr;
     }
     default:
@@ -153,13 +159,14 @@ Result<bool> t_containing(const Value* input, std::span<const Value> args) {
   }
 }
 
-Result<bool> t_matching(const Value* input, std::span<const Value> args) {
+Result<bool> t_matching(const Value* input, std::span<const Value> args, Budget& budget) {
   SINDRI_CHECK(args_allowed("matching", 1, args.size()));
   SINDRI_CHECK(defined("matching", input));
   auto s = string_of("matching", "on a variable", input);
   if (!s) return s.error();
   auto pattern = string_of("matching", "with a parameter", args.empty() ? nullptr : &args[0]);
   if (!pattern) return pattern.error();
+  if (!budget.charge(s->size() + pattern->size())) return Budget::stopped();
   auto m = regex::is_match(*pattern, *s);
   if (!m) return Error{"Tester `matching`: Invalid regular expression: " + m.error().message};
   return *m;

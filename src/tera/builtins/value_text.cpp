@@ -1,5 +1,6 @@
 // Tera's text form of values, truthiness and HTML escaping.
 
+#include <algorithm>
 #include <cmath>
 
 #include "tera/builtins.hpp"
@@ -7,44 +8,57 @@
 
 namespace sindri::tera {
 
-void append_rendered(std::string& out, const Value& value) {
+bool append_rendered(std::string& out, const Value& value, size_t max_size) {
+  const size_t room = max_size - std::min(out.size(), max_size);
+  if (value.is_string()) [[likely]] {
+    const std::string_view s = value.get_string();
+    if (s.size() > room) return false;
+    out.append(s);
+    return true;
+  }
   switch (value.kind()) {
     case Value::Kind::Null:
-      return;
+      return true;
     case Value::Kind::Bool:
+      if (room < 5) return false;
       out.append(value.get_bool() ? "true" : "false");
-      return;
+      return true;
     case Value::Kind::Int:
-      append_int(out, value.get_int());
-      return;
-    case Value::Kind::Float:
-      append_float_plain(out, value.get_float());
-      return;
-    case Value::Kind::String:
-      out.append(value.get_string());
-      return;
+    case Value::Kind::Float: {
+      const size_t before = out.size();
+      if (value.is_int()) {
+        append_int(out, value.get_int());
+      } else {
+        append_float_plain(out, value.get_float());
+      }
+      if (out.size() <= max_size) return true;
+      out.resize(before);
+      return false;
+    }
     case Value::Kind::Array: {
+      if (room < 2) return false;
       out.push_back('[');
       bool first = true;
       for (const Value& v : value.get_array()) {
-        if (!first) out.append(", ");
+        if (!first) {
+          if (max_size - std::min(out.size(), max_size) < 2) return false;
+          out.append(", ");
+        }
         first = false;
-        append_rendered(out, v);
+        if (!append_rendered(out, v, max_size)) return false;
       }
+      if (out.size() >= max_size) return false;
       out.push_back(']');
-      return;
+      return true;
     }
     case Value::Kind::Object:
+      if (room < 8) return false;
       out.append("[object]");
-      return;
+      return true;
+    case Value::Kind::String:
+      break;  // above
   }
-}
-
-std::string render_to_string(const Value& value) {
-  if (value.is_string()) return std::string(value.get_string());
-  std::string out;
-  append_rendered(out, value);
-  return out;
+  return true;
 }
 
 bool is_truthy(const Value& value) {
