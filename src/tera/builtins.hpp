@@ -92,6 +92,11 @@ bool append_rendered(std::string& out, const Value& value, size_t max_size);
 // budget is spent.
 Result<bool> equal_values(const Value& a, const Value& b, Budget& budget);
 
+// Where `needle` first occurs in `haystack` at or after `from`, or npos: in
+// time linear in their sizes, which std::string_view::find is not (it
+// compares the needle at every position: minutes for a few megabytes).
+size_t find_text(std::string_view haystack, std::string_view needle, size_t from = 0);
+
 // Tera's truthiness: false, null, 0, 0.0, NaN, "" and empty containers are
 // false.
 bool is_truthy(const Value& value);

@@ -977,7 +977,7 @@ class Renderer {
     } else if (haystack.is_string()) {
       if (!needle.is_string()) return fail(e.span, "Tried to check if a non-string is in a string");
       if (!charge(haystack.get_string().size() + needle.get_string().size(), e.span)) return false;
-      present = haystack.get_string().find(needle.get_string()) != std::string_view::npos;
+      present = find_text(haystack.get_string(), needle.get_string()) != std::string_view::npos;
     } else if (haystack.is_object()) {
       if (!needle.is_string()) return fail(e.span, "Tried to check if a non-string is in an object");
       if (!charge(needle.get_string().size(), e.span)) return false;

@@ -200,6 +200,26 @@ TEST(Budget, ValuesWithinTheLimitAreBuilt) {
   EXPECT_EQ(render_ok("{{ 'abc' | replace(from='b', to='0123456789') }}", Value(Object{}), options), "a0123456789c");
 }
 
+// std::string_view::find compares the needle at every position: a 500 kB
+// needle in a megabyte took minutes.
+TEST(Budget, SubstringSearchIsLinear) {
+  Value context(Object{});
+  context.set("hay", Value(std::string(1'000'000, 'a')));
+  context.set("needle", Value(std::string(500'000, 'a') + "b"));
+  EXPECT_EQ(render_ok("{{ hay is containing(needle) }} {{ needle in hay }} {{ hay | replace(from=needle, to='') | length }} "
+                      "{{ hay | split(pat=needle) | length }}",
+                      context, broker_options()),
+            "false false 1000000 1");
+}
+
+TEST(Budget, StriptagsIsLinear) {
+  std::string comments;
+  for (int i = 0; i < 200'000; ++i) comments += "<!--a>";
+  Value context(Object{});
+  context.set("html", Value(comments + "kept"));
+  EXPECT_EQ(render_ok("{{ html | striptags }}", context, broker_options()), "kept");
+}
+
 TEST(Budget, MessagesShowLargeValuesCutShort) {
   const std::string source = "{% set r = range(end=100000) %}{% set b = [r, r, r, r] %}{{ b | upper }}";
   const tera::TemplateError e = error_of(source, Value(Object{}), broker_options());

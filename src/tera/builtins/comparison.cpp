@@ -1,5 +1,7 @@
-// Equality for the builtins and the renderer, in time bounded by what they
-// are given.
+// Equality and substring search for the builtins and the renderer, in time
+// bounded by what they are given.
+
+#include <cstring>
 
 #include "tera/builtins.hpp"
 
@@ -44,6 +46,14 @@ Result<bool> equal_values(const Value& a, const Value& b, Budget& budget) {
     default:
       return a == b;
   }
+}
+
+size_t find_text(std::string_view haystack, std::string_view needle, size_t from) {
+  if (from > haystack.size()) return std::string_view::npos;
+  if (needle.empty()) return from;
+  // glibc's memmem is linear in the worst case (two-way search).
+  const void* hit = memmem(haystack.data() + from, haystack.size() - from, needle.data(), needle.size());
+  return hit ? static_cast<size_t>(static_cast<const char*>(hit) - haystack.data()) : std::string_view::npos;
 }
 
 }  // namespace sindri::tera

@@ -45,7 +45,7 @@ Result<std::string> replace_all(std::string_view s, std::string_view from, std::
   out.reserve(s.size());
   size_t pos = 0;
   while (true) {
-    size_t hit = s.find(from, pos);
+    size_t hit = find_text(s, from, pos);
     if (hit == std::string_view::npos) break;
     if (!budget.fits(out.size() + (hit - pos) + to.size())) return Budget::stopped();
     out.append(s.substr(pos, hit - pos));
@@ -160,7 +160,7 @@ Result<Value> f_replace(const Value& input, const Args& args, Budget& budget) {
   if (!to) return missing_arg("replace", "to");
   if (!to->is_string()) return incorrect_arg("replace", "to", *to, "String");
   std::string_view f = from->get_string();
-  if (!f.empty() && s.find(f) == std::string_view::npos) return input;
+  if (!f.empty() && find_text(s, f) == std::string_view::npos) return input;
   Result<std::string> out = replace_all(s, f, to->get_string(), budget);
   if (!out) return out.error();
   if (!budget.charge(out->size())) return Budget::stopped();
@@ -294,14 +294,17 @@ Result<Value> f_striptags(const Value& input, const Args&, Budget& budget) {
   std::string out;
   out.reserve(s.size());
   size_t i = 0;
+  // The first `-->` and newline after the latest `<!--`: searched again only
+  // once passed, so that many `<!--` do not each search the rest of the text.
+  size_t close = 0, nl = 0;
   while (i < s.size()) {
     size_t lt = s.find('<', i);
     if (lt == std::string_view::npos) break;
     size_t end = std::string_view::npos;
     if (s.substr(lt, 4) == "<!--") {
+      if (close != std::string_view::npos && close < lt + 4) close = s.find("-->", lt + 4);
+      if (nl != std::string_view::npos && nl < lt + 4) nl = s.find('\n', lt + 4);
       // `.*?` does not cross a newline.
-      size_t close = s.find("-->", lt + 4);
-      size_t nl = s.find('\n', lt + 4);
       if (close != std::string_view::npos && (nl == std::string_view::npos || nl >= close)) end = close + 3;
     }
     if (end == std::string_view::npos) {
@@ -453,7 +456,7 @@ Result<Value> f_split(const Value& input, const Args& args, Budget& budget) {
   }
   size_t pos = 0;
   while (true) {
-    size_t hit = s.find(*pat, pos);
+    size_t hit = find_text(s, *pat, pos);
     if (hit == std::string_view::npos) break;
     if (!budget.fits_list(parts.size() + 2)) return Budget::stopped();  // this part and the last
     parts.emplace_back(s.substr(pos, hit - pos));

@@ -136,7 +136,7 @@ Result<bool> t_containing(const Value* input, std::span<const Value> args, Budge
       auto needle = string_of("containing", "with a parameter", param);
       if (!needle) return needle.error();
       if (!budget.charge(input->get_string().size() + needle->size())) return Budget::stopped();
-      return input->get_string().find(*needle) != std::string_view::npos;
+      return find_text(input->get_string(), *needle) != std::string_view::npos;
     }
     case Value::Kind::Array: {
       // Tera panics here; an error is kinder.
