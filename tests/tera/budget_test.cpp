@@ -129,6 +129,17 @@ TEST(Budget, ComparingListsThatShareMuchIsCharged) {
   expect_at(e, source, "a == b");
 }
 
+TEST(Budget, RegexBacktrackingIsCharged) {
+  // Each match backtracks millions of times, below PCRE2's match limit.
+  Value context(Object{});
+  context.set("s", Value(std::string(24, 'a') + "!"));
+  const std::string source =
+      "{% for i in range(end=100000) %}{% if s is matching('^(a|aa)+$') %}{% endif %}{% endfor %}";
+  const tera::TemplateError e = error_of(source, context, broker_options());
+  EXPECT_NE(e.message.find(kStepsHit), std::string::npos) << e.message;
+  expect_at(e, source, "s is matching");
+}
+
 TEST(Budget, DeadlineIsABackstop) {
   tera::RenderOptions hurried;
   hurried.max_duration = std::chrono::milliseconds(1);

@@ -167,7 +167,7 @@ Result<bool> t_matching(const Value* input, std::span<const Value> args, Budget&
   auto pattern = string_of("matching", "with a parameter", args.empty() ? nullptr : &args[0]);
   if (!pattern) return pattern.error();
   if (!budget.charge(s->size() + pattern->size())) return Budget::stopped();
-  auto m = regex::is_match(*pattern, *s);
+  auto m = regex::is_match(*pattern, *s, budget);
   if (!m) return Error{"Tester `matching`: Invalid regular expression: " + m.error().message};
   return *m;
 }
