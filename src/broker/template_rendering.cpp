@@ -1,5 +1,6 @@
 #include "broker/template_rendering.hpp"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -12,6 +13,11 @@
 
 namespace sindri::broker {
 namespace {
+
+// A backstop behind the render's step limit, which already bounds any
+// template's work to about two seconds of one core: no render holds a
+// worker thread for longer, whatever work the steps undercount.
+constexpr std::chrono::milliseconds kRenderTimeLimit{5000};
 
 // `shown_name`, when given, names the template in place of the name it was
 // compiled under (the cache shares one compiled template among versions).
@@ -180,7 +186,10 @@ ApiResult<std::string> render_compiled(const CompiledTemplateVersion& version, c
   // Templates come from any generator and their objects must be
   // reproducible: no clock, no randomness, and no reading the broker's
   // environment, which holds its database URL.
-  const tera::RenderOptions options{.max_output_bytes = max_bytes, .isolated = true, .name = version.display_name};
+  const tera::RenderOptions options{.max_output_bytes = max_bytes,
+                                    .max_duration = kRenderTimeLimit,
+                                    .isolated = true,
+                                    .name = version.display_name};
   auto rendered = tera::render(*version.tpl, context, options);
   if (!rendered.ok()) return template_error("template_render_error", rendered.error(), "");
   auto manifests = check_manifests(*rendered, "");
