@@ -23,8 +23,8 @@ class Budget {
 
   explicit Budget(const RenderOptions& options);
 
-  // Charges `steps`: false once more than max_steps were charged or the
-  // deadline has passed, and on every call after that.
+  // Charges `steps`: false once more than max_steps were charged, the
+  // deadline has passed or a value passed its limit, and on every call after.
   bool charge(uint64_t steps) {
     spent_ += steps;
     if (spent_ < next_check_) [[likely]] return true;
