@@ -1203,10 +1203,9 @@ class Renderer {
     if (!eval_unfiltered(e, v, settled)) return false;
     if (!apply_filters(e, e.filters.size() - 1, v)) return false;
     const FilterCall& encode = e.filters.back();
-    if (!take_step(encode.span)) return false;
     const size_t before = out.size();
     if (!append_json_within(out, v, options_.max_output_bytes)) return output_too_large(encode.span);
-    return charge(out.size() - before, encode.span);
+    return charge(1 + out.size() - before, encode.span);  // the call, and the text written
   }
 
   bool render_if(const Node& node, std::string& out) {
