@@ -31,6 +31,10 @@ class Budget {
     return check();
   }
 
+  // Charges `steps` without checking, for code that cannot stop where it
+  // runs (a variable lookup): the next charge() counts them.
+  void add(uint64_t steps) { spent_ += steps; }
+
   // The largest string a template may build, in bytes; a list counts
   // sizeof(Value) bytes an element.
   size_t max_value_bytes() const { return max_value_bytes_; }

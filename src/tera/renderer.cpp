@@ -394,6 +394,7 @@ class Renderer {
     }
     for (size_t i = top; i-- > 0;) {
       const Frame& f = frames_[i];
+      budget_.add(1 + f.locals.size());  // a template may `set` thousands of names
       // Tera asks a frame's own names first and, when they do not have the
       // keys asked for, the same frame's loop.
       if (const Value* local = f.find_local(root)) {
@@ -1070,6 +1071,8 @@ class Renderer {
       return fail(e.span, "Macro `" + std::string(e.space) + "::" + std::string(e.name) + "` recursed deeper than " +
                               std::to_string(kMaxMacroDepth) + " calls");
     }
+    // Each parameter looks for its argument among all given.
+    if (!charge(def.params.size() * e.args.size(), e.span)) return false;
     std::vector<std::pair<std::string_view, Value>> args;
     args.reserve(def.params.size());
     for (const MacroParam& p : def.params) {
@@ -1221,7 +1224,9 @@ class Renderer {
   bool render_set(const Node& node) {
     Value v;
     if (!eval(*node.expr, v)) return false;
-    (node.global ? global_frame() : current()).assign(node.set_name, std::move(v));
+    Frame& frame = node.global ? global_frame() : current();
+    if (!charge(frame.locals.size(), node.span)) return false;  // assign looks through them
+    frame.assign(node.set_name, std::move(v));
     return true;
   }
 
@@ -1267,7 +1272,7 @@ class Renderer {
       if (container.is_array()) {
         length = container.size();
       } else {
-        if (!charge(container.get_string().size(), c.span)) return false;
+        if (!charge(builtins::unicode::kGraphemeSetupSteps + container.get_string().size(), c.span)) return false;
         starts = builtins::unicode::grapheme_starts(container.get_string());
         length = starts.size();
       }

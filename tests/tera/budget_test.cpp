@@ -129,6 +129,36 @@ TEST(Budget, ComparingListsThatShareMuchIsCharged) {
   expect_at(e, source, "a == b");
 }
 
+// Work that grows with the template's own size, repeated by a loop.
+TEST(Budget, LongTemplatesPayForWhatTheyRepeat) {
+  std::string params, args, sets, reads;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    params += (i ? ", " : "") + name;
+    args += (i ? ", " : "") + name + "=1";
+    sets += "{% set " + name + " = 1 %}";
+    reads += "{{ " + name + " }}";
+  }
+  // Each parameter looks for its argument among all given.
+  const std::string macro = "{% macro m(" + params + ") %}{% endmacro %}{% for i in range(end=100000) %}{{ self::m(" +
+                            args + ") }}{% endfor %}";
+  tera::TemplateError e = error_of(macro, Value(Object{}), broker_options());
+  EXPECT_NE(e.message.find(kStepsHit), std::string::npos) << e.message;
+  expect_at(e, macro, "self::m(");
+  // Each `set` and read looks through the names set before.
+  const std::string locals = "{% for i in range(end=100000) %}" + sets + reads + "{% endfor %}";
+  e = error_of(locals, Value(Object{}), broker_options());
+  EXPECT_NE(e.message.find(kStepsHit), std::string::npos) << e.message;
+}
+
+TEST(Budget, SortingIsChargedForItsComparisons) {
+  const std::string source =
+      "{% set r = range(end=600000) %}{% for i in range(end=1000) %}{% set x = r | sort %}{% endfor %}";
+  const tera::TemplateError e = error_of(source, Value(Object{}), broker_options());
+  EXPECT_NE(e.message.find(kStepsHit), std::string::npos) << e.message;
+  expect_at(e, source, "sort");
+}
+
 TEST(Budget, RegexBacktrackingIsCharged) {
   // Each match backtracks millions of times, below PCRE2's match limit.
   Value context(Object{});

@@ -146,13 +146,13 @@ Result<Value> f_sort(const Value& input, const Args& args, Budget& budget) {
     }
     order.emplace_back(key, i);
   }
+  // Each key is compared in about log2(n) merges, and a comparison of
+  // strings reads up to the shorter: equal long keys make a sort long.
+  uint64_t key_bytes = order.size();
   if (kind == Value::Kind::String) {
-    // A comparison reads at most the shorter key, and each key is compared
-    // in about log2(n) merges: equal long keys make a sort long.
-    uint64_t key_bytes = 0;
     for (const auto& p : order) key_bytes += p.first->get_string().size();
-    if (!budget.charge(key_bytes * static_cast<uint64_t>(std::bit_width(order.size())))) return Budget::stopped();
   }
+  if (!budget.charge(key_bytes * static_cast<uint64_t>(std::bit_width(order.size())))) return Budget::stopped();
   auto by = [&](auto less) {
     auto key_less = [&](const auto& a, const auto& b) { return less(*a.first, *b.first); };
     if (order.size() > kInsertionSortMax) {

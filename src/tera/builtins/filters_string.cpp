@@ -128,6 +128,7 @@ Result<Value> f_truncate(const Value& input, const Args& args, Budget& budget) {
   if (!end) return end.error();
   // Fewer bytes than `length` means fewer graphemes too.
   if (*length >= s.size()) return input;
+  if (!budget.charge(unicode::kGraphemeSetupSteps)) return Budget::stopped();
   size_t cut = unicode::grapheme_offset(s, static_cast<size_t>(*length));
   if (cut == std::string_view::npos) return input;
   if (!budget.charge(end->size())) return Budget::stopped();

@@ -2,6 +2,7 @@
 // The Unicode services the builtins need, implemented with ICU in
 // unicode.cpp so that no other file includes ICU headers.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,9 @@ namespace sindri::tera::builtins::unicode {
 // Full Unicode case mappings, as Rust's str::to_uppercase / to_lowercase.
 void append_upper(std::string& out, std::string_view s);
 void append_lower(std::string& out, std::string_view s);
+// The steps of a render's budget that finding graphemes costs besides a
+// step per byte: ICU's iterator is set to the text on every call.
+constexpr uint64_t kGraphemeSetupSteps = 32;
 // Byte offsets where each extended grapheme cluster of s starts.
 std::vector<size_t> grapheme_starts(std::string_view s);
 // The byte offset of the start of the n-th grapheme cluster of s, or npos
