@@ -16,6 +16,9 @@ namespace sindri::tera::builtins {
 namespace {
 
 constexpr size_t kInsertionSortMax = 16;
+// What a hash table insert (unique, group_by) costs in the render's budget:
+// about as much as hashing and moving a short key and a few pointers.
+constexpr uint64_t kHashInsertSteps = 8;
 
 #define SINDRI_ARRAY_INPUT(var, filter)                                        \
   if (!input.is_array()) return incorrect_value(filter, input, "Vec<Value>"); \
@@ -196,7 +199,7 @@ Result<Value> f_unique(const Value& input, const Args& args, Budget& budget) {
   auto attr = arg_string(args, "unique", "attribute", "");
   if (!attr) return attr.error();
   std::string_view attribute = *attr;
-  if (!budget.charge(attribute_steps(arr, attribute))) return Budget::stopped();
+  if (!budget.charge(attribute_steps(arr, attribute) + arr.size() * kHashInsertSteps)) return Budget::stopped();
   const Value* first = dotted_pointer(arr[0], attribute);
   if (!first) return attribute_error(attribute);
   switch (first->kind()) {
@@ -254,7 +257,7 @@ Result<Value> f_group_by(const Value& input, const Args& args, Budget& budget) {
   if (!a) return Error{"The `group_by` filter has to have an `attribute` argument"};
   if (!a->is_string()) return incorrect_arg("group_by", "attribute", *a, "String");
   std::string_view attribute = a->get_string();
-  if (!budget.charge(attribute_steps(arr, attribute))) return Budget::stopped();
+  if (!budget.charge(attribute_steps(arr, attribute) + arr.size() * kHashInsertSteps)) return Budget::stopped();
   std::vector<std::pair<std::string, Array>> groups;
   std::unordered_map<std::string, size_t> index;
   for (const Value& v : arr) {
