@@ -1,6 +1,5 @@
 #include "value/json.hpp"
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
@@ -462,15 +461,16 @@ class JsonWriter {
   }
 
  private:
-  size_t room() const { return max_size_ - std::min(out_.size(), max_size_); }
+  // Whether `bytes` more fit (sizes are far below where the sum overflows).
+  bool fits(size_t bytes) const { return out_.size() + bytes <= max_size_; }
 
   [[gnu::always_inline]] bool put(char c) {
-    if (room() == 0) return false;
+    if (!fits(1)) return false;
     out_.push_back(c);
     return true;
   }
   [[gnu::always_inline]] bool put(std::string_view text) {
-    if (text.size() > room()) return false;
+    if (!fits(text.size())) return false;
     out_.append(text);
     return true;
   }
@@ -491,7 +491,7 @@ class JsonWriter {
 
   bool indent(int depth) {
     const size_t spaces = static_cast<size_t>(depth) * 2;
-    if (spaces > room()) return false;
+    if (!fits(spaces)) return false;
     out_.append(spaces, ' ');
     return true;
   }

@@ -1,6 +1,5 @@
 // Tera's text form of values, truthiness and HTML escaping.
 
-#include <algorithm>
 #include <cmath>
 
 #include "tera/builtins.hpp"
@@ -9,18 +8,13 @@
 namespace sindri::tera {
 
 bool append_rendered(std::string& out, const Value& value, size_t max_size) {
-  const size_t room = max_size - std::min(out.size(), max_size);
-  if (value.is_string()) [[likely]] {
-    const std::string_view s = value.get_string();
-    if (s.size() > room) return false;
-    out.append(s);
-    return true;
-  }
+  // Whether `bytes` more fit (sizes are far below where the sum overflows).
+  const auto fits = [&](size_t bytes) { return out.size() + bytes <= max_size; };
   switch (value.kind()) {
     case Value::Kind::Null:
       return true;
     case Value::Kind::Bool:
-      if (room < 5) return false;
+      if (!fits(5)) return false;
       out.append(value.get_bool() ? "true" : "false");
       return true;
     case Value::Kind::Int:
@@ -35,28 +29,32 @@ bool append_rendered(std::string& out, const Value& value, size_t max_size) {
       out.resize(before);
       return false;
     }
+    case Value::Kind::String: {
+      const std::string_view s = value.get_string();
+      if (!fits(s.size())) return false;
+      out.append(s);
+      return true;
+    }
     case Value::Kind::Array: {
-      if (room < 2) return false;
+      if (!fits(2)) return false;
       out.push_back('[');
       bool first = true;
       for (const Value& v : value.get_array()) {
         if (!first) {
-          if (max_size - std::min(out.size(), max_size) < 2) return false;
+          if (!fits(2)) return false;
           out.append(", ");
         }
         first = false;
         if (!append_rendered(out, v, max_size)) return false;
       }
-      if (out.size() >= max_size) return false;
+      if (!fits(1)) return false;
       out.push_back(']');
       return true;
     }
     case Value::Kind::Object:
-      if (room < 8) return false;
+      if (!fits(8)) return false;
       out.append("[object]");
       return true;
-    case Value::Kind::String:
-      break;  // above
   }
   return true;
 }
