@@ -15,6 +15,9 @@ namespace {
 // Deep nesting is refused rather than allowed to exhaust the stack.
 constexpr size_t kMaxTagDepth = 512;
 constexpr size_t kMaxExprDepth = 256;
+// A chain of operators (`a + b + c ...`, `a or b or ...`) is read by a loop
+// but nests as deep as it is long, and every later pass recurses over it.
+constexpr size_t kMaxChainedOperators = 1000;
 constexpr size_t kMaxLookahead = 3;
 
 // What kind of body we are in decides which tags are allowed (Tera's
@@ -599,6 +602,11 @@ class Parser {
     return nullptr;
   }
 
+  void too_many_operators() {
+    fail_at(peek(), "more than " + std::to_string(kMaxChainedOperators) +
+                        " operators in a row in one expression; build it in steps with `set`");
+  }
+
   struct DepthGuard {
     size_t& depth;
     explicit DepthGuard(size_t& d) : depth(d) { ++depth; }
@@ -611,7 +619,8 @@ class Parser {
     size_t start = pos_;
     ExprPtr lhs = parse_and_expr();
     if (!lhs) return nullptr;
-    while (peek_keyword("or")) {
+    for (size_t chained = 0; peek_keyword("or"); ++chained) {
+      if (chained == kMaxChainedOperators) return too_many_operators(), nullptr;
       next();
       ExprPtr rhs = parse_and_expr();
       if (!rhs) return nullptr;
@@ -624,7 +633,8 @@ class Parser {
     size_t start = pos_;
     ExprPtr lhs = parse_logic_val();
     if (!lhs) return nullptr;
-    while (peek_keyword("and")) {
+    for (size_t chained = 0; peek_keyword("and"); ++chained) {
+      if (chained == kMaxChainedOperators) return too_many_operators(), nullptr;
       next();
       ExprPtr rhs = parse_logic_val();
       if (!rhs) return nullptr;
@@ -798,6 +808,7 @@ class Parser {
     std::vector<MathOp> ops;
     operands.push_back(first);
     while (peek_math_op(op, prec)) {
+      if (ops.size() == kMaxChainedOperators) return too_many_operators(), nullptr;
       next();
       ExprPtr rhs = operand();
       if (!rhs) return nullptr;

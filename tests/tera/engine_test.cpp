@@ -294,6 +294,21 @@ TEST(HostileInput, DeeplyNestedFilterArgumentsAreAnError) {
   EXPECT_NE(e.message.find("nested too deeply"), std::string::npos) << e.message;
 }
 
+// A chain of operators nests as deep as it is long: 300,000 of them crashed
+// the parse (even under `{% if false %}`).
+TEST(HostileInput, LongOperatorChainsAreAnErrorNotACrash) {
+  std::string thousand = "{{ 1";
+  for (int i = 0; i < 1000; ++i) thousand += " + 1";
+  EXPECT_EQ(render_ok(thousand + " }}"), "1001");
+  for (const std::string op : {" + 1", " * 1", " or true", " and true"}) {
+    std::string source = "{% if false %}{{ 1";
+    for (int i = 0; i < 300000; ++i) source += op;
+    auto e = parse_error_of(source + " }}{% endif %}");
+    EXPECT_NE(e.message.find("more than 1000 operators in a row"), std::string::npos) << op << ": " << e.message;
+    EXPECT_EQ(e.location.line, 1u);
+  }
+}
+
 TEST(HostileInput, OneMegabyteTemplateRenders) {
   std::string line = "- name: {{ name }}-{{ n * 2 }} {% if n > 3 %}big{% endif %}\n";
   std::string source;
