@@ -191,6 +191,56 @@ class Renderer {
     return limit_hit(span);
   }
 
+  // A list literal can hold the list it replaces (`{% set_global a = [a] %}`
+  // in a loop): a value nested hundreds of thousands deep crashed the
+  // process, whose every walk over a value (destroying, printing, comparing)
+  // recurses. Lists built here nest at most kMaxNesting deep, as JSON input
+  // does. The depth of the list built last is kept, so that such a loop
+  // costs a step per pass; any other list is walked, within that depth,
+  // a step for each list or object met.
+  static constexpr size_t kMaxNesting = 512;
+
+  bool check_nesting(const Value& built, Span span) {
+    size_t deepest = 0;
+    for (const Value& item : built.get_array()) {
+      if (!item.is_array() && !item.is_object()) continue;
+      size_t depth = 0;
+      if (last_list_.is_array() && item.is_array() && &item.get_array() == &last_list_.get_array()) {
+        depth = last_list_depth_;
+      } else if (!nesting_of(item, 1, depth, span)) {
+        return false;
+      }
+      deepest = std::max(deepest, depth);
+    }
+    if (deepest + 1 > kMaxNesting) {
+      return fail(span, "a list nested more than " + std::to_string(kMaxNesting) +
+                            " deep: is a list put inside itself in a loop?");
+    }
+    last_list_ = built;
+    last_list_depth_ = deepest + 1;
+    return true;
+  }
+
+  // The nesting of `v` (at `level`) into `depth`, walking no deeper than
+  // kMaxNesting; false once the steps are spent.
+  bool nesting_of(const Value& v, size_t level, size_t& depth, Span span) {
+    depth = std::max(depth, level);
+    if (level > kMaxNesting) return true;
+    if (!charge(1, span)) return false;
+    if (v.is_array()) {
+      for (const Value& item : v.get_array()) {
+        if ((item.is_array() || item.is_object()) && !nesting_of(item, level + 1, depth, span)) return false;
+      }
+    } else {
+      for (const Member& member : v.get_object()) {
+        if ((member.value.is_array() || member.value.is_object()) && !nesting_of(member.value, level + 1, depth, span)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   bool check_output(const std::string& out, Span span) {
     if (out.size() <= options_.max_output_bytes) [[likely]] return true;
     return output_too_large(span);
@@ -658,7 +708,7 @@ class Renderer {
           items.push_back(std::move(v));
         }
         out = Value(std::move(items));
-        if (!check_size(out, e.span)) return false;
+        if (!check_size(out, e.span) || !check_nesting(out, e.span)) return false;
         break;
       }
       case Expr::Kind::Concat:
@@ -1388,6 +1438,8 @@ class Renderer {
 
   std::vector<Frame> frames_;
   size_t depth_ = 0;
+  Value last_list_;  // the list a literal built last, and its nesting (check_nesting)
+  size_t last_list_depth_ = 0;
   Value scratch_;               // see lookup_keys
   std::vector<Arg> arg_stack_;  // see ArgFrame
   std::vector<ActiveBlock> blocks_;

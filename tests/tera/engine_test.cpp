@@ -309,6 +309,28 @@ TEST(HostileInput, LongOperatorChainsAreAnErrorNotACrash) {
   }
 }
 
+// A list put inside itself in a loop nested 300,000 deep within the step
+// budget, and the process crashed (every walk over a value recurses).
+TEST(HostileInput, ListsNestedPast512AreAnErrorNotACrash) {
+  const std::string loop = "{% set_global a = [] %}{% for i in range(end=N) %}{% set_global a = [a] %}{% endfor %}";
+  const auto with = [&](const std::string& n) {
+    return loop.substr(0, loop.find('N')) + n + loop.substr(loop.find('N') + 1);
+  };
+  EXPECT_EQ(render_ok(with("511") + "{{ a | length }}"), "1");
+  auto e = render_error_of(with("300000") + "{{ a | length }}");
+  EXPECT_NE(e.message.find("a list nested more than 512 deep"), std::string::npos) << e.message;
+  EXPECT_EQ(e.location.column, 74u);
+  // Two lists in turn: the one built last is not the one nested, so it is walked.
+  e = render_error_of("{% set_global a = [] %}{% set_global b = [] %}{% for i in range(end=300000) %}"
+                      "{% set_global a = [a] %}{% set_global b = [b] %}{% endfor %}");
+  EXPECT_NE(e.message.find("a list nested more than 512 deep"), std::string::npos) << e.message;
+  // A list shared at every level is walked a step per path: the steps run
+  // out first, and that is an error too.
+  e = render_error_of("{% set_global a = [] %}{% set_global b = [] %}{% for i in range(end=300000) %}"
+                      "{% set_global a = [a] %}{% set_global b = [b, b] %}{% endfor %}");
+  EXPECT_NE(e.message.find("steps"), std::string::npos) << e.message;
+}
+
 TEST(HostileInput, OneMegabyteTemplateRenders) {
   std::string line = "- name: {{ name }}-{{ n * 2 }} {% if n > 3 %}big{% endif %}\n";
   std::string source;
