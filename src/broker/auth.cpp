@@ -111,6 +111,7 @@ Status rotate_admin_pak(store::Database& db, const std::string& admin_pak_file) 
   // Staged beside the file and renamed over it once committed: until then
   // the file keeps the PAK that still works.
   const std::string staged = admin_pak_file + ".new";
+  bool staged_whole = false;
   auto rotated = in_write<Ok>(db, [&](store::Connection& connection) -> ApiResult<Ok> {
     auto initialized = connection.query("SELECT 1 FROM app_initialization WHERE id = 1");
     if (!initialized.ok() && initialized.error().kind != store::DbError::Kind::Invalid) {
@@ -127,12 +128,20 @@ Status rotate_admin_pak(store::Database& db, const std::string& admin_pak_file) 
                                   {Value(pak.hash), Value(now_timestamp())}));
     BROKER_CHECK(touch_credentials(connection));
     BROKER_CHECK(write_secret_file(staged, pak.pak));
+    staged_whole = true;
     return Ok{};
   });
   if (!rotated.ok()) {
-    ::unlink(staged.c_str());
     const ApiError& error = rotated.error();
-    return make_error(error.cause ? error.cause->message : error.message);
+    std::string message = error.cause ? error.cause->message : error.message;
+    // A commit that failed once the new PAK was staged may still have taken
+    // effect (its answer lost): the new PAK is then the only one.
+    if (staged_whole) {
+      message += "; if the old admin PAK is now refused, the new one is in " + staged;
+    } else {
+      ::unlink(staged.c_str());
+    }
+    return make_error(message);
   }
   if (::rename(staged.c_str(), admin_pak_file.c_str()) != 0) {
     return make_error("the old admin PAK is revoked and the new one is in " + staged + ", which cannot be renamed to " +

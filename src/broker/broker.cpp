@@ -115,6 +115,21 @@ std::string_view method_label(std::string_view method) {
   return method.empty() ? "unknown" : "other";
 }
 
+// Answered by the broker itself, before the API's routes, to GET and HEAD.
+bool is_own_path(std::string_view path) {
+  return path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/api/v1/openapi.json";
+}
+
+http::Response unmatched(const http::Router::Match& match, const http::Request& request) {
+  if (match.status == 405) {
+    http::Response response =
+        Broker::render_error(405, "method_not_allowed", request.method + " is not allowed on " + request.raw_path);
+    response.headers.push_back({"Allow", match.allow});
+    return response;
+  }
+  return Broker::render_error(404, "not_found", "no such path: " + request.raw_path);
+}
+
 }  // namespace
 
 void Broker::observe_refused(std::string_view method, int status, std::chrono::nanoseconds elapsed) {
@@ -122,9 +137,11 @@ void Broker::observe_refused(std::string_view method, int status, std::chrono::n
 }
 
 std::optional<http::Response> Broker::refuse_before_body(const http::Request& head) {
-  // Only a request the API would authenticate: others (unknown paths, the
-  // OpenAPI document) get their usual answer once read.
-  if (router_.match(head.method, head.raw_path).handler == nullptr) return std::nullopt;
+  const bool read = head.method == "GET" || head.method == "HEAD";
+  if (read && is_own_path(head.path)) return std::nullopt;
+  // A path nothing answers is refused as it would be once read.
+  auto match = router_.match(head.method, head.raw_path);
+  if (match.handler == nullptr) return unmatched(match, head);
   auto counters = counters_.current(db_, false);
   if (!counters.ok()) return std::nullopt;
   auto caller = authenticate(db_, head, credentials_, counters->credentials_generation);
@@ -173,13 +190,7 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
   auto match = router_.match(request.method, request.raw_path);
   if (match.handler == nullptr) {
     route = "unmatched";
-    if (match.status == 405) {
-      http::Response response =
-          render_error(405, "method_not_allowed", request.method + " is not allowed on " + request.raw_path);
-      response.headers.push_back({"Allow", match.allow});
-      return response;
-    }
-    return render_error(404, "not_found", "no such path: " + request.raw_path);
+    return unmatched(match, request);
   }
   route = match.pattern;
   return (*match.handler)(request, match.params);

@@ -120,7 +120,7 @@ int rotate_admin_pak(const broker::BrokerConfig& config) {
     return 1;
   }
   std::cout << "admin PAK rotated: the new one is in " << config.admin_pak_file
-            << "; the old one is refused from now on\n";
+            << "; brokers on the database refuse the old one within their peer-change delay\n";
   return 0;
 }
 

@@ -45,8 +45,9 @@ const std::vector<Column>& stack_columns() {
 }
 
 // The API lets one owner have two stacks of a name, but every verb here
-// finds stacks by name, and the second would make it ambiguous. A PAK sees
-// its generator's stacks, an admin all of them.
+// finds stacks by name, and the second would make it ambiguous to the
+// owner. Other owners may use the name (an admin then tells them apart by
+// id). A PAK sees its generator's stacks, an admin all of them.
 Status check_name_unused(BrokerClient& client, const StackArgs& args) {
   auto stacks = client.get("/stacks");
   if (!stacks) return stacks.error();

@@ -136,7 +136,8 @@ Evaluated fresh_for(const Value& instance) {
   return e;
 }
 
-// -1, 0 or 1 by mathematical value; a NaN (YAML's .nan) is within every limit.
+// -1, 0 or 1 by mathematical value; a NaN (YAML's .nan) counts as 0, equal
+// to the limit: inclusive limits take it, exclusive ones refuse it.
 int compare_to_limit(const Value& instance, const Value& limit) {
   const std::partial_ordering order = compare_numbers(instance, limit);
   return order < 0 ? -1 : order > 0 ? 1 : 0;
@@ -367,11 +368,21 @@ class Validator {
         bool ok = true;
         for (const Member& m : instance.get_object()) {
           InstancePath child{path, m.key.get_string()};
+          // The names' violations are gathered apart, to be prefixed, so
+          // the cap is applied here.
+          const bool listing = out && !full(*out);
           std::vector<Violation> inner;
-          if (eval_child(k.node, m.key, &child, out ? &inner : nullptr)) continue;
+          if (eval_child(k.node, m.key, &child, listing ? &inner : nullptr)) continue;
           ok = false;
-          if (!out) return false;
+          if (!listing) {
+            if (out) truncated_ = true;
+            return false;
+          }
           for (Violation& v : inner) {
+            if (full(*out)) {
+              truncated_ = true;
+              break;
+            }
             v.message = "property name `" + std::string(m.key.get_string()) + "` " + v.message;
             out->push_back(std::move(v));
           }

@@ -191,34 +191,53 @@ class Renderer {
     return limit_hit(span);
   }
 
-  // A list literal can hold the list it replaces (`{% set_global a = [a] %}`
-  // in a loop): a value nested hundreds of thousands deep crashed the
-  // process, whose every walk over a value (destroying, printing, comparing)
-  // recurses. Lists built here nest at most kMaxNesting deep, as JSON input
-  // does. The depth of the list built last is kept, so that such a loop
-  // costs a step per pass; any other list is walked, within that depth,
-  // a step for each list or object met.
+  // A list can be made to hold the value it replaces, in a loop: a literal
+  // (`{% set_global a = [a] %}`), `concat(with=a)`, `group_by` (which puts
+  // its items in an object of lists). A value nested hundreds of thousands
+  // deep crashed the process, whose every walk over a value (destroying,
+  // printing, comparing) recurses. What literals, filters and functions
+  // build nests at most kMaxNesting deep, as JSON input does. The depth of
+  // the value checked last is kept, so that such a loop costs a step per
+  // pass; any other value is walked, within that depth, a step for each
+  // list or object met.
   static constexpr size_t kMaxNesting = 512;
 
   bool check_nesting(const Value& built, Span span) {
+    if (!built.is_array() && !built.is_object()) return true;
     size_t deepest = 0;
-    for (const Value& item : built.get_array()) {
-      if (!item.is_array() && !item.is_object()) continue;
+    const auto child = [&](const Value& item) {
+      if (!item.is_array() && !item.is_object()) return true;
       size_t depth = 0;
-      if (last_list_.is_array() && item.is_array() && &item.get_array() == &last_list_.get_array()) {
-        depth = last_list_depth_;
+      if (same_container(item, last_checked_)) {
+        depth = last_checked_depth_;
       } else if (!nesting_of(item, 1, depth, span)) {
         return false;
       }
       deepest = std::max(deepest, depth);
+      return true;
+    };
+    if (built.is_array()) {
+      for (const Value& item : built.get_array()) {
+        if (!child(item)) return false;
+      }
+    } else {
+      for (const Member& member : built.get_object()) {
+        if (!child(member.value)) return false;
+      }
     }
     if (deepest + 1 > kMaxNesting) {
-      return fail(span, "a list nested more than " + std::to_string(kMaxNesting) +
-                            " deep: is a list put inside itself in a loop?");
+      return fail(span, "a list or object nested more than " + std::to_string(kMaxNesting) +
+                            " deep: is a value put inside itself in a loop?");
     }
-    last_list_ = built;
-    last_list_depth_ = deepest + 1;
+    last_checked_ = built;
+    last_checked_depth_ = deepest + 1;
     return true;
+  }
+
+  static bool same_container(const Value& a, const Value& b) {
+    if (a.is_array() && b.is_array()) return &a.get_array() == &b.get_array();
+    if (a.is_object() && b.is_object()) return &a.get_object() == &b.get_object();
+    return false;
   }
 
   // The nesting of `v` (at `level`) into `depth`, walking no deeper than
@@ -573,7 +592,7 @@ class Renderer {
       return fail(f.span, "Filter call '" + std::string(f.name) + "' failed: " + r.error().message);
     }
     value = std::move(r).value();
-    return check_size(value, f.span);
+    return check_size(value, f.span) && check_nesting(value, f.span);
   }
 
   // The first `count` filters of `e`.
@@ -607,7 +626,7 @@ class Renderer {
       return fail(e.span, "Function call '" + std::string(e.name) + "' failed: " + r.error().message);
     }
     out = std::move(r).value();
-    return check_size(out, e.span);
+    return check_size(out, e.span) && check_nesting(out, e.span);
   }
 
   // Each part is checked against the size limit before it is appended, and
@@ -1438,8 +1457,8 @@ class Renderer {
 
   std::vector<Frame> frames_;
   size_t depth_ = 0;
-  Value last_list_;  // the list a literal built last, and its nesting (check_nesting)
-  size_t last_list_depth_ = 0;
+  Value last_checked_;  // the list or object check_nesting saw last, and its nesting
+  size_t last_checked_depth_ = 0;
   Value scratch_;               // see lookup_keys
   std::vector<Arg> arg_stack_;  // see ArgFrame
   std::vector<ActiveBlock> blocks_;

@@ -261,6 +261,12 @@ TEST_P(BadInput, AnUnauthenticatedBodyIsRefusedBeforeItIsRead) {
     const std::string answer = raw.read_all();
     EXPECT_TRUE(answer.starts_with("HTTP/1.1 401 ")) << "no 100 Continue for a body that would be refused: " << answer;
   }
+  {
+    RawConnection raw(broker_->port());
+    raw.send("POST /api/v1/nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n");
+    const std::string answer = raw.read_all();
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 404 ")) << "a path nothing answers, from its headers: " << answer;
+  }
   RawConnection allowed(broker_->port());
   allowed.send(head + "Authorization: " + broker_->admin_pak() + "\r\nExpect: 100-continue\r\n\r\n");
   EXPECT_EQ(allowed.read_until("\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");

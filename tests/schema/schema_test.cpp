@@ -455,6 +455,14 @@ TEST(SchemaViolationCap, TheListStopsAtTheCapAndSaysMoreFollow) {
   const auto many = validate(recursive, Value(std::move(numbers)), ValidateOptions{.max_violations = 100});
   ASSERT_EQ(many.size(), 101u);
   EXPECT_EQ(many.back().message, "more violations follow; only the first 100 are listed");
+
+  // propertyNames gathers its violations apart: the cap holds there too.
+  Object keys;
+  for (int i = 0; i < 1000; ++i) keys.push_back({Value("long-name-" + std::to_string(i)), Value(i)});
+  const auto names = validate(compile(R"({"propertyNames": {"maxLength": 1}})"), Value(std::move(keys)),
+                              ValidateOptions{.max_violations = 10});
+  ASSERT_EQ(names.size(), 11u);
+  EXPECT_EQ(names.back().message, "more violations follow; only the first 10 are listed");
 }
 
 }  // namespace

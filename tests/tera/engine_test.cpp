@@ -27,6 +27,15 @@ tera::TemplateError parse_error_of(std::string_view source) {
   return tpl ? tera::TemplateError{} : tpl.error();
 }
 
+tera::TemplateError render_error_with(std::string_view source, const Value& with_context) {
+  auto tpl = tera::compile("t.tera", source);
+  EXPECT_TRUE(tpl) << (tpl ? "" : tpl.error().describe());
+  if (!tpl) return {};
+  auto out = tera::render(**tpl, with_context);
+  EXPECT_FALSE(out) << "expected a render error, got: " << (out ? *out : "");
+  return out ? tera::TemplateError{} : out.error();
+}
+
 tera::TemplateError render_error_of(std::string_view source) {
   auto tpl = tera::compile("t.tera", source);
   EXPECT_TRUE(tpl) << (tpl ? "" : tpl.error().describe());
@@ -318,12 +327,18 @@ TEST(HostileInput, ListsNestedPast512AreAnErrorNotACrash) {
   };
   EXPECT_EQ(render_ok(with("511") + "{{ a | length }}"), "1");
   auto e = render_error_of(with("300000") + "{{ a | length }}");
-  EXPECT_NE(e.message.find("a list nested more than 512 deep"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("a list or object nested more than 512 deep"), std::string::npos) << e.message;
   EXPECT_EQ(e.location.column, 74u);
   // Two lists in turn: the one built last is not the one nested, so it is walked.
   e = render_error_of("{% set_global a = [] %}{% set_global b = [] %}{% for i in range(end=300000) %}"
                       "{% set_global a = [a] %}{% set_global b = [b] %}{% endfor %}");
-  EXPECT_NE(e.message.find("a list nested more than 512 deep"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("a list or object nested more than 512 deep"), std::string::npos) << e.message;
+  // Filters that put a value inside a list or an object count too.
+  const Value z = *sindri::parse_json(R"({"z": {"0": "x", "x": [0, {"0": "x"}]}})");
+  e = render_error_with("{% set_global o = z %}{% for i in range(end=1000000) %}{% set_global o = [] | "
+                        "concat(with=o) | concat(with=z) | group_by(attribute=\"x.1.0\") %}{% endfor %}",
+                        z);
+  EXPECT_NE(e.message.find("nested more than 512 deep"), std::string::npos) << e.message;
   // A list shared at every level is walked a step per path: the steps run
   // out first, and that is an error too.
   e = render_error_of("{% set_global a = [] %}{% set_global b = [] %}{% for i in range(end=300000) %}"
