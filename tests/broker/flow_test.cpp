@@ -476,8 +476,6 @@ TEST_P(DeploymentFlow, AnotherBrokersChangesCountOnceThePeerChangeDelayHasPassed
   EXPECT_EQ(call(*brokers.first.client(new_pak), "GET", brokers.state_path).status, 200);
 }
 
-// Deleting through the API hides a record from every read, but its row stays
-// in the database with deleted_at set (seed 002: soft delete everywhere).
 // As in Brokkr, a generator's stacks go with it: each as a deletion of the
 // stack, so that the agents targeting it remove what they applied.
 TEST_P(DeploymentFlow, DeletingAGeneratorDeletesItsStacksForTheirAgents) {
@@ -524,6 +522,8 @@ TEST_P(DeploymentFlow, DeletingAGeneratorDeletesItsStacksForTheirAgents) {
   EXPECT_EQ(text_of(*stacks.json.at(0), "id"), kept_stack_id);
 }
 
+// Deleting through the API hides a record from every read, but its row stays
+// in the database with deleted_at set (seed 002: soft delete everywhere).
 TEST_P(DeploymentFlow, DeletesAreSoftTheRowsStayWithDeletedAt) {
   BrokerProcess broker(GetParam());
   if (!broker.usable()) return;
