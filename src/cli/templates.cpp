@@ -82,7 +82,7 @@ tera::Environment build_environment(const TemplateSet& set, std::vector<tera::Te
   // Linking a set with a template missing would only report that absence.
   if (errors.size() == before) {
     auto built = env.build();
-    if (!built) errors.push_back(built.error());
+    if (!built) errors.insert(errors.end(), built.error().begin(), built.error().end());
   }
   return env;
 }

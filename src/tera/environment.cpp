@@ -45,11 +45,14 @@ void Environment::add(std::string name, TemplatePtr tpl) {
   impl_->built = false;
 }
 
-Result<Ok, TemplateError> Environment::build() {
-  Result<Ok, TemplateError> linked = link(impl_->registry);
-  impl_->built = linked.ok();
-  return linked;
+Result<Ok, std::vector<TemplateError>> Environment::build() {
+  std::vector<TemplateError> errors = link(impl_->registry);
+  impl_->built = errors.empty();
+  if (!errors.empty()) return errors;
+  return Ok{};
 }
+
+std::vector<TemplateError> Environment::missing_includes() const { return tera::missing_includes(impl_->registry); }
 
 bool Environment::contains(std::string_view name) const { return impl_->registry.find(name) != nullptr; }
 

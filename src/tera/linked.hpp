@@ -27,9 +27,19 @@ struct Registry {
   }
 };
 
-// Fills parents and blocks of every template; checks that parents and
-// imported templates exist and that no template extends itself.
-Result<Ok, TemplateError> link(Registry& registry);
+// Fills parents and blocks of every template and returns what keeps them
+// from linking, sorted by template name, then position: each parent or
+// imported template that is absent, and each circular extends (once per
+// cycle). Empty when all link; otherwise only the templates whose chain of
+// parents is whole are linked.
+std::vector<TemplateError> link(Registry& registry);
+
+// The includes that name only absent templates and do not `ignore missing`,
+// sorted as link() sorts.
+std::vector<TemplateError> missing_includes(const Registry& registry);
+
+// What rendering such an include reports.
+std::string missing_include_message(const Node& include);
 
 // Links a lone template (no parents) so that it can be rendered by itself.
 void link_alone(LinkedTemplate& linked);

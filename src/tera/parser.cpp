@@ -179,6 +179,7 @@ class Parser {
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
     tpl_.parent = std::string(node->text);
+    tpl_.parent_tag = node->span;
     return node;
   }
 
@@ -196,7 +197,7 @@ class Parser {
     node->set_name = next().text;
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
-    tpl_.imports.emplace_back(std::string(node->text), std::string(node->set_name));
+    tpl_.imports.push_back(Template::Import{std::string(node->text), std::string(node->set_name), node->span});
     return node;
   }
 
@@ -480,6 +481,7 @@ class Parser {
     }
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
+    tpl_.includes.push_back(node);
     return node;
   }
 

@@ -1103,10 +1103,10 @@ class Renderer {
     if (it != namespace_cache_.end()) return it->second;
     NamespaceMap& map = namespace_cache_[tpl];
     if (!tpl->tpl->macros.empty()) map.emplace("self", tpl);
-    for (const auto& [file, space] : tpl->tpl->imports) {
-      const LinkedTemplate* imported = registry_.find(file);
+    for (const Template::Import& import : tpl->tpl->imports) {
+      const LinkedTemplate* imported = registry_.find(import.file);
       if (!imported || imported == tpl) continue;
-      map.emplace(space, imported);
+      map.emplace(import.space, imported);
       for (const auto& entry : namespaces(imported)) map.emplace(entry.first, entry.second);
     }
     for (const LinkedTemplate* parent : tpl->parents) {
@@ -1402,9 +1402,7 @@ class Renderer {
       return ok;
     }
     if (node.ignore_missing) return true;
-    std::string names;
-    for (std::string_view n : node.include_names) names += (names.empty() ? "" : ", ") + std::string(n);
-    return fail(node.span, "Template '[" + names + "]' not found");
+    return fail(node.span, missing_include_message(node));
   }
 
   bool render_definition(const LinkedTemplate* owner, const Node& block, std::string& out) {

@@ -1,11 +1,10 @@
 #pragma once
 // A compiled template: its syntax tree and what the environment needs to link
-// it with others (parent, blocks, macros, imports).
+// it with others (parent, blocks, macros, imports, includes).
 
 #include <deque>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "tera/ast.hpp"
@@ -20,12 +19,19 @@ class Template {
   Arena arena;  // holds `ast`, so declared before it
   Body ast;
   std::deque<Value> literals;  // the tree's literal values (a deque: they never move)
-  std::string parent;                                    // `{% extends %}`, empty if none
+  std::string parent;  // `{% extends %}`, empty if none
+  Span parent_tag;     // that tag, for the linker's errors
   // The blocks defined at the top level and inside other blocks (not those
   // inside an `if` or a filter section: Tera does not register them).
   std::map<std::string, const Node*, std::less<>> blocks;
   std::map<std::string, const MacroDefinition*, std::less<>> macros;
-  std::vector<std::pair<std::string, std::string>> imports;  // (template, namespace)
+  struct Import {
+    std::string file;
+    std::string space;  // the namespace
+    Span tag;
+  };
+  std::vector<Import> imports;
+  std::vector<const Node*> includes;  // every `{% include %}`, macro bodies included, in source order
 
   TemplateError error_at(ErrorKind kind, Span span, std::string message, std::string expression = {}) const;
 };

@@ -36,6 +36,9 @@ struct TemplateError {
   std::string describe() const;
 };
 
+// Orders errors by template name, then line and column.
+bool sorts_before(const TemplateError& a, const TemplateError& b);
+
 class Template;  // compiled and immutable; safe to share between threads
 using TemplatePtr = std::shared_ptr<const Template>;
 
@@ -110,9 +113,14 @@ class Environment {
   Result<Ok, TemplateError> add(std::string name, std::string_view source);
   // Adds an already compiled template under a name.
   void add(std::string name, TemplatePtr tpl);
-  // Links the templates: parents, imports and blocks. Missing parents,
-  // circular extends and imports of absent templates are errors here.
-  Result<Ok, TemplateError> build();
+  // Links the templates: parents, imports and blocks. Fails with every
+  // missing parent, circular extends (once per cycle) and import of an absent
+  // template, sorted by template name, then line and column.
+  Result<Ok, std::vector<TemplateError>> build();
+  // The includes that name only absent templates and do not `ignore
+  // missing`, sorted likewise. Not build errors: Tera fails only the render
+  // that reaches one, and a template may hold one in a branch never taken.
+  std::vector<TemplateError> missing_includes() const;
 
   bool contains(std::string_view name) const;
   std::vector<std::string> names() const;

@@ -90,7 +90,7 @@ Outcome run_case(const fs::path& dir) {
     }
     auto built = env.build();
     if (!built) {
-      record(built.error());
+      record(built.error().front());
       return o;
     }
     auto out = env.render(trim(read_file(dir / "main")), *context);

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tera/tera.hpp"
@@ -400,21 +401,146 @@ TEST(Environment, IncludesExtendsAndImports) {
   EXPECT_EQ(env.names().size(), 4u);
 }
 
-TEST(Environment, LinkErrors) {
+namespace {
+
+using Sources = std::vector<std::pair<std::string, std::string>>;
+
+tera::Environment environment_of(const Sources& sources) {
   tera::Environment env;
-  ASSERT_TRUE(env.add("a", "{% extends \"b\" %}"));
-  ASSERT_TRUE(env.add("b", "{% extends \"a\" %}"));
+  for (const auto& [name, source] : sources) {
+    auto added = env.add(name, source);
+    EXPECT_TRUE(added) << (added ? "" : added.error().describe());
+  }
+  return env;
+}
+
+// describe() of every error build() reports, in its order.
+std::vector<std::string> link_errors(const Sources& sources) {
+  tera::Environment env = environment_of(sources);
   auto built = env.build();
-  ASSERT_FALSE(built);
-  EXPECT_NE(built.error().message.find("Circular"), std::string::npos);
+  std::vector<std::string> out;
+  if (!built) {
+    for (const tera::TemplateError& e : built.error()) out.push_back(e.describe());
+  }
+  return out;
+}
 
-  tera::Environment missing;
-  ASSERT_TRUE(missing.add("a", "{% extends \"nowhere\" %}"));
-  ASSERT_FALSE(missing.build());
+std::vector<std::string> missing_includes(const Sources& sources) {
+  std::vector<std::string> out;
+  for (const tera::TemplateError& e : environment_of(sources).missing_includes()) out.push_back(e.describe());
+  return out;
+}
 
-  tera::Environment import_missing;
-  ASSERT_TRUE(import_missing.add("a", "{% import \"nowhere\" as n %}x"));
-  ASSERT_FALSE(import_missing.build());
+}  // namespace
+
+TEST(Link, EveryMissingParentAtItsExtendsTag) {
+  EXPECT_EQ(link_errors({{"b.tera", "{% extends \"also-gone\" %}{% block x %}{% endblock %}"},
+                         {"a.tera", "\n  {% extends \"gone\" %}"},
+                         {"ok.tera", "fine"}}),
+            (std::vector<std::string>{
+                "a.tera:2:3: parse error: Template 'a.tera' is inheriting from 'gone', which doesn't exist or isn't "
+                "loaded.",
+                "b.tera:1:1: parse error: Template 'b.tera' is inheriting from 'also-gone', which doesn't exist or "
+                "isn't loaded.",
+            }));
+}
+
+TEST(Link, MissingImportAtItsImportTag) {
+  EXPECT_EQ(link_errors({{"macros.tera", "{% macro m() %}{% endmacro %}"},
+                         {"page.tera", "{% import \"macros.tera\" as m %}\n{% import \"nowhere\" as n %}x"}}),
+            (std::vector<std::string>{
+                "page.tera:2:1: parse error: Template `page.tera` loads macros from `nowhere` which isn't present",
+            }));
+}
+
+TEST(Link, ProblemsOfOneTemplateInSourceOrder) {
+  EXPECT_EQ(link_errors({{"t", "{% extends \"p\" %}\n{% import \"i1\" as a %}{% import \"i2\" as b %}"}}),
+            (std::vector<std::string>{
+                "t:1:1: parse error: Template 't' is inheriting from 'p', which doesn't exist or isn't loaded.",
+                "t:2:1: parse error: Template `t` loads macros from `i1` which isn't present",
+                "t:2:23: parse error: Template `t` loads macros from `i2` which isn't present",
+            }));
+}
+
+TEST(Link, ACycleOfTwoOnceOnItsFirstMember) {
+  EXPECT_EQ(link_errors({{"b", "{% extends \"a\" %}"}, {"a", "  {% extends \"b\" %}"}}),
+            (std::vector<std::string>{
+                "a:1:3: parse error: Circular extend detected for template 'a'. Inheritance chain: `a` > `b` > `a`",
+            }));
+}
+
+TEST(Link, ACycleOfThreeAndATemplateExtendingItself) {
+  EXPECT_EQ(link_errors({{"y", "{% extends \"x\" %}"},
+                         {"z", "{% extends \"y\" %}"},
+                         {"x", "\n{% extends \"z\" %}"},
+                         {"self", "{% extends \"self\" %}"}}),
+            (std::vector<std::string>{
+                "self:1:1: parse error: Circular extend detected for template 'self'. Inheritance chain: `self` > "
+                "`self`",
+                "x:2:1: parse error: Circular extend detected for template 'x'. Inheritance chain: `x` > `z` > `y` > "
+                "`x`",
+            }));
+}
+
+TEST(Link, TemplatesInheritingFromACycleOrAMissingParentAddNoErrorOfTheirOwn) {
+  EXPECT_EQ(link_errors({{"a", "{% extends \"b\" %}"},
+                         {"b", "{% extends \"a\" %}"},
+                         {"c", "{% extends \"a\" %}"},
+                         {"d", "{% extends \"c\" %}"},
+                         {"e", "{% extends \"gone\" %}"},
+                         {"f", "{% extends \"e\" %}"}}),
+            (std::vector<std::string>{
+                "a:1:1: parse error: Circular extend detected for template 'a'. Inheritance chain: `a` > `b` > `a`",
+                "e:1:1: parse error: Template 'e' is inheriting from 'gone', which doesn't exist or isn't loaded.",
+            }));
+}
+
+TEST(Link, AWholeSetLinksAndRenders) {
+  tera::Environment env = environment_of({
+      {"base", "<{% block b %}base{% endblock %}>"},
+      {"middle", "{% extends \"base\" %}{% block b %}mid+{{ super() }}{% endblock %}"},
+      {"leaf", "{% extends \"middle\" %}{% import \"m\" as m %}{% block b %}{{ m::f() }}+{{ super() }}{% endblock %}"},
+      {"m", "{% macro f() %}leaf{% endmacro %}"},
+  });
+  auto built = env.build();
+  ASSERT_TRUE(built) << built.error().front().describe();
+  EXPECT_TRUE(env.missing_includes().empty());
+  auto out = env.render("leaf", context());
+  ASSERT_TRUE(out) << out.error().describe();
+  EXPECT_EQ(*out, "<leaf+mid+base>");
+}
+
+TEST(Link, AnEnvironmentThatDoesNotLinkDoesNotRender) {
+  tera::Environment env = environment_of({{"a", "{% extends \"b\" %}"}, {"b", "{% extends \"a\" %}"}});
+  ASSERT_FALSE(env.build());
+  EXPECT_FALSE(env.render("a", context()));
+}
+
+TEST(Link, AMissingIncludeIsNoBuildErrorButIsReported) {
+  const Sources sources = {
+      {"main", "{% include \"part\" %}\n{% if false %}{% include \"gone\" %}{% endif %}"
+               "{% include \"gone\" ignore missing %}{% include [\"gone\", \"part\"] %}\n"
+               "{% macro m() %}  {% include ['x', 'y'] %}{% endmacro %}"},
+      {"part", "p"},
+      {"other", "{% block b %}{% include \"nope\" %}{% endblock %}"},
+  };
+  EXPECT_TRUE(link_errors(sources).empty());
+  EXPECT_EQ(missing_includes(sources), (std::vector<std::string>{
+                                           "main:2:15: parse error: Template '[gone]' not found",
+                                           "main:3:18: parse error: Template '[x, y]' not found",
+                                           "other:1:14: parse error: Template '[nope]' not found",
+                                       }));
+  EXPECT_TRUE(missing_includes({{"main", "{% include \"gone\" ignore missing %}"}}).empty());
+}
+
+TEST(Link, TheRendererWordsAMissingIncludeAsTheCheckDoes) {
+  tera::Environment env = environment_of({{"main", "a\n{% include [\"x\", \"y\"] %}"}});
+  ASSERT_TRUE(env.build());
+  auto out = env.render("main", context());
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message, env.missing_includes().front().message);
+  EXPECT_EQ(out.error().location.line, 2u);
+  EXPECT_EQ(out.error().location.column, 1u);
 }
 
 TEST(Threads, OneCompiledTemplateRendersFromManyThreadsAtOnce) {
