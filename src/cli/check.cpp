@@ -3,7 +3,8 @@
 // Checks syntax only, renders nothing: every problem goes to stderr and the
 // exit code is 1 if there was any; nothing is printed and the exit code is 0
 // otherwise. With --templates every template of the directory is checked and
-// the set is linked (missing parents, circular extends, absent imports).
+// the set is linked (missing parents, circular extends, absent imports, and
+// includes of absent templates without `ignore missing`).
 
 #include <memory>
 #include <set>
@@ -38,11 +39,9 @@ int run_check(const CheckArgs& args) {
   }
   if (!args.templates.empty()) {
     // Parse errors come back from the environment too: report each once.
-    std::vector<tera::TemplateError> link_errors;
-    build_environment(*set, link_errors);
     std::set<std::string> seen;
     for (const auto& e : errors) seen.insert(e.describe());
-    for (auto& e : link_errors) {
+    for (auto& e : link_problems(*set)) {
       if (seen.insert(e.describe()).second) errors.push_back(std::move(e));
     }
   }

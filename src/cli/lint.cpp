@@ -77,11 +77,10 @@ int run_lint(const LintArgs& args) {
       for (auto& read : tera::context_variables(**compiled)) reads.emplace_back(file.name, std::move(read));
     }
   }
-  // Linking finds missing parents and imports; with a template that does
-  // not parse it would only repeat that template's errors.
+  // Linking finds missing parents, imports and includes; with a template
+  // that does not parse it would only repeat that template's errors.
   if (!args.templates.empty() && !failed) {
-    std::vector<tera::TemplateError> link_errors;
-    build_environment(*set, link_errors);
+    const auto link_errors = link_problems(*set);
     print_errors(link_errors);
     failed = !link_errors.empty();
   }

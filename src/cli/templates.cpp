@@ -87,6 +87,17 @@ tera::Environment build_environment(const TemplateSet& set, std::vector<tera::Te
   return env;
 }
 
+std::vector<tera::TemplateError> link_problems(const TemplateSet& set) {
+  std::vector<tera::TemplateError> errors;
+  const tera::Environment env = build_environment(set, errors);
+  // An include of a template that did not compile is no problem of its own.
+  if (env.names().size() < set.files.size()) return errors;
+  const auto includes = env.missing_includes();
+  errors.insert(errors.end(), includes.begin(), includes.end());
+  std::stable_sort(errors.begin(), errors.end(), tera::sorts_before);
+  return errors;
+}
+
 void print_errors(const std::vector<tera::TemplateError>& errors) {
   for (const tera::TemplateError& error : errors) {
     const std::string text = error.describe() + "\n";

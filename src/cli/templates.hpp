@@ -30,6 +30,12 @@ Result<TemplateSet> load_templates(const std::string& tpl, const std::string& di
 // usable when `errors` is empty.
 tera::Environment build_environment(const TemplateSet& set, std::vector<tera::TemplateError>& errors);
 
+// What `check` and `lint` report of a set beyond each template's own
+// problems: build_environment's, plus the includes that name only absent
+// templates (Tera fails the render that reaches one), sorted by template
+// name, then position.
+std::vector<tera::TemplateError> link_problems(const TemplateSet& set);
+
 // Prints errors to stderr, one `describe()` each.
 void print_errors(const std::vector<tera::TemplateError>& errors);
 // Prints "sindri: MESSAGE" to stderr.

@@ -269,6 +269,43 @@ TEST_F(Cli, CheckTemplatesDir) {
   EXPECT_NE(bad.err.find("missing-parent.tera"), std::string::npos) << bad.err;
 }
 
+// Every problem at once, each at its tag, so that one run finds them all.
+TEST_F(Cli, CheckTemplatesDirListsEveryLinkingProblemWithItsPosition) {
+  write_inheritance(dir_ / "tpl");
+  file("tpl/orphan.tera", "\n{% extends \"missing-parent.tera\" %}");
+  file("tpl/stray.tera", "{% extends \"nowhere.tera\" %}{% import \"no-macros.tera\" as m %}");
+  file("tpl/loop/a.tera", "{% extends \"loop/b.tera\" %}");
+  file("tpl/loop/b.tera", "{% extends \"loop/a.tera\" %}");
+  file("tpl/loop/c.tera", "{% extends \"loop/a.tera\" %}");
+  file("tpl/uses.tera", "x\n  {% include \"gone.tera\" %}{% include \"gone.tera\" ignore missing %}"
+                        "{% include [\"gone.tera\", \"part.tera\"] %}");
+  Outcome r = sindri({"check", "child.tera", "--templates", (dir_ / "tpl").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "loop/a.tera:1:1: parse error: Circular extend detected for template 'loop/a.tera'. Inheritance chain: "
+            "`loop/a.tera` > `loop/b.tera` > `loop/a.tera`\n"
+            "orphan.tera:2:1: parse error: Template 'orphan.tera' is inheriting from 'missing-parent.tera', which "
+            "doesn't exist or isn't loaded.\n"
+            "stray.tera:1:1: parse error: Template 'stray.tera' is inheriting from 'nowhere.tera', which doesn't exist "
+            "or isn't loaded.\n"
+            "stray.tera:1:29: parse error: Template `stray.tera` loads macros from `no-macros.tera` which isn't "
+            "present\n"
+            "uses.tera:2:3: parse error: Template '[gone.tera]' not found\n");
+}
+
+// Tera renders a template whose missing include is never reached: only
+// `check` and `lint` report it.
+TEST_F(Cli, RenderIgnoresAMissingIncludeItDoesNotReach) {
+  file("tpl/main.tera", "{% if false %}{% include \"gone.tera\" %}{% endif %}ok");
+  Outcome r = sindri({"render", "main.tera", "--templates", (dir_ / "tpl").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok");
+  Outcome checked = sindri({"check", "main.tera", "--templates", (dir_ / "tpl").string()});
+  EXPECT_EQ(checked.exit_code, 1);
+  EXPECT_EQ(checked.err, "main.tera:1:15: parse error: Template '[gone.tera]' not found\n");
+}
+
 TEST_F(Cli, CheckMissingFileFails) {
   const std::string missing = (dir_ / "gone.tera").string();
   Outcome r = sindri({"check", missing});
