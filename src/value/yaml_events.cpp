@@ -44,6 +44,31 @@ size_t line_break_length(std::string_view text, size_t at) {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
+// libfyaml refuses a `%YAML` directive of another major version than 1
+// without saying where or why: the first such directive line, if any.
+std::optional<SyntaxError> unsupported_version_directive(std::string_view text) {
+  constexpr std::string_view kDirective = "%YAML";
+  for (size_t line_start = 0; line_start < text.size();) {
+    const size_t line_end = std::min(text.find('\n', line_start), text.size());
+    const std::string_view line = text.substr(line_start, line_end - line_start);
+    if (line.substr(0, kDirective.size()) == kDirective && line.size() > kDirective.size() &&
+        is_blank(line[kDirective.size()])) {
+      size_t version_start = kDirective.size();
+      while (version_start < line.size() && is_blank(line[version_start])) ++version_start;
+      size_t version_end = version_start;
+      while (version_end < line.size() && !is_blank(line[version_end]) && line[version_end] != '\r') ++version_end;
+      const std::string_view version = line.substr(version_start, version_end - version_start);
+      if (version.substr(0, 2) != "1.") {
+        const LineColumn at = line_column(text, line_start + version_start);
+        return SyntaxError{Position{static_cast<uint32_t>(at.line), static_cast<uint32_t>(at.column)},
+                           "YAML version `" + std::string(version) + "` is not supported: only 1.x documents are read"};
+      }
+    }
+    line_start = line_end + 1;
+  }
+  return std::nullopt;
+}
+
 // A plain or quoted scalar's source as libfyaml marks it: between the quotes
 // of a quoted one.
 std::string_view source_of(std::string_view text, fy_token* value) {
@@ -382,6 +407,7 @@ Result<Ok, SyntaxError> YamlEventParser::outcome() const {
                          err->msg ? err->msg : "invalid YAML"};
     }
   }
+  if (auto version = unsupported_version_directive(text_)) return *std::move(version);
   return SyntaxError{{}, "invalid YAML"};
 }
 

@@ -209,6 +209,23 @@ TEST(YamlStream, ASyntaxErrorBeforeARefusedCharacterIsReportedFirst) {
   EXPECT_NE(same_line.error().message.find("invalid UTF-8"), std::string::npos) << same_line.error().describe();
 }
 
+// libfyaml refuses a directive of YAML 2 or later without a position; the
+// error names the version where it stands, in whichever document.
+TEST(YamlStream, AnUnsupportedYamlVersionIsNamedWhereItStands) {
+  auto first = parse_yaml_stream("%YAML 9.9\n---\na: 1\n", "v.yaml");
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.error().line, 1u) << first.error().describe();
+  EXPECT_EQ(first.error().column, 7u) << first.error().describe();
+  EXPECT_NE(first.error().message.find("`9.9`"), std::string::npos) << first.error().describe();
+  auto later = parse_yaml_stream("a: 1\n...\n%YAML  2.0\r\n---\nb: 2\n", "v.yaml");
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(later.error().line, 3u) << later.error().describe();
+  EXPECT_EQ(later.error().column, 8u) << later.error().describe();
+  EXPECT_NE(later.error().message.find("`2.0` is not supported"), std::string::npos) << later.error().describe();
+  EXPECT_TRUE(parse_yaml_stream("%YAML 1.1\n---\na: 1\n", "v.yaml").ok());
+  EXPECT_TRUE(parse_yaml_stream("%YAML 1.2\n---\na: 1\n", "v.yaml").ok());
+}
+
 // libfyaml counts no column for a byte order mark, and nor do the errors
 // found before parsing.
 TEST(YamlStream, AByteOrderMarkTakesNoColumn) {
