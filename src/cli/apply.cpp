@@ -13,7 +13,10 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli/broker_client.hpp"
@@ -107,6 +110,42 @@ std::string text_at(const Value& object, std::string_view pointer) {
   return at != nullptr && at->is_string() ? std::string(at->get_string()) : "";
 }
 
+// Kubernetes' built-in kinds that live outside namespaces, by API group.
+bool is_cluster_scoped(std::string_view group, std::string_view kind) {
+  static const std::set<std::pair<std::string_view, std::string_view>> kinds = {
+      {"", "Namespace"},
+      {"", "Node"},
+      {"", "PersistentVolume"},
+      {"admissionregistration.k8s.io", "MutatingWebhookConfiguration"},
+      {"admissionregistration.k8s.io", "ValidatingAdmissionPolicy"},
+      {"admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"},
+      {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"},
+      {"apiextensions.k8s.io", "CustomResourceDefinition"},
+      {"apiregistration.k8s.io", "APIService"},
+      {"certificates.k8s.io", "CertificateSigningRequest"},
+      {"flowcontrol.apiserver.k8s.io", "FlowSchema"},
+      {"flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"},
+      {"networking.k8s.io", "IngressClass"},
+      {"node.k8s.io", "RuntimeClass"},
+      {"rbac.authorization.k8s.io", "ClusterRole"},
+      {"rbac.authorization.k8s.io", "ClusterRoleBinding"},
+      {"scheduling.k8s.io", "PriorityClass"},
+      {"storage.k8s.io", "CSIDriver"},
+      {"storage.k8s.io", "CSINode"},
+      {"storage.k8s.io", "StorageClass"},
+      {"storage.k8s.io", "VolumeAttachment"},
+  };
+  return kinds.contains({group, kind});
+}
+
+// The namespace an object lands in as kubectl applies it: none for a
+// cluster-scoped kind (the API server ignores one given), `default` when a
+// namespaced object names none.
+std::string effective_namespace(std::string_view group, std::string_view kind, std::string given) {
+  if (is_cluster_scoped(group, kind)) return "";
+  return given.empty() ? "default" : given;
+}
+
 // The manifests so far, and where each object (API group, kind, namespace,
 // name) was first given.
 struct Collected {
@@ -122,11 +161,12 @@ Status add_manifest(Collected& collected, const Value& manifest, const std::stri
   const std::string api_version = text_at(manifest, "/apiVersion");
   const std::string group = api_version.find('/') == std::string::npos ? "" : api_version.substr(0, api_version.find('/'));
   const std::string kind = text_at(manifest, "/kind");
-  const std::string name_space = text_at(manifest, "/metadata/namespace");
+  const std::string given_namespace = text_at(manifest, "/metadata/namespace");
+  const std::string name_space = effective_namespace(group, kind, given_namespace);
   const std::string name = text_at(manifest, "/metadata/name");
   const std::string identity = group + "\n" + kind + "\n" + name_space + "\n" + name;
   if (auto [first, added] = collected.first_given.emplace(identity, where); !added) {
-    return make_error(where + ": " + kind + " " + (name_space.empty() ? "" : name_space + "/") + name +
+    return make_error(where + ": " + kind + " " + (given_namespace.empty() ? "" : given_namespace + "/") + name +
                       " is given already, at " + first->second + "; a deployment object holds each object once");
   }
   collected.manifests.push_back(manifest);

@@ -367,6 +367,40 @@ TEST_F(BrokerCli, ApplyRefusesAnObjectGivenTwice) {
   EXPECT_EQ(distinct.exit_code, 0) << distinct.err;
 }
 
+// As kubectl applies them: a namespaced object without a namespace lands in
+// `default`, and a cluster-scoped one in none, whatever namespace it names.
+TEST_F(BrokerCli, ApplyReadsNamespacesAsKubectlApplies) {
+  const std::string id = make_stack("web");
+  const fs::path in_default = file("d/a.yaml", std::string(kDeployment) +
+                                                   "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
+                                                   "  name: web\n  namespace: default\n");
+  Outcome same_deployment = as_generator({"apply", "web", "-f", in_default.string()});
+  EXPECT_EQ(same_deployment.exit_code, 1);
+  EXPECT_NE(same_deployment.err.find("document 2: Deployment default/web is given already, at " +
+                                     in_default.string() + ":2: document 1"),
+            std::string::npos)
+      << same_deployment.err;
+
+  const fs::path roles = file("r/a.yaml",
+                              "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n"
+                              "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n"
+                              "  name: reader\n  namespace: team\n");
+  Outcome same_role = as_generator({"apply", "web", "-f", roles.string()});
+  EXPECT_EQ(same_role.exit_code, 1);
+  EXPECT_NE(same_role.err.find("ClusterRole team/reader is given already"), std::string::npos) << same_role.err;
+  EXPECT_EQ(deployment_objects(id).size(), 0u);
+
+  // A Role of the same name is namespaced, and another kind.
+  const fs::path distinct = file("n/a.yaml",
+                                 "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n"
+                                 "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: reader\n"
+                                 "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n"
+                                 "  name: reader\n  namespace: team\n");
+  Outcome applied = as_generator({"apply", "web", "-f", distinct.string()});
+  EXPECT_EQ(applied.exit_code, 0) << applied.err;
+  EXPECT_EQ(deployment_objects(id).size(), 1u);
+}
+
 TEST_F(BrokerCli, ApplyToAnUnknownStackFails) {
   Outcome r = as_generator({"apply", "nope", "-f", file("a.yaml", kDeployment).string()});
   EXPECT_EQ(r.exit_code, 1);
