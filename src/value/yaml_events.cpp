@@ -44,31 +44,6 @@ size_t line_break_length(std::string_view text, size_t at) {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-// libfyaml refuses a `%YAML` directive of another major version than 1
-// without saying where or why: the first such directive line, if any.
-std::optional<SyntaxError> unsupported_version_directive(std::string_view text) {
-  constexpr std::string_view kDirective = "%YAML";
-  for (size_t line_start = 0; line_start < text.size();) {
-    const size_t line_end = std::min(text.find('\n', line_start), text.size());
-    const std::string_view line = text.substr(line_start, line_end - line_start);
-    if (line.substr(0, kDirective.size()) == kDirective && line.size() > kDirective.size() &&
-        is_blank(line[kDirective.size()])) {
-      size_t version_start = kDirective.size();
-      while (version_start < line.size() && is_blank(line[version_start])) ++version_start;
-      size_t version_end = version_start;
-      while (version_end < line.size() && !is_blank(line[version_end]) && line[version_end] != '\r') ++version_end;
-      const std::string_view version = line.substr(version_start, version_end - version_start);
-      if (version.substr(0, 2) != "1.") {
-        const LineColumn at = line_column(text, line_start + version_start);
-        return SyntaxError{Position{static_cast<uint32_t>(at.line), static_cast<uint32_t>(at.column)},
-                           "YAML version `" + std::string(version) + "` is not supported: only 1.x documents are read"};
-      }
-    }
-    line_start = line_end + 1;
-  }
-  return std::nullopt;
-}
-
 // A plain or quoted scalar's source as libfyaml marks it: between the quotes
 // of a quoted one.
 std::string_view source_of(std::string_view text, fy_token* value) {
@@ -154,6 +129,52 @@ Position position_at(std::string_view text, size_t offset) {
     at += std::max<size_t>(1, utf8_sequence_length(text, at));
   }
   return where;
+}
+
+// Whether `line` is the marker `---` or `...`, alone or before a blank.
+bool is_marker_line(std::string_view line, std::string_view marker) {
+  return line.starts_with(marker) && (line.size() == marker.size() || is_blank(line[marker.size()]));
+}
+
+bool is_blank_or_comment(std::string_view line) {
+  const size_t first = line.find_first_not_of(" \t");
+  return first == std::string_view::npos || line[first] == '#';
+}
+
+// libfyaml refuses a `%YAML` directive of another major version than 1
+// without saying where or why: the first such directive, if any. Directives
+// stand only before a document (at the start of the stream or after `...`,
+// until the `---` or the content that opens it), so a line of a scalar that
+// reads `%YAML 2.0` is not one.
+std::optional<SyntaxError> unsupported_version_directive(std::string_view text) {
+  constexpr std::string_view kDirective = "%YAML";
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  bool before_document = true;
+  size_t line_start = text.starts_with(kByteOrderMark) ? kByteOrderMark.size() : 0;
+  while (line_start < text.size()) {
+    size_t line_end = line_start;
+    while (line_end < text.size() && line_break_length(text, line_end) == 0) ++line_end;
+    const std::string_view line = text.substr(line_start, line_end - line_start);
+    if (is_marker_line(line, "...")) {
+      before_document = true;
+    } else if (before_document && line.starts_with('%')) {
+      if (line.starts_with(kDirective) && line.size() > kDirective.size() && is_blank(line[kDirective.size()])) {
+        const size_t version_start = line.find_first_not_of(" \t", kDirective.size());
+        const std::string_view version =
+            version_start == std::string_view::npos
+                ? std::string_view()
+                : line.substr(version_start, line.find_first_of(" \t", version_start) - version_start);
+        if (!version.empty() && !version.starts_with("1.")) {
+          return SyntaxError{position_at(text, line_start + version_start),
+                             "YAML version `" + std::string(version) + "` is not supported: only 1.x documents are read"};
+        }
+      }
+    } else if (!is_blank_or_comment(line)) {
+      before_document = false;
+    }
+    line_start = line_end + (line_end < text.size() ? line_break_length(text, line_end) : 0);
+  }
+  return std::nullopt;
 }
 
 struct BadCharacter {

@@ -210,7 +210,7 @@ TEST(YamlStream, ASyntaxErrorBeforeARefusedCharacterIsReportedFirst) {
 }
 
 // libfyaml refuses a directive of YAML 2 or later without a position; the
-// error names the version where it stands, in whichever document.
+// error names the version where it stands.
 TEST(YamlStream, AnUnsupportedYamlVersionIsNamedWhereItStands) {
   auto first = parse_yaml_stream("%YAML 9.9\n---\na: 1\n", "v.yaml");
   ASSERT_FALSE(first.ok());
@@ -222,6 +222,19 @@ TEST(YamlStream, AnUnsupportedYamlVersionIsNamedWhereItStands) {
   EXPECT_EQ(later.error().line, 3u) << later.error().describe();
   EXPECT_EQ(later.error().column, 8u) << later.error().describe();
   EXPECT_NE(later.error().message.find("`2.0` is not supported"), std::string::npos) << later.error().describe();
+  // A byte order mark takes no column; libfyaml counts a NEL as a line break.
+  auto after_bom = parse_yaml_stream("\xEF\xBB\xBF%YAML 2.0\n---\na: 1\n", "v.yaml");
+  ASSERT_FALSE(after_bom.ok());
+  EXPECT_EQ(after_bom.error().line, 1u) << after_bom.error().describe();
+  EXPECT_EQ(after_bom.error().column, 7u) << after_bom.error().describe();
+  auto after_nel = parse_yaml_stream("a: |\n  x\xC2\x85  y\n...\n%YAML 2.0\n---\nb: 1\n", "v.yaml");
+  ASSERT_FALSE(after_nel.ok());
+  EXPECT_EQ(after_nel.error().line, 5u) << after_nel.error().describe();
+  // A scalar's line that reads like a directive is content, not a directive.
+  auto in_scalar = parse_yaml_stream("--- |\n%YAML 2.0\n...\n%YAML 3.0\n---\na: 1\n", "v.yaml");
+  ASSERT_FALSE(in_scalar.ok());
+  EXPECT_EQ(in_scalar.error().line, 4u) << in_scalar.error().describe();
+  EXPECT_NE(in_scalar.error().message.find("`3.0`"), std::string::npos) << in_scalar.error().describe();
   EXPECT_TRUE(parse_yaml_stream("%YAML 1.1\n---\na: 1\n", "v.yaml").ok());
   EXPECT_TRUE(parse_yaml_stream("%YAML 1.2\n---\na: 1\n", "v.yaml").ok());
 }
