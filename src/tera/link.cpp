@@ -16,8 +16,9 @@ void collect_own_blocks(LinkedTemplate& linked) {
 
 // `name` is the template's name in the registry, which need not be the name
 // it was compiled under.
-TemplateError link_error(const std::string& name, const Template& tpl, Span tag, std::string message) {
-  TemplateError e = tpl.error_at(ErrorKind::Parse, tag, std::move(message));
+TemplateError link_error(const std::string& name, const Template& tpl, Span tag, std::string message,
+                         ErrorKind kind = ErrorKind::Parse) {
+  TemplateError e = tpl.error_at(kind, tag, std::move(message));
   e.template_name = name;
   return e;
 }
@@ -109,7 +110,7 @@ void link_chain(const Registry& registry, LinkedTemplate& linked) {
   }
 }
 
-void sort_by_position(std::vector<TemplateError>& errors) {
+void sort_by_template_and_position(std::vector<TemplateError>& errors) {
   std::stable_sort(errors.begin(), errors.end(), sorts_before);
 }
 
@@ -133,7 +134,7 @@ std::vector<TemplateError> link(Registry& registry) {
     link_alone(linked);
     if (chains.at(&linked) == Chain::Sound) link_chain(registry, linked);
   }
-  sort_by_position(errors);
+  sort_by_template_and_position(errors);
   return errors;
 }
 
@@ -146,15 +147,18 @@ std::string missing_include_message(const Node& include) {
 std::vector<TemplateError> missing_includes(const Registry& registry) {
   std::vector<TemplateError> errors;
   for (const auto& [name, linked] : registry.templates) {
-    for (const Node* include : linked.tpl->includes) {
-      if (include->ignore_missing) continue;
-      const bool any_present = std::any_of(include->include_names.begin(), include->include_names.end(),
+    const bool has_parent = !linked.tpl->parent.empty();
+    for (const Template::Include& include : linked.tpl->includes) {
+      const Node& tag = *include.tag;
+      if (tag.ignore_missing || (has_parent && include.outside_blocks_and_macros)) continue;
+      const bool any_present = std::any_of(tag.include_names.begin(), tag.include_names.end(),
                                            [&](std::string_view included) { return registry.find(included); });
       if (any_present) continue;
-      errors.push_back(link_error(name, *linked.tpl, include->span, missing_include_message(*include)));
+      // Reported as the render that reaches it would report it.
+      errors.push_back(link_error(name, *linked.tpl, tag.span, missing_include_message(tag), ErrorKind::Render));
     }
   }
-  sort_by_position(errors);
+  sort_by_template_and_position(errors);
   return errors;
 }
 

@@ -34,8 +34,9 @@ struct Registry {
 // parents is whole are linked.
 std::vector<TemplateError> link(Registry& registry);
 
-// The includes that name only absent templates and do not `ignore missing`,
-// sorted as link() sorts.
+// The includes that name only absent templates and do not `ignore missing`
+// (in a child template, only those in its blocks and macros: the rest never
+// renders), as render errors sorted as link() sorts.
 std::vector<TemplateError> missing_includes(const Registry& registry);
 
 // What rendering such an include reports.

@@ -481,7 +481,7 @@ class Parser {
     }
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
-    tpl_.includes.push_back(node);
+    tpl_.includes.push_back({node, inside_blocks_and_macros_ == 0});
     return node;
   }
 
@@ -496,7 +496,10 @@ class Parser {
     if (!close_tag(node->ws)) return nullptr;
     node->span = span_from(start);
     std::string_view end;
-    if (!parse_body(Context::Block, node->body, end)) return nullptr;
+    ++inside_blocks_and_macros_;
+    const bool parsed = parse_body(Context::Block, node->body, end);
+    --inside_blocks_and_macros_;
+    if (!parsed) return nullptr;
     if (end != "endblock") return unexpected_end(end, "endblock");
     if (!end_tag("endblock", node->end_ws, true)) return nullptr;
     if (unregistered_blocks_ > 0) return node;
@@ -534,7 +537,10 @@ class Parser {
     node->span = span_from(start);
     def->span = node->span;
     std::string_view end;
-    if (!parse_body(Context::Macro, def->body, end)) return nullptr;
+    ++inside_blocks_and_macros_;
+    const bool parsed = parse_body(Context::Macro, def->body, end);
+    --inside_blocks_and_macros_;
+    if (!parsed) return nullptr;
     if (end != "endmacro") return unexpected_end(end, "endmacro");
     if (!end_tag("endmacro", node->end_ws, true)) return nullptr;
     if (tpl_.macros.count(def->name)) return fail_at(name_token, "macro `" + std::string(def->name) + "` is duplicated"), nullptr;
@@ -1237,6 +1243,8 @@ class Parser {
   // renders (a child's block of its name replacing it), but it is no
   // definition of its own: super() never reaches it, and it duplicates none.
   size_t unregistered_blocks_ = 0;
+  // Above 0 in a block's or a macro's body.
+  size_t inside_blocks_and_macros_ = 0;
   bool failed_ = false;
   Span error_span_;
   std::string error_message_;

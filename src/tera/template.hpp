@@ -31,7 +31,12 @@ class Template {
     Span tag;
   };
   std::vector<Import> imports;
-  std::vector<const Node*> includes;  // every `{% include %}`, macro bodies included, in source order
+  struct Include {
+    const Node* tag;
+    // Outside every block and macro: a child template never renders it.
+    bool outside_blocks_and_macros;
+  };
+  std::vector<Include> includes;  // every `{% include %}`, macro bodies included, in source order
 
   TemplateError error_at(ErrorKind kind, Span span, std::string message, std::string expression = {}) const;
 };

@@ -291,7 +291,7 @@ TEST_F(Cli, CheckTemplatesDirListsEveryLinkingProblemWithItsPosition) {
             "or isn't loaded.\n"
             "stray.tera:1:29: parse error: Template `stray.tera` loads macros from `no-macros.tera` which isn't "
             "present\n"
-            "uses.tera:2:3: parse error: Template '[gone.tera]' not found\n");
+            "uses.tera:2:3: render error: Template '[gone.tera]' not found\n");
 }
 
 // Tera renders a template whose missing include is never reached: only
@@ -303,7 +303,7 @@ TEST_F(Cli, RenderIgnoresAMissingIncludeItDoesNotReach) {
   EXPECT_EQ(r.out, "ok");
   Outcome checked = sindri({"check", "main.tera", "--templates", (dir_ / "tpl").string()});
   EXPECT_EQ(checked.exit_code, 1);
-  EXPECT_EQ(checked.err, "main.tera:1:15: parse error: Template '[gone.tera]' not found\n");
+  EXPECT_EQ(checked.err, "main.tera:1:15: render error: Template '[gone.tera]' not found\n");
 }
 
 TEST_F(Cli, CheckMissingFileFails) {

@@ -185,7 +185,7 @@ TEST_F(Lint, TemplatesDirectoryReportsAnIncludeOfAnAbsentTemplate) {
   file("tpl/main.tera", "{{ a }}\n{% include \"gone.tera\" %}");
   Outcome r = sindri({"lint", "main.tera", "--templates", (dir_ / "tpl").string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "main.tera:2:1: parse error: Template '[gone.tera]' not found\n");
+  EXPECT_EQ(r.err, "main.tera:2:1: render error: Template '[gone.tera]' not found\n");
 }
 
 }  // namespace

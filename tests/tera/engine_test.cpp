@@ -526,11 +526,31 @@ TEST(Link, AMissingIncludeIsNoBuildErrorButIsReported) {
   };
   EXPECT_TRUE(link_errors(sources).empty());
   EXPECT_EQ(missing_includes(sources), (std::vector<std::string>{
-                                           "main:2:15: parse error: Template '[gone]' not found",
-                                           "main:3:18: parse error: Template '[x, y]' not found",
-                                           "other:1:14: parse error: Template '[nope]' not found",
+                                           "main:2:15: render error: Template '[gone]' not found",
+                                           "main:3:18: render error: Template '[x, y]' not found",
+                                           "other:1:14: render error: Template '[nope]' not found",
                                        }));
   EXPECT_TRUE(missing_includes({{"main", "{% include \"gone\" ignore missing %}"}}).empty());
+}
+
+// A child template renders only its blocks (and the macros they call): an
+// include outside them never renders, and Tera never looks for its template.
+TEST(Link, AChildTemplatesIncludeOutsideItsBlocksAndMacrosIsNotReported) {
+  const Sources sources = {
+      {"parent", "P{% block b %}{% endblock %}"},
+      {"child", "{% extends \"parent\" %}{% include \"nope\" %}{% block b %}B{% include \"gone\" %}{% endblock %}"
+                "{% macro m() %}{% include \"lost\" %}{% endmacro %}"},
+  };
+  EXPECT_EQ(missing_includes(sources), (std::vector<std::string>{
+                                           "child:1:57: render error: Template '[gone]' not found",
+                                           "child:1:106: render error: Template '[lost]' not found",
+                                       }));
+  tera::Environment env = environment_of({sources[0], {"child", "{% extends \"parent\" %}{% include \"nope\" %}"
+                                                                  "{% block b %}B{% endblock %}"}});
+  ASSERT_TRUE(env.build());
+  auto out = env.render("child", context());
+  ASSERT_TRUE(out) << out.error().describe();
+  EXPECT_EQ(*out, "PB");
 }
 
 TEST(Link, TheRendererWordsAMissingIncludeAsTheCheckDoes) {
