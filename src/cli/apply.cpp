@@ -113,9 +113,12 @@ std::string text_at(const Value& object, std::string_view pointer) {
 // Kubernetes' built-in kinds that live outside namespaces, by API group.
 bool is_cluster_scoped(std::string_view group, std::string_view kind) {
   static const std::set<std::pair<std::string_view, std::string_view>> kinds = {
+      {"", "ComponentStatus"},
       {"", "Namespace"},
       {"", "Node"},
       {"", "PersistentVolume"},
+      {"admissionregistration.k8s.io", "MutatingAdmissionPolicy"},
+      {"admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"},
       {"admissionregistration.k8s.io", "MutatingWebhookConfiguration"},
       {"admissionregistration.k8s.io", "ValidatingAdmissionPolicy"},
       {"admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"},
@@ -123,17 +126,25 @@ bool is_cluster_scoped(std::string_view group, std::string_view kind) {
       {"apiextensions.k8s.io", "CustomResourceDefinition"},
       {"apiregistration.k8s.io", "APIService"},
       {"certificates.k8s.io", "CertificateSigningRequest"},
+      {"certificates.k8s.io", "ClusterTrustBundle"},
       {"flowcontrol.apiserver.k8s.io", "FlowSchema"},
       {"flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"},
+      {"networking.k8s.io", "IPAddress"},
       {"networking.k8s.io", "IngressClass"},
+      {"networking.k8s.io", "ServiceCIDR"},
       {"node.k8s.io", "RuntimeClass"},
+      {"policy", "PodSecurityPolicy"},
       {"rbac.authorization.k8s.io", "ClusterRole"},
       {"rbac.authorization.k8s.io", "ClusterRoleBinding"},
+      {"resource.k8s.io", "DeviceClass"},
+      {"resource.k8s.io", "ResourceSlice"},
       {"scheduling.k8s.io", "PriorityClass"},
       {"storage.k8s.io", "CSIDriver"},
       {"storage.k8s.io", "CSINode"},
       {"storage.k8s.io", "StorageClass"},
       {"storage.k8s.io", "VolumeAttachment"},
+      {"storage.k8s.io", "VolumeAttributesClass"},
+      {"storagemigration.k8s.io", "StorageVersionMigration"},
   };
   return kinds.contains({group, kind});
 }
@@ -161,12 +172,11 @@ Status add_manifest(Collected& collected, const Value& manifest, const std::stri
   const std::string api_version = text_at(manifest, "/apiVersion");
   const std::string group = api_version.find('/') == std::string::npos ? "" : api_version.substr(0, api_version.find('/'));
   const std::string kind = text_at(manifest, "/kind");
-  const std::string given_namespace = text_at(manifest, "/metadata/namespace");
-  const std::string name_space = effective_namespace(group, kind, given_namespace);
+  const std::string name_space = effective_namespace(group, kind, text_at(manifest, "/metadata/namespace"));
   const std::string name = text_at(manifest, "/metadata/name");
   const std::string identity = group + "\n" + kind + "\n" + name_space + "\n" + name;
   if (auto [first, added] = collected.first_given.emplace(identity, where); !added) {
-    return make_error(where + ": " + kind + " " + (given_namespace.empty() ? "" : given_namespace + "/") + name +
+    return make_error(where + ": " + kind + " " + (name_space.empty() ? "" : name_space + "/") + name +
                       " is given already, at " + first->second + "; a deployment object holds each object once");
   }
   collected.manifests.push_back(manifest);

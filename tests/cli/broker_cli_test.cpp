@@ -352,7 +352,7 @@ TEST_F(BrokerCli, ApplyRefusesAnObjectGivenTwice) {
   const fs::path one = file("m/one.yaml", kDeployment);
   Outcome twice = as_generator({"apply", "web", "-f", one.string(), "-f", one.string()});
   EXPECT_EQ(twice.exit_code, 1);
-  EXPECT_EQ(twice.err, "error: " + one.string() + ":2: document 1: Deployment web is given already, at " +
+  EXPECT_EQ(twice.err, "error: " + one.string() + ":2: document 1: Deployment default/web is given already, at " +
                            one.string() + ":2: document 1; a deployment object holds each object once\n");
   fs::create_symlink(one, dir_ / "m/link.yaml");
   EXPECT_EQ(as_generator({"apply", "web", "-f", (dir_ / "m").string()}).exit_code, 1);
@@ -387,7 +387,7 @@ TEST_F(BrokerCli, ApplyReadsNamespacesAsKubectlApplies) {
                               "  name: reader\n  namespace: team\n");
   Outcome same_role = as_generator({"apply", "web", "-f", roles.string()});
   EXPECT_EQ(same_role.exit_code, 1);
-  EXPECT_NE(same_role.err.find("ClusterRole team/reader is given already"), std::string::npos) << same_role.err;
+  EXPECT_NE(same_role.err.find("ClusterRole reader is given already"), std::string::npos) << same_role.err;
   EXPECT_EQ(deployment_objects(id).size(), 0u);
 
   // A Role of the same name is namespaced, and another kind.
