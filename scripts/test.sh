@@ -12,19 +12,36 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 JOBS=${JOBS:-2}
 
+# Each stage prints how long it took, and the run its total.
+RUN_START=$SECONDS
+STAGE=""
+STAGE_START=$SECONDS
+stage() {
+  [[ -n $STAGE ]] && echo "== $STAGE: $((SECONDS - STAGE_START)) s"
+  STAGE=$1
+  STAGE_START=$SECONDS
+  [[ -n $STAGE ]] && echo "== $STAGE"
+  return 0
+}
+
+stage "setup"
 scripts/setup.sh
 
-echo "== build/ (RelWithDebInfo)"
+stage "build/ (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$JOBS"
+stage "tests in build/"
 ctest --test-dir build --output-on-failure -j "$JOBS"
 
-echo "== build-asan/ (ASan + UBSan)"
+stage "build-asan/ (ASan + UBSan)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSINDRI_SANITIZE=ON -DSINDRI_BENCH=OFF
 cmake --build build-asan -j "$JOBS"
+stage "tests in build-asan/"
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS"
 
-echo "== fuzzing"
+stage "fuzzing"
 scripts/fuzz.sh 60
+stage ""
+echo "== all stages: $((SECONDS - RUN_START)) s"

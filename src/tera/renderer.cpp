@@ -790,9 +790,18 @@ class Renderer {
         }
         break;
       }
-      case Expr::Kind::Compare:
-        if (!eval_compare(e, res)) return false;
+      case Expr::Kind::Compare: {
+        bool mixed_kinds = false;
+        if (!eval_compare(e, res, mixed_kinds)) return false;
+        // Tera answers false to == and != between a number and anything
+        // else before it looks at `not`: `not n != "x"` is false as a
+        // condition (and true printed, where `not` is applied once more).
+        if (mixed_kinds) {
+          out = false;
+          return true;
+        }
         break;
+      }
       case Expr::Kind::Path: {
         // An undefined or failing variable is simply false here.
         Renderer::Snapshot snap = snapshot();
@@ -871,14 +880,21 @@ class Renderer {
     if (!spent()) failed_ = s.failed;
   }
 
-  bool eval_compare(const Expr& e, bool& res) {
+  // `mixed_kinds` comes back true for == or != between a number and
+  // anything else, which Tera answers false whatever the operator.
+  bool eval_compare(const Expr& e, bool& res, bool& mixed_kinds) {
     if (!take_step(e.span)) return false;
     if (e.compare_op == CompareOp::Eq || e.compare_op == CompareOp::NotEq) {
       Value l, r;
       if (!eval(*e.lhs, l) || !eval(*e.rhs, r)) return false;
       bool equal;
-      if (l.is_number() || r.is_number()) {
-        equal = l.is_number() && r.is_number() && l.as_double() == r.as_double();
+      if (l.is_number() != r.is_number()) {
+        res = false;
+        mixed_kinds = true;
+        return true;
+      }
+      if (l.is_number()) {
+        equal = l.as_double() == r.as_double();
       } else {
         Result<bool> same = equal_values(l, r, budget_);
         if (!same) return limit_hit(e.span);
