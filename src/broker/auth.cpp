@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "broker/db/identities.hpp"
 #include "broker/ids.hpp"
 #include "broker/pak.hpp"
-#include "broker/routes.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -29,15 +29,6 @@ ApiResult<Ok> write_secret_file(const std::string& path, const std::string& cont
                     std::nullopt};
   }
   return Ok{};
-}
-
-ApiResult<http::Response> who_am_i(Call& call) {
-  Object body;
-  body.push_back({Value("admin"), Value(call.caller.is_admin())});
-  body.push_back({Value("agent"), call.caller.kind == Identity::Kind::Agent ? Value(call.caller.id) : Value()});
-  body.push_back({Value("generator"), call.caller.kind == Identity::Kind::Generator ? Value(call.caller.id) : Value()});
-  body.push_back({Value("readonly"), Value(false)});
-  return json_response(200, Value(std::move(body)));
 }
 
 }  // namespace
@@ -65,16 +56,13 @@ ApiResult<Identity> authenticate(store::Database& db, const http::Request& reque
   const std::string hash = hash_pak(*pak);
   if (auto known = cache.find(hash, credentials_generation)) return *known;
   auto found = in_read<Identity>(db, [&](store::Connection& connection) -> ApiResult<Identity> {
-    BROKER_TRY(rows, connection.query(
-                         "SELECT 0, id FROM admin_role WHERE pak_hash = $1 "
-                         "UNION ALL SELECT 1, id FROM agents WHERE pak_hash = $1 AND deleted_at IS NULL "
-                         "UNION ALL SELECT 2, id FROM generators WHERE pak_hash = $1 AND deleted_at IS NULL AND is_active",
-                         {Value(hash)}));
-    if (rows.empty()) return unauthorized("the PAK is unknown or has been revoked");
+    BROKER_TRY(owner, db::find_pak_owner(connection, hash));
+    if (!owner) return unauthorized("the PAK is unknown or has been revoked");
     Identity identity;
-    const int64_t kind = rows.rows[0][0].get_int();
-    identity.kind = kind == 0 ? Identity::Kind::Admin : kind == 1 ? Identity::Kind::Agent : Identity::Kind::Generator;
-    identity.id = std::string(rows.rows[0][1].get_string());
+    identity.kind = owner->holder == db::PakHolder::Admin   ? Identity::Kind::Admin
+                    : owner->holder == db::PakHolder::Agent ? Identity::Kind::Agent
+                                                            : Identity::Kind::Generator;
+    identity.id = std::move(owner->id);
     return identity;
   });
   if (found.ok()) cache.store(hash, credentials_generation, found.value());
@@ -85,19 +73,10 @@ ApiResult<Bootstrap> bootstrap_admin(store::Database& db, const std::string& adm
   return in_write<Bootstrap>(db, [&](store::Connection& connection) -> ApiResult<Bootstrap> {
     Bootstrap outcome;
     const std::string now = now_timestamp();
-    // The insert doubles as the lock: a second broker starting at the same
-    // time conflicts here and leaves the bootstrap to the first.
-    BROKER_TRY(claimed, connection.query("INSERT INTO app_initialization (id, initialized_at) VALUES (1, $1) "
-                                         "ON CONFLICT (id) DO NOTHING RETURNING id",
-                                         {Value(now)}));
-    if (claimed.empty()) return outcome;
+    BROKER_TRY(claimed, db::claim_first_start(connection, now));
+    if (!claimed) return outcome;
     const IssuedPak pak = issue_pak();
-    BROKER_CHECK(connection.query("INSERT INTO admin_role (id, pak_hash, created_at, updated_at) VALUES ($1, $2, $3, $3)",
-                                  {Value(new_uuid()), Value(pak.hash), Value(now)}));
-    BROKER_CHECK(connection.query(
-        "INSERT INTO generators (id, name, description, pak_hash, is_active, is_system, created_at, updated_at) "
-        "VALUES ($1, 'system', 'The system generator, provisioned at the first start', NULL, TRUE, TRUE, $2, $2)",
-        {Value(new_uuid()), Value(now)}));
+    BROKER_CHECK(db::insert_admin_and_system_generator(connection, pak.hash, now));
     // Written before the commit: if the file cannot be written, nothing is
     // committed and the next start tries again.
     BROKER_CHECK(write_secret_file(admin_pak_file, pak.pak));
@@ -113,20 +92,18 @@ Status rotate_admin_pak(store::Database& db, const std::string& admin_pak_file) 
   const std::string staged = admin_pak_file + ".new";
   bool staged_whole = false;
   auto rotated = in_write<Ok>(db, [&](store::Connection& connection) -> ApiResult<Ok> {
-    auto initialized = connection.query("SELECT 1 FROM app_initialization WHERE id = 1");
+    auto initialized = db::initialized(connection);
     if (!initialized.ok() && initialized.error().kind != store::DbError::Kind::Invalid) {
       return database_error(std::move(initialized).error());
     }
-    if (!initialized.ok() || initialized->empty()) {
+    if (!initialized.ok() || !*initialized) {
       return ApiError{404, "not_initialized",
                       "no broker has started on this database, so it has no admin PAK to rotate: `sindri serve` "
                       "writes the first one at its first start",
                       Value(), std::nullopt};
     }
     const IssuedPak pak = issue_pak();
-    BROKER_CHECK(connection.query("UPDATE admin_role SET pak_hash = $1, updated_at = $2",
-                                  {Value(pak.hash), Value(now_timestamp())}));
-    BROKER_CHECK(touch_credentials(connection));
+    BROKER_CHECK(db::set_admin_pak(connection, pak.hash));
     BROKER_CHECK(write_secret_file(staged, pak.pak));
     staged_whole = true;
     return Ok{};
@@ -148,10 +125,6 @@ Status rotate_admin_pak(store::Database& db, const std::string& admin_pak_file) 
                       admin_pak_file + ": " + std::strerror(errno));
   }
   return Ok{};
-}
-
-void add_auth_routes(std::vector<ApiRoute>& routes) {
-  routes.push_back({"POST", "/auth/pak", true, true, true, who_am_i});
 }
 
 }  // namespace sindri::broker

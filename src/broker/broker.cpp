@@ -2,25 +2,17 @@
 
 #include <chrono>
 
+#include "broker/api/routes.hpp"
 #include "broker/auth.hpp"
+#include "broker/db/counters.hpp"
+#include "broker/db/tables.hpp"
 #include "broker/openapi.hpp"
-#include "broker/routes.hpp"
-#include "broker/schema.hpp"
 #include "store/migrations.hpp"
 
 namespace sindri::broker {
 namespace {
 
 constexpr std::string_view kApiPrefix = "/api/v1";
-
-bool permitted(const ApiRoute& route, const Identity& caller) {
-  switch (caller.kind) {
-    case Identity::Kind::Admin: return route.admin;
-    case Identity::Kind::Generator: return route.generator;
-    case Identity::Kind::Agent: return route.agent;
-  }
-  return false;
-}
 
 std::vector<ApiRoute> all_routes() {
   std::vector<ApiRoute> routes;
@@ -56,7 +48,7 @@ Broker::Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_
       if (!counters.ok()) return error_response(counters.error());
       auto caller = authenticate(db_, request, credentials_, counters->credentials_generation);
       if (!caller.ok()) return error_response(caller.error());
-      if (!permitted(route, caller.value())) {
+      if (!allows(route.allowed, caller->kind)) {
         return error_response(forbidden(std::string(caller->kind_name()) + " PAKs may not call " + route.method + " " +
                                         std::string(kApiPrefix) + route.pattern));
       }
@@ -197,7 +189,7 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
 }
 
 http::Response Broker::readiness() {
-  auto status = db_.read_statement("SELECT credentials_generation FROM broker_state WHERE id = 1");
+  auto status = db::check_readable(db_);
   if (!status.ok()) return render_error(503, "not_ready", "the database is not reachable: " + status.error().message);
   return json_response(200, Value(Object{{Value("status"), Value("ready")}}));
 }

@@ -1,11 +1,10 @@
 #pragma once
 // What every API handler gets: the request, its path parameters, who is
-// calling, and the broker's shared services. Plus the helpers each resource
-// file uses: transactions whose errors are API errors, and rows as objects.
+// calling, and the broker's shared services. Plus transactions whose errors
+// are API errors.
 
 #include <atomic>
 #include <functional>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,12 +55,17 @@ struct Call {
 
 using ApiHandler = std::function<ApiResult<http::Response>(Call&)>;
 
-// A handler and the identity kinds brokkr-v1.json lets call it; others get
-// 403 before the handler runs.
+// The identity kinds a route lets call it, e.g. Allow::Admin | Allow::Agent.
+enum class Allow : uint8_t { Admin = 1, Generator = 2, Agent = 4 };
+constexpr Allow operator|(Allow a, Allow b) { return Allow(uint8_t(a) | uint8_t(b)); }
+bool allows(Allow allowed, Identity::Kind kind);
+
+// A handler and the callers brokkr-v1.json lets call it; others get 403
+// before the handler runs.
 struct ApiRoute {
   std::string method;
   std::string pattern;  // under /api/v1
-  bool admin = false, generator = false, agent = false;
+  Allow allowed;
   ApiHandler handler;
 };
 
@@ -94,21 +98,8 @@ ApiResult<T> in_read(store::Database& db, Work&& work) {
   return run_transaction<T>([&db](const auto& body) { return db.read(body); }, std::forward<Work>(work));
 }
 
-// Row `index` as a JSON object keyed by column name. SQLite has no boolean
-// type: the columns named in `booleans` turn from 0/1 into false/true.
-Value row_object(const store::Rows& rows, size_t index, std::initializer_list<std::string_view> booleans = {});
-Value rows_array(const store::Rows& rows, std::initializer_list<std::string_view> booleans = {});
-
-// Bumps the counter that cached target states are checked against; call it
-// in every write that can change what an agent's target state holds.
-ApiResult<Ok> touch_target_state(store::Connection& connection);
-// The row of the target-state counter that this thread's writes bump.
-int64_t target_state_shard();
-// Bumps the counter that cached PAK lookups are checked against; call it in
-// every write that revokes a PAK or the identity behind it. `call` learns of
-// it, so that this broker's next requests read the counter again.
+// Bumps the credentials generation (db/counters.hpp) and tells `call`, so
+// that this broker's next requests read the counter again.
 ApiResult<Ok> touch_credentials(Call& call, store::Connection& connection);
-// The same for a write made outside any request (an operator's tool).
-ApiResult<Ok> touch_credentials(store::Connection& connection);
 
 }  // namespace sindri::broker

@@ -1,6 +1,7 @@
 #include "broker/template_targets_job.hpp"
 
-#include "broker/template_targets.hpp"
+#include "broker/db/template_targets.hpp"
+#include "broker/db/templates.hpp"
 
 namespace sindri::broker {
 
@@ -17,24 +18,14 @@ TemplateTargetsJob::~TemplateTargetsJob() {
 }
 
 ApiResult<size_t> TemplateTargetsJob::run_once() {
-  BROKER_TRY(templates, in_read<store::Rows>(db_, [](store::Connection& connection) -> ApiResult<store::Rows> {
-    BROKER_TRY(rows, connection.query("SELECT id FROM stack_templates WHERE deleted_at IS NULL ORDER BY id"));
-    return rows;
-  }));
-  // Rows of templates deleted since the last pass, and of deleted stacks.
-  BROKER_CHECK(in_write<Ok>(db_, [](store::Connection& connection) -> ApiResult<Ok> {
-    BROKER_CHECK(connection.query(
-        "DELETE FROM template_targets WHERE template_id IN (SELECT id FROM stack_templates WHERE deleted_at IS NOT NULL) "
-        "OR stack_id IN (SELECT id FROM stacks WHERE deleted_at IS NOT NULL)"));
-    return Ok{};
-  }));
-  for (const auto& row : templates.rows) {
-    const std::string id(row[0].get_string());
+  BROKER_TRY(template_ids, in_read<std::vector<std::string>>(db_, db::live_template_ids));
+  BROKER_CHECK(in_write<Ok>(db_, db::drop_dead_template_targets));
+  for (const std::string& id : template_ids) {
     BROKER_CHECK(in_write<Ok>(db_, [&](store::Connection& connection) {
-      return sync_template_targets_for_template(connection, id);
+      return db::sync_template_targets_for_template(connection, id);
     }));
   }
-  return templates.size();
+  return template_ids.size();
 }
 
 void TemplateTargetsJob::loop() {

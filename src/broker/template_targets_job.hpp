@@ -1,5 +1,5 @@
 #pragma once
-// The periodic pass over template targets (see template_targets.hpp): it
+// The periodic pass over template targets (see db/template_targets.hpp): it
 // repairs whatever drifted, e.g. rows of templates or stacks deleted by a
 // path that does not sync, or a pair another broker's pass raced.
 

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "broker/schema.hpp"
+#include "broker/db/tables.hpp"
 #include "store/migrations.hpp"
 #include "support/test_postgres.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "broker/schema.hpp"
+#include "broker/db/tables.hpp"
 #include "broker/template_targets_job.hpp"
 #include "store/migrations.hpp"
 

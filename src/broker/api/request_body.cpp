@@ -1,4 +1,4 @@
-#include "broker/request_body.hpp"
+#include "broker/api/request_body.hpp"
 
 #include "broker/ids.hpp"
 #include "value/json.hpp"

@@ -1,4 +1,4 @@
-#include "broker/schema.hpp"
+#include "broker/db/tables.hpp"
 
 #include <string>
 

@@ -1,15 +1,13 @@
-#include "broker/template_targets.hpp"
+#include "broker/db/template_targets.hpp"
 
+#include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
-#include "broker/records.hpp"
-#include "broker/routes.hpp"
 
-namespace sindri::broker {
+namespace sindri::broker::db {
 namespace {
 
-#define SINDRI_FROM_LIVE_MATCHING_PAIRS                                        \
-  "FROM stack_templates t, stacks s WHERE t.deleted_at IS NULL " \
-  "AND s.deleted_at IS NULL AND " SINDRI_STACK_MATCHES_TEMPLATE
+#define SINDRI_FROM_LIVE_MATCHING_PAIRS \
+  "FROM stack_templates t, stacks s WHERE " SINDRI_LIVE_IN("t") " AND " SINDRI_LIVE_IN("s") " AND " SINDRI_STACK_MATCHES_TEMPLATE
 
 // `stale` deletes the targets that no longer hold, `missing` selects the
 // (template id, stack id) pairs to add; both take the id as $1. Each insert
@@ -30,25 +28,6 @@ ApiResult<Ok> sync(store::Connection& connection, std::string_view id, const cha
   return Ok{};
 }
 
-ApiResult<http::Response> list_template_targets(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(check_template_access(connection, call.caller, id, false));
-    // A generator sees only its own stacks among the targets.
-    BROKER_TRY(rows, call.caller.is_admin()
-                         ? connection.query("SELECT tt.id, tt.template_id, tt.stack_id, tt.created_at "
-                                            "FROM template_targets tt WHERE tt.template_id = $1 "
-                                            "ORDER BY tt.created_at, tt.stack_id",
-                                            {Value(id)})
-                         : connection.query("SELECT tt.id, tt.template_id, tt.stack_id, tt.created_at "
-                                            "FROM template_targets tt JOIN stacks s ON s.id = tt.stack_id "
-                                            "WHERE tt.template_id = $1 AND s.generator_id = $2 "
-                                            "ORDER BY tt.created_at, tt.stack_id",
-                                            {Value(id), Value(call.caller.id)}));
-    return json_response(200, rows_array(rows));
-  });
-}
-
 }  // namespace
 
 ApiResult<Ok> sync_template_targets_for_template(store::Connection& connection, std::string_view template_id) {
@@ -65,6 +44,28 @@ ApiResult<Ok> sync_template_targets_for_stack(store::Connection& connection, std
               "(SELECT t.id " SINDRI_FROM_LIVE_MATCHING_PAIRS " AND s.id = $1)",
               "SELECT t.id, s.id " SINDRI_FROM_LIVE_MATCHING_PAIRS " AND s.id = $1 AND NOT EXISTS "
               "(SELECT 1 FROM template_targets tt WHERE tt.template_id = t.id AND tt.stack_id = s.id)");
+}
+
+ApiResult<Ok> drop_dead_template_targets(store::Connection& connection) {
+  BROKER_CHECK(connection.query(
+      "DELETE FROM template_targets WHERE template_id IN (SELECT id FROM stack_templates WHERE deleted_at IS NOT NULL) "
+      "OR stack_id IN (SELECT id FROM stacks WHERE deleted_at IS NOT NULL)"));
+  return Ok{};
+}
+
+ApiResult<Value> list_template_targets(store::Connection& connection, std::string_view template_id,
+                                       std::string_view generator_id) {
+  BROKER_TRY(rows, generator_id.empty()
+                       ? connection.query("SELECT tt.id, tt.template_id, tt.stack_id, tt.created_at "
+                                          "FROM template_targets tt WHERE tt.template_id = $1 "
+                                          "ORDER BY tt.created_at, tt.stack_id",
+                                          {Value(template_id)})
+                       : connection.query("SELECT tt.id, tt.template_id, tt.stack_id, tt.created_at "
+                                          "FROM template_targets tt JOIN stacks s ON s.id = tt.stack_id "
+                                          "WHERE tt.template_id = $1 AND s.generator_id = $2 "
+                                          "ORDER BY tt.created_at, tt.stack_id",
+                                          {Value(template_id), Value(generator_id)}));
+  return rows_array(rows);
 }
 
 ApiResult<TemplateMismatch> template_mismatch(store::Connection& connection, std::string_view template_id,
@@ -86,33 +87,4 @@ ApiResult<TemplateMismatch> template_mismatch(store::Connection& connection, std
   return mismatch;
 }
 
-ApiError mismatch_error(const TemplateMismatch& mismatch, std::string_view template_id, std::string_view stack_id) {
-  std::string message = "template " + std::string(template_id) + " does not match stack " + std::string(stack_id) +
-                        ": the stack lacks";
-  Array labels;
-  for (const std::string& label : mismatch.missing_labels) {
-    labels.push_back(Value(label));
-    message += " label \"" + label + "\",";
-  }
-  Array annotations;
-  for (const auto& [key, value] : mismatch.missing_annotations) {
-    Object annotation;
-    annotation.push_back({Value("key"), Value(key)});
-    annotation.push_back({Value("value"), Value(value)});
-    annotations.push_back(Value(std::move(annotation)));
-    message += " annotation " + key + "=" + value + ",";
-  }
-  message.pop_back();
-  Object details;
-  details.push_back({Value("template_id"), Value(template_id)});
-  details.push_back({Value("stack_id"), Value(stack_id)});
-  details.push_back({Value("missing_labels"), Value(std::move(labels))});
-  details.push_back({Value("missing_annotations"), Value(std::move(annotations))});
-  return ApiError{422, "template_labels_mismatch", std::move(message), Value(std::move(details)), std::nullopt};
-}
-
-void add_template_target_routes(std::vector<ApiRoute>& routes) {
-  routes.push_back({"GET", "/templates/{id}/targets", true, true, false, list_template_targets});
-}
-
-}  // namespace sindri::broker
+}  // namespace sindri::broker::db

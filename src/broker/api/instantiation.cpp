@@ -10,13 +10,14 @@
 #include <memory>
 #include <optional>
 
+#include "broker/access.hpp"
+#include "broker/api/request_body.hpp"
+#include "broker/api/routes.hpp"
 #include "broker/bounded_cache.hpp"
-#include "broker/ids.hpp"
-#include "broker/records.hpp"
-#include "broker/request_body.hpp"
-#include "broker/routes.hpp"
+#include "broker/db/deployment_objects.hpp"
+#include "broker/db/template_targets.hpp"
+#include "broker/db/templates.hpp"
 #include "broker/template_rendering.hpp"
-#include "broker/template_targets.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
 
@@ -40,44 +41,56 @@ BoundedCache<LoadedVersion>& loaded_versions() {
 // The version by id, live or not (liveness is checked with the stack).
 ApiResult<LoadedVersionPtr> load_version(Call& call, const std::string& template_id) {
   if (LoadedVersionPtr cached = loaded_versions().find(template_id)) return cached;
-  BROKER_TRY(rows, in_read<store::Rows>(call.db(), [&](store::Connection& connection) -> ApiResult<store::Rows> {
-    BROKER_TRY(found, connection.query("SELECT name, version, template_content, parameters_schema "
-                                       "FROM stack_templates WHERE id = $1",
-                                       {Value(template_id)}));
-    return found;
-  }));
-  if (rows.empty()) return not_found("template", template_id);
-  const auto& row = rows.rows[0];
-  const int64_t version = row[1].get_int();
-  BROKER_TRY(compiled, compile_template_version(TemplateVersion{row[0].get_string(), version, row[2].get_string(),
-                                                                row[3].get_string()}));
-  auto loaded = std::make_shared<const LoadedVersion>(LoadedVersion{version, std::move(compiled)});
+  BROKER_TRY(source, in_read<std::optional<db::TemplateSource>>(
+                         call.db(), [&](store::Connection& connection) { return db::load_template_source(connection, template_id); }));
+  if (!source) return not_found("template", template_id);
+  BROKER_TRY(compiled, compile_template_version(
+                           TemplateVersion{source->name, source->version, source->content, source->parameters_schema}));
+  auto loaded = std::make_shared<const LoadedVersion>(LoadedVersion{source->version, std::move(compiled)});
   loaded_versions().add(template_id, loaded);
   return LoadedVersionPtr(loaded);
 }
 
-// SQLite answers a comparison with 0/1, PostgreSQL with a boolean.
-bool is_true(const Value& cell) { return cell.is_bool() ? cell.get_bool() : cell.is_int() && cell.get_int() != 0; }
+// 422 template_labels_mismatch listing what the stack lacks.
+ApiError mismatch_error(const db::TemplateMismatch& mismatch, std::string_view template_id, std::string_view stack_id) {
+  std::string message = "template " + std::string(template_id) + " does not match stack " + std::string(stack_id) +
+                        ": the stack lacks";
+  Array labels;
+  for (const std::string& label : mismatch.missing_labels) {
+    labels.push_back(Value(label));
+    message += " label \"" + label + "\",";
+  }
+  Array annotations;
+  for (const auto& [key, value] : mismatch.missing_annotations) {
+    Object annotation;
+    annotation.push_back({Value("key"), Value(key)});
+    annotation.push_back({Value("value"), Value(value)});
+    annotations.push_back(Value(std::move(annotation)));
+    message += " annotation " + key + "=" + value + ",";
+  }
+  message.pop_back();
+  Object details;
+  details.push_back({Value("template_id"), Value(template_id)});
+  details.push_back({Value("stack_id"), Value(stack_id)});
+  details.push_back({Value("missing_labels"), Value(std::move(labels))});
+  details.push_back({Value("missing_annotations"), Value(std::move(annotations))});
+  return ApiError{422, "template_labels_mismatch", std::move(message), Value(std::move(details)), std::nullopt};
+}
 
 // Whether `template_id` may be instantiated into `stack_id` by the caller:
 // 404 for a missing stack or template, then 403, then 422 listing what the
 // stack lacks. One query answers it when all is well.
 ApiResult<Ok> check_target(store::Connection& connection, const Identity& caller, const std::string& template_id,
                            const std::string& stack_id) {
-  BROKER_TRY(rows, connection.query("SELECT s.generator_id, t.id IS NOT NULL AND t.deleted_at IS NULL, "
-                                    SINDRI_STACK_MATCHES_TEMPLATE
-                                    " FROM stacks s LEFT JOIN stack_templates t ON t.id = $2 "
-                                    "WHERE s.id = $1 AND s.deleted_at IS NULL",
-                                    {Value(stack_id), Value(template_id)}));
-  if (rows.empty()) return not_found("stack", stack_id);
-  const auto& row = rows.rows[0];
-  if (!is_true(row[1])) return not_found("template", template_id);
+  BROKER_TRY(target, db::load_instantiation_target(connection, template_id, stack_id));
+  if (!target) return not_found("stack", stack_id);
+  if (!target->template_live) return not_found("template", template_id);
   Object stack;
   stack.push_back({Value("id"), Value(stack_id)});
-  stack.push_back({Value("generator_id"), row[0]});
+  stack.push_back({Value("generator_id"), std::move(target->stack_generator_id)});
   BROKER_CHECK(check_stack_access(connection, caller, Value(std::move(stack)), StackAccess::Manage));
-  if (!is_true(row[2])) {
-    BROKER_TRY(mismatch, template_mismatch(connection, template_id, stack_id));
+  if (!target->labels_match) {
+    BROKER_TRY(mismatch, db::template_mismatch(connection, template_id, stack_id));
     return mismatch_error(mismatch, template_id, stack_id);
   }
   return Ok{};
@@ -126,8 +139,8 @@ ApiResult<http::Response> instantiate(Call& call) {
     // say which answer is due.
     const std::string_view owner =
         call.caller.kind == Identity::Kind::Generator ? std::string_view(call.caller.id) : std::string_view();
-    const Provenance provenance{template_id, rendered->version, recorded_parameters};
-    auto inserted = insert_deployment_object(connection, stack_id, rendered->yaml, checksum, false, owner, &provenance);
+    const db::Provenance provenance{template_id, rendered->version, recorded_parameters};
+    auto inserted = db::insert_deployment_object(connection, stack_id, rendered->yaml, checksum, false, owner, &provenance);
     if (!inserted.ok() && inserted.error().status == 404) {
       BROKER_CHECK(check_target(connection, call.caller, template_id, stack_id));
     }
@@ -157,8 +170,8 @@ ApiResult<http::Response> dry_run(Call& call) {
 }  // namespace
 
 void add_instantiation_routes(std::vector<ApiRoute>& routes) {
-  routes.push_back({"POST", "/stacks/{id}/deployment-objects/from-template", true, true, false, instantiate});
-  routes.push_back({"POST", "/templates/{id}/render", true, true, false, dry_run});
+  routes.push_back({"POST", "/stacks/{id}/deployment-objects/from-template", Allow::Admin | Allow::Generator, instantiate});
+  routes.push_back({"POST", "/templates/{id}/render", Allow::Admin | Allow::Generator, dry_run});
 }
 
 }  // namespace sindri::broker

@@ -1,11 +1,13 @@
 // Deployment objects: immutable YAML snapshots of a stack's desired state,
 // numbered by a sequence id that only grows.
 
-#include "broker/ids.hpp"
+#include "broker/access.hpp"
+#include "broker/api/request_body.hpp"
+#include "broker/api/routes.hpp"
+#include "broker/db/deployment_objects.hpp"
+#include "broker/db/stacks.hpp"
+#include "broker/db/templates.hpp"
 #include "broker/manifests.hpp"
-#include "broker/records.hpp"
-#include "broker/request_body.hpp"
-#include "broker/routes.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
 
@@ -63,9 +65,9 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
     const std::string_view owner =
         call.caller.kind == Identity::Kind::Generator ? std::string_view(call.caller.id) : std::string_view();
     auto inserted =
-        insert_deployment_object(connection, stack_id, submission.yaml, checksum, submission.deletion_marker, owner);
+        db::insert_deployment_object(connection, stack_id, submission.yaml, checksum, submission.deletion_marker, owner);
     if (inserted.ok() || inserted.error().status != 404) return inserted;
-    BROKER_TRY(stack, load_stack(connection, stack_id));
+    BROKER_TRY(stack, db::load_stack(connection, stack_id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     return inserted;
   }));
@@ -75,16 +77,10 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
 ApiResult<http::Response> list_deployment_objects(Call& call) {
   BROKER_TRY(stack_id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, load_stack(connection, stack_id));
+    BROKER_TRY(stack, db::load_stack(connection, stack_id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    BROKER_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
-                                      " FROM deployment_objects WHERE stack_id = $1 AND deleted_at IS NULL "
-                                      "ORDER BY sequence_id",
-                                      {Value(stack_id)}));
-    Array items;
-    items.reserve(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) items.push_back(deployment_object_object(rows, i));
-    return json_response(200, Value(std::move(items)));
+    BROKER_TRY(objects, db::list_deployment_objects(connection, stack_id));
+    return json_response(200, objects);
   });
 }
 
@@ -92,15 +88,11 @@ ApiResult<http::Response> list_deployment_objects(Call& call) {
 // owner and its agents may still read the objects (the deletion marker among
 // them).
 ApiResult<Value> load_readable_object(store::Connection& connection, const Identity& caller, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
-                                    " FROM deployment_objects WHERE id = $1 AND deleted_at IS NULL",
-                                    {Value(id)}));
-  if (rows.empty()) return not_found("deployment_object", id);
-  Value object = deployment_object_object(rows, 0);
-  BROKER_TRY(stacks, connection.query("SELECT " SINDRI_STACK_COLUMNS " FROM stacks WHERE id = $1",
-                                      {Value(field(object, "stack_id"))}));
-  if (stacks.empty()) return not_found("deployment_object", id);
-  BROKER_CHECK(check_stack_access(connection, caller, row_object(stacks, 0), StackAccess::Read));
+  BROKER_TRY(object, db::load_deployment_object(connection, id));
+  auto stack = db::load_any_stack(connection, field(object, "stack_id"));
+  if (!stack.ok() && stack.error().status == 404) return not_found("deployment_object", id);
+  BROKER_CHECK(stack);
+  BROKER_CHECK(check_stack_access(connection, caller, stack.value(), StackAccess::Read));
   return object;
 }
 
@@ -119,29 +111,24 @@ ApiResult<http::Response> get_provenance(Call& call) {
   BROKER_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BROKER_TRY(object, load_readable_object(connection, call.caller, id));
-    BROKER_TRY(rows, connection.query("SELECT template_id, template_version, template_parameters, created_at "
-                                      "FROM rendered_deployment_objects WHERE deployment_object_sequence_id = $1",
-                                      {*object.find("sequence_id")}));
-    if (rows.empty()) {
+    BROKER_TRY(recorded, db::load_provenance(connection, *object.find("sequence_id")));
+    if (!recorded) {
       return ApiError{404, "provenance_not_found",
                       "deployment object " + id + " was not rendered from a template", Value(), std::nullopt};
     }
-    const auto& row = rows.rows[0];
-    auto parameters = parse_json(row[2].get_string());
+    auto parameters = parse_json(recorded->parameters_json);
     if (!parameters.ok()) {
       return ApiError{500, "corrupt_provenance", "the recorded parameters of " + id + " are not JSON", Value(),
                       std::nullopt};
     }
-    BROKER_TRY(templates, connection.query("SELECT " SINDRI_TEMPLATE_COLUMNS " FROM stack_templates WHERE id = $1",
-                                           {row[0]}));
-    if (templates.empty()) return not_found("template", row[0].get_string());
+    BROKER_TRY(tpl, db::load_any_template(connection, recorded->template_id.get_string()));
     Object provenance;
     provenance.push_back({Value("deployment_object_id"), Value(id)});
-    provenance.push_back({Value("template_id"), row[0]});
-    provenance.push_back({Value("template_version"), row[1]});
+    provenance.push_back({Value("template_id"), std::move(recorded->template_id)});
+    provenance.push_back({Value("template_version"), std::move(recorded->template_version)});
     provenance.push_back({Value("parameters"), std::move(parameters).value()});
-    provenance.push_back({Value("created_at"), row[3]});
-    provenance.push_back({Value("template"), row_object(templates, 0)});
+    provenance.push_back({Value("created_at"), std::move(recorded->created_at)});
+    provenance.push_back({Value("template"), std::move(tpl)});
     return json_response(200, Value(std::move(provenance)));
   });
 }
@@ -149,10 +136,10 @@ ApiResult<http::Response> get_provenance(Call& call) {
 }  // namespace
 
 void add_deployment_object_routes(std::vector<ApiRoute>& routes) {
-  routes.push_back({"POST", "/stacks/{id}/deployment-objects", true, true, false, create_deployment_object});
-  routes.push_back({"GET", "/stacks/{id}/deployment-objects", true, true, false, list_deployment_objects});
-  routes.push_back({"GET", "/deployment-objects/{id}", true, true, true, get_deployment_object});
-  routes.push_back({"GET", "/deployment-objects/{id}/provenance", true, true, false, get_provenance});
+  routes.push_back({"POST", "/stacks/{id}/deployment-objects", Allow::Admin | Allow::Generator, create_deployment_object});
+  routes.push_back({"GET", "/stacks/{id}/deployment-objects", Allow::Admin | Allow::Generator, list_deployment_objects});
+  routes.push_back({"GET", "/deployment-objects/{id}", Allow::Admin | Allow::Generator | Allow::Agent, get_deployment_object});
+  routes.push_back({"GET", "/deployment-objects/{id}/provenance", Allow::Admin | Allow::Generator, get_provenance});
 }
 
 }  // namespace sindri::broker

@@ -1,10 +1,12 @@
 // /stacks: named groups of deployment objects, owned by a generator.
 
+#include "broker/access.hpp"
+#include "broker/api/request_body.hpp"
+#include "broker/api/routes.hpp"
+#include "broker/db/counters.hpp"
+#include "broker/db/generators.hpp"
+#include "broker/db/stacks.hpp"
 #include "broker/ids.hpp"
-#include "broker/records.hpp"
-#include "broker/request_body.hpp"
-#include "broker/routes.hpp"
-#include "broker/template_targets.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -18,14 +20,8 @@ ApiResult<http::Response> list_stacks(Call& call) {
     generator_filter = call.caller.id;
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(rows, generator_filter.empty()
-                         ? connection.query("SELECT " SINDRI_STACK_COLUMNS
-                                            " FROM stacks WHERE deleted_at IS NULL ORDER BY created_at, id")
-                         : connection.query("SELECT " SINDRI_STACK_COLUMNS
-                                            " FROM stacks WHERE deleted_at IS NULL AND generator_id = $1 "
-                                            "ORDER BY created_at, id",
-                                            {Value(generator_filter)}));
-    return json_response(200, rows_array(rows));
+    BROKER_TRY(stacks, db::list_stacks(connection, generator_filter));
+    return json_response(200, stacks);
   });
 }
 
@@ -45,14 +41,8 @@ ApiResult<http::Response> create_stack(Call& call) {
     return field_error("missing_field", "/generator_id is required by NewStack", "/generator_id");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(check_named_generator(connection, *generator_id, "/generator_id"));
-    const std::string now = now_timestamp();
-    BROKER_TRY(rows, connection.query("INSERT INTO stacks (id, name, description, generator_id, created_at, updated_at) "
-                                      "VALUES ($1, $2, $3, $4, $5, $5) RETURNING " SINDRI_STACK_COLUMNS,
-                                      {Value(new_uuid()), Value(name), description ? Value(*description) : Value(),
-                                       Value(*generator_id), Value(now)}));
-    Value stack = row_object(rows, 0);
-    BROKER_CHECK(sync_template_targets_for_stack(connection, field(stack, "id")));
+    BROKER_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
+    BROKER_TRY(stack, db::insert_stack(connection, name, description, *generator_id));
     return json_response(201, stack);
   });
 }
@@ -60,7 +50,7 @@ ApiResult<http::Response> create_stack(Call& call) {
 ApiResult<http::Response> get_stack(Call& call) {
   BROKER_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, load_stack(connection, id));
+    BROKER_TRY(stack, db::load_stack(connection, id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     return json_response(200, stack);
   });
@@ -77,19 +67,16 @@ ApiResult<http::Response> update_stack(Call& call) {
   BROKER_CHECK(body.finish());
   if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, load_stack(connection, id));
+    BROKER_TRY(stack, db::load_stack(connection, id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     if (generator_id && *generator_id != field(stack, "generator_id")) {
       if (!call.caller.is_admin()) return forbidden("only an admin may give a stack to another generator");
-      BROKER_CHECK(check_named_generator(connection, *generator_id, "/generator_id"));
+      BROKER_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
     }
-    BROKER_TRY(rows, connection.query(
-                         "UPDATE stacks SET name = $2, description = $3, generator_id = $4, updated_at = $5 "
-                         "WHERE id = $1 RETURNING " SINDRI_STACK_COLUMNS,
-                         {Value(id), name ? Value(*name) : *stack.find("name"),
-                          description ? Value(*description) : *stack.find("description"),
-                          generator_id ? Value(*generator_id) : *stack.find("generator_id"), Value(now_timestamp())}));
-    return json_response(200, row_object(rows, 0));
+    BROKER_TRY(updated, db::update_stack(connection, id, name ? Value(*name) : *stack.find("name"),
+                                         description ? Value(*description) : *stack.find("description"),
+                                         generator_id ? Value(*generator_id) : *stack.find("generator_id")));
+    return json_response(200, updated);
   });
 }
 
@@ -98,10 +85,10 @@ ApiResult<http::Response> update_stack(Call& call) {
 ApiResult<http::Response> delete_stack(Call& call) {
   BROKER_TRY(id, call.id_param());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, load_stack(connection, id));
+    BROKER_TRY(stack, db::load_stack(connection, id));
     BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    BROKER_CHECK(retire_stack(connection, id, now_timestamp()));
-    BROKER_CHECK(touch_target_state(connection));
+    BROKER_CHECK(db::delete_stack(connection, id, now_timestamp()));
+    BROKER_CHECK(db::touch_target_state(connection));
     return empty_response(204);
   });
 }
@@ -109,11 +96,11 @@ ApiResult<http::Response> delete_stack(Call& call) {
 }  // namespace
 
 void add_stack_routes(std::vector<ApiRoute>& routes) {
-  routes.push_back({"GET", "/stacks", true, true, false, list_stacks});
-  routes.push_back({"POST", "/stacks", true, true, false, create_stack});
-  routes.push_back({"GET", "/stacks/{id}", true, true, false, get_stack});
-  routes.push_back({"PUT", "/stacks/{id}", true, true, false, update_stack});
-  routes.push_back({"DELETE", "/stacks/{id}", true, true, false, delete_stack});
+  routes.push_back({"GET", "/stacks", Allow::Admin | Allow::Generator, list_stacks});
+  routes.push_back({"POST", "/stacks", Allow::Admin | Allow::Generator, create_stack});
+  routes.push_back({"GET", "/stacks/{id}", Allow::Admin | Allow::Generator, get_stack});
+  routes.push_back({"PUT", "/stacks/{id}", Allow::Admin | Allow::Generator, update_stack});
+  routes.push_back({"DELETE", "/stacks/{id}", Allow::Admin | Allow::Generator, delete_stack});
 }
 
 }  // namespace sindri::broker

@@ -1,6 +1,7 @@
 #pragma once
 // The API's resources, one file each; each adds its routes (paths under
-// /api/v1, as brokkr-v1.json gives them).
+// /api/v1, as brokkr-v1.json gives them). A handler parses the request, asks
+// access.hpp whether the caller may, calls db/ and answers.
 
 #include <vector>
 

@@ -1,8 +1,10 @@
-#include "broker/targeting.hpp"
+#include "broker/db/targeting.hpp"
 
+#include "broker/db/counters.hpp"
+#include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
 
-namespace sindri::broker {
+namespace sindri::broker::db {
 namespace {
 
 // Does agent `a` (by alias) carry every label and annotation of stack `s`?
@@ -35,9 +37,9 @@ ApiResult<Ok> sync_targets_for_stack(store::Connection& connection, std::string_
   return sync_targets(
       connection, stack_id,
       "DELETE FROM agent_targets WHERE stack_id = $1 AND matched_by_labels AND agent_id NOT IN "
-      "(SELECT a.id FROM agents a, stacks s WHERE s.id = $1 AND a.deleted_at IS NULL AND " SINDRI_AGENT_MATCHES_STACK ")",
-      "SELECT a.id, s.id FROM agents a, stacks s WHERE s.id = $1 AND s.deleted_at IS NULL "
-      "AND a.deleted_at IS NULL AND " SINDRI_AGENT_MATCHES_STACK
+      "(SELECT a.id FROM agents a, stacks s WHERE s.id = $1 AND " SINDRI_LIVE_IN("a") " AND " SINDRI_AGENT_MATCHES_STACK ")",
+      "SELECT a.id, s.id FROM agents a, stacks s WHERE s.id = $1 AND " SINDRI_LIVE_IN("s")
+      " AND " SINDRI_LIVE_IN("a") " AND " SINDRI_AGENT_MATCHES_STACK
       " AND NOT EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = a.id AND t.stack_id = s.id)");
 }
 
@@ -46,9 +48,9 @@ ApiResult<Ok> sync_targets_for_agent(store::Connection& connection, std::string_
       connection, agent_id,
       "DELETE FROM agent_targets WHERE agent_id = $1 AND matched_by_labels AND stack_id NOT IN "
       "(SELECT s.id FROM agents a, stacks s WHERE a.id = $1 AND " SINDRI_AGENT_MATCHES_STACK ")",
-      "SELECT a.id, s.id FROM agents a, stacks s WHERE a.id = $1 AND a.deleted_at IS NULL "
-      "AND s.deleted_at IS NULL AND " SINDRI_AGENT_MATCHES_STACK
+      "SELECT a.id, s.id FROM agents a, stacks s WHERE a.id = $1 AND " SINDRI_LIVE_IN("a")
+      " AND " SINDRI_LIVE_IN("s") " AND " SINDRI_AGENT_MATCHES_STACK
       " AND NOT EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = a.id AND t.stack_id = s.id)");
 }
 
-}  // namespace sindri::broker
+}  // namespace sindri::broker::db

@@ -1,15 +1,19 @@
 // /agents: the clusters' pull-based deployers, and their target state.
 
+#include <algorithm>
 #include <memory>
 
-#include "broker/ids.hpp"
+#include "broker/access.hpp"
+#include "broker/api/request_body.hpp"
+#include "broker/api/routes.hpp"
+#include "broker/db/agents.hpp"
+#include "broker/db/counters.hpp"
+#include "broker/db/deployment_objects.hpp"
+#include "broker/db/generators.hpp"
+#include "broker/db/rows.hpp"
+#include "broker/db/stacks.hpp"
 #include "broker/pak.hpp"
-#include "broker/records.hpp"
-#include "broker/request_body.hpp"
-#include "broker/routes.hpp"
-#include "broker/targeting.hpp"
 #include "http/gzip.hpp"
-#include "value/json.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -29,18 +33,10 @@ Value agent_with_pak(Value agent, const char* pak_field, const std::string& pak)
 // An admin sees every agent; a generator those registered with it.
 ApiResult<http::Response> list_agents(Call& call) {
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    auto listed = call.caller.is_admin()
-                      ? connection.query("SELECT " SINDRI_AGENT_COLUMNS
-                                         " FROM agents WHERE deleted_at IS NULL ORDER BY created_at, id")
-                      : connection.query("SELECT " SINDRI_AGENT_COLUMNS
-                                         " FROM agents WHERE deleted_at IS NULL AND id IN "
-                                         "(SELECT agent_id FROM agent_generators WHERE generator_id = $1) "
-                                         "ORDER BY created_at, id",
-                                         {Value(call.caller.id)});
-    BROKER_TRY(rows, std::move(listed));
-    Array items;
-    for (size_t i = 0; i < rows.size(); ++i) items.push_back(agent_object(rows, i));
-    return json_response(200, Value(std::move(items)));
+    const std::string_view registered_with =
+        call.caller.is_admin() ? std::string_view() : std::string_view(call.caller.id);
+    BROKER_TRY(agents, db::list_agents(connection, registered_with));
+    return json_response(200, agents);
   });
 }
 
@@ -52,33 +48,21 @@ ApiResult<http::Response> create_agent(Call& call) {
   BROKER_CHECK(body.finish());
   const IssuedPak pak = issue_pak();
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    const std::string now = now_timestamp();
-    const std::string id = new_uuid();
-    auto rows = connection.query(
-        "INSERT INTO agents (id, name, cluster_name, status, pak_hash, created_at, updated_at) "
-        "VALUES ($1, $2, $3, 'ACTIVE', $4, $5, $5) RETURNING " SINDRI_AGENT_COLUMNS,
-        {Value(id), Value(name), Value(cluster_name), Value(pak.hash), Value(now)});
-    if (!rows.ok() && rows.error().kind == store::DbError::Kind::Unique) {
-      return conflict("agent_exists", "an agent named \"" + name + "\" already exists in cluster \"" + cluster_name + "\"");
-    }
-    BROKER_CHECK(rows);
     // The system generator is always registered; the request adds to it.
-    BROKER_TRY(system, connection.query("SELECT id FROM generators WHERE is_system AND deleted_at IS NULL"));
-    std::vector<std::string> registrations;
-    for (const auto& row : system.rows) registrations.emplace_back(row[0].get_string());
+    BROKER_TRY(registrations, db::system_generator_ids(connection));
     for (size_t i = 0; i < generator_ids.size(); ++i) {
-      BROKER_CHECK(check_named_generator(connection, generator_ids[i], "/generator_ids/" + std::to_string(i)));
+      BROKER_CHECK(db::check_named_generator(connection, generator_ids[i], "/generator_ids/" + std::to_string(i)));
       if (std::find(registrations.begin(), registrations.end(), generator_ids[i]) == registrations.end()) {
         registrations.push_back(generator_ids[i]);
       }
     }
-    for (const std::string& generator_id : registrations) {
-      BROKER_CHECK(connection.query(
-          "INSERT INTO agent_generators (id, agent_id, generator_id, created_at) VALUES ($1, $2, $3, $4)",
-          {Value(new_uuid()), Value(id), Value(generator_id), Value(now)}));
+    auto agent = db::insert_agent(connection, name, cluster_name, pak.hash, registrations);
+    if (!agent.ok() && db::is_unique_violation(agent.error())) {
+      return conflict("agent_exists", "an agent named \"" + name + "\" already exists in cluster \"" + cluster_name + "\"");
     }
+    BROKER_CHECK(agent);
     Object response;
-    response.push_back({Value("agent"), agent_object(rows.value(), 0)});
+    response.push_back({Value("agent"), std::move(agent).value()});
     response.push_back({Value("initial_pak"), Value(pak.pak)});
     return json_response(201, Value(std::move(response)));
   });
@@ -91,17 +75,12 @@ ApiResult<http::Response> search_agent(Call& call) {
     return bad_request("missing_query_parameter", "give name, cluster_name or both to search agents");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(rows, connection.query("SELECT " SINDRI_AGENT_COLUMNS
-                                      " FROM agents WHERE deleted_at IS NULL AND (CAST($1 AS TEXT) IS NULL OR name = $1) "
-                                      "AND (CAST($2 AS TEXT) IS NULL OR cluster_name = $2) "
-                                      "ORDER BY created_at, id LIMIT 1",
-                                      {name ? Value(*name) : Value(), cluster ? Value(*cluster) : Value()}));
-    if (rows.empty()) {
+    BROKER_TRY(found, db::find_agent(connection, name, cluster));
+    if (!found) {
       return ApiError{404, "agent_not_found", "no agent matches the search", Value(), std::nullopt};
     }
-    Value agent = agent_object(rows, 0);
-    BROKER_CHECK(check_self_or_admin(call, field(agent, "id")));
-    return json_response(200, agent);
+    BROKER_CHECK(check_self_or_admin(call, field(*found, "id")));
+    return json_response(200, *found);
   });
 }
 
@@ -109,7 +88,7 @@ ApiResult<http::Response> get_agent(Call& call) {
   BROKER_TRY(id, call.id_param());
   BROKER_CHECK(check_self_or_admin(call, id));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, load_agent(connection, id));
+    BROKER_TRY(agent, db::load_agent(connection, id));
     return json_response(200, agent);
   });
 }
@@ -132,28 +111,24 @@ ApiResult<http::Response> update_agent(Call& call) {
     return forbidden("only an admin may rename an agent or move it to another cluster");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, load_agent(connection, id));
-    auto rows = connection.query(
-        "UPDATE agents SET name = $2, cluster_name = $3, status = $4, updated_at = $5 WHERE id = $1 "
-        "RETURNING " SINDRI_AGENT_COLUMNS,
-        {Value(id), name ? Value(*name) : *agent.find("name"),
-         cluster_name ? Value(*cluster_name) : *agent.find("cluster_name"),
-         status ? Value(*status) : *agent.find("status"), Value(now_timestamp())});
-    if (!rows.ok() && rows.error().kind == store::DbError::Kind::Unique) {
+    BROKER_TRY(agent, db::load_agent(connection, id));
+    auto updated = db::update_agent(connection, id, name ? Value(*name) : *agent.find("name"),
+                                    cluster_name ? Value(*cluster_name) : *agent.find("cluster_name"),
+                                    status ? Value(*status) : *agent.find("status"));
+    if (!updated.ok() && db::is_unique_violation(updated.error())) {
       return conflict("agent_exists", "another agent has that name in that cluster");
     }
-    BROKER_CHECK(rows);
-    return json_response(200, agent_object(rows.value(), 0));
+    BROKER_CHECK(updated);
+    return json_response(200, std::move(updated).value());
   });
 }
 
 ApiResult<http::Response> delete_agent(Call& call) {
   BROKER_TRY(id, call.id_param());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, load_agent(connection, id));
-    BROKER_CHECK(connection.query("UPDATE agents SET deleted_at = $2, updated_at = $2 WHERE id = $1",
-                                  {Value(id), Value(now_timestamp())}));
-    BROKER_CHECK(touch_target_state(connection));
+    BROKER_TRY(agent, db::load_agent(connection, id));
+    BROKER_CHECK(db::delete_agent(connection, id));
+    BROKER_CHECK(db::touch_target_state(connection));
     BROKER_CHECK(touch_credentials(call, connection));
     return empty_response(204);
   });
@@ -177,19 +152,8 @@ ApiResult<http::Response> heartbeat(Call& call) {
     reachable = reachable_field;
     latency = latency_field;
   }
-  const bool reported = reachable.has_value() || latency.has_value();
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    const std::string now = now_timestamp();
-    BROKER_TRY(rows, reported
-                         ? connection.query("UPDATE agents SET last_heartbeat = $2, k8s_reachable = $3, "
-                                            "k8s_api_latency_ms = $4, k8s_reported_at = $2 "
-                                            "WHERE id = $1 AND deleted_at IS NULL RETURNING id",
-                                            {Value(id), Value(now), reachable ? Value(*reachable) : Value(),
-                                             latency ? Value(*latency) : Value()})
-                         : connection.query("UPDATE agents SET last_heartbeat = $2 "
-                                            "WHERE id = $1 AND deleted_at IS NULL RETURNING id",
-                                            {Value(id), Value(now)}));
-    if (rows.empty()) return not_found("agent", id);
+    BROKER_CHECK(db::record_heartbeat(connection, id, reachable, latency));
     return empty_response(204);
   });
 }
@@ -199,12 +163,9 @@ ApiResult<http::Response> rotate_agent_pak(Call& call) {
   BROKER_CHECK(check_self_or_admin(call, id));
   const IssuedPak pak = issue_pak();
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(rows, connection.query("UPDATE agents SET pak_hash = $2, updated_at = $3 "
-                                      "WHERE id = $1 AND deleted_at IS NULL RETURNING " SINDRI_AGENT_COLUMNS,
-                                      {Value(id), Value(pak.hash), Value(now_timestamp())}));
-    if (rows.empty()) return not_found("agent", id);
+    BROKER_TRY(agent, db::set_agent_pak(connection, id, pak.hash));
     BROKER_CHECK(touch_credentials(call, connection));
-    return json_response(200, agent_with_pak(agent_object(rows, 0), "pak", pak.pak));
+    return json_response(200, agent_with_pak(std::move(agent), "pak", pak.pak));
   });
 }
 
@@ -212,11 +173,9 @@ ApiResult<http::Response> agent_stacks(Call& call) {
   BROKER_TRY(id, call.id_param());
   BROKER_CHECK(check_self_or_admin(call, id));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, load_agent(connection, id));
-    BROKER_TRY(rows, connection.query("SELECT " SINDRI_STACK_COLUMNS " FROM stacks WHERE deleted_at IS NULL AND id IN "
-                                      "(SELECT stack_id FROM agent_targets WHERE agent_id = $1) ORDER BY created_at, id",
-                                      {Value(id)}));
-    return json_response(200, rows_array(rows));
+    BROKER_TRY(agent, db::load_agent(connection, id));
+    BROKER_TRY(stacks, db::list_targeted_stacks(connection, id));
+    return json_response(200, stacks);
   });
 }
 
@@ -259,29 +218,8 @@ ApiResult<http::Response> target_state(Call& call) {
     return response;
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, load_agent(connection, id));
-    BROKER_TRY(rows, incremental
-                         ? connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
-                                            " FROM deployment_objects d WHERE sequence_id IN "
-                                            "(SELECT max(o.sequence_id) FROM agent_targets t JOIN deployment_objects o "
-                                            "ON o.stack_id = t.stack_id AND o.deleted_at IS NULL "
-                                            "WHERE t.agent_id = $1 GROUP BY t.stack_id) "
-                                            "AND NOT EXISTS (SELECT 1 FROM agent_events e WHERE e.agent_id = $1 "
-                                            "AND e.deployment_object_id = d.id AND e.status = 'SUCCESS' "
-                                            "AND e.deleted_at IS NULL) ORDER BY sequence_id",
-                                            {Value(id)})
-                         : connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
-                                            " FROM deployment_objects WHERE sequence_id IN "
-                                            "(SELECT max(o.sequence_id) FROM agent_targets t JOIN deployment_objects o "
-                                            "ON o.stack_id = t.stack_id AND o.deleted_at IS NULL "
-                                            "WHERE t.agent_id = $1 GROUP BY t.stack_id) ORDER BY sequence_id",
-                                            {Value(id)}));
-    std::string json = "[";
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (i != 0) json += ',';
-      append_json(json, deployment_object_object(rows, i));
-    }
-    json += ']';
+    BROKER_TRY(agent, db::load_agent(connection, id));
+    BROKER_TRY(json, db::target_state_json(connection, id, incremental));
     auto body = http::SharedBody::make(std::move(json));
     call.services.target_states.store(cache_key, generation, body);
     response.shared_body = gzip ? compressed(call, cache_key, generation, *body) : body;
@@ -292,16 +230,16 @@ ApiResult<http::Response> target_state(Call& call) {
 }  // namespace
 
 void add_agent_routes(std::vector<ApiRoute>& routes) {
-  routes.push_back({"GET", "/agents", true, true, false, list_agents});
-  routes.push_back({"POST", "/agents", true, false, false, create_agent});
-  routes.push_back({"GET", "/agents/", true, false, true, search_agent});
-  routes.push_back({"GET", "/agents/{id}", true, false, true, get_agent});
-  routes.push_back({"PUT", "/agents/{id}", true, false, true, update_agent});
-  routes.push_back({"DELETE", "/agents/{id}", true, false, false, delete_agent});
-  routes.push_back({"POST", "/agents/{id}/heartbeat", false, false, true, heartbeat});
-  routes.push_back({"POST", "/agents/{id}/rotate-pak", true, false, true, rotate_agent_pak});
-  routes.push_back({"GET", "/agents/{id}/stacks", true, false, true, agent_stacks});
-  routes.push_back({"GET", "/agents/{id}/target-state", true, false, true, target_state});
+  routes.push_back({"GET", "/agents", Allow::Admin | Allow::Generator, list_agents});
+  routes.push_back({"POST", "/agents", Allow::Admin, create_agent});
+  routes.push_back({"GET", "/agents/", Allow::Admin | Allow::Agent, search_agent});
+  routes.push_back({"GET", "/agents/{id}", Allow::Admin | Allow::Agent, get_agent});
+  routes.push_back({"PUT", "/agents/{id}", Allow::Admin | Allow::Agent, update_agent});
+  routes.push_back({"DELETE", "/agents/{id}", Allow::Admin, delete_agent});
+  routes.push_back({"POST", "/agents/{id}/heartbeat", Allow::Agent, heartbeat});
+  routes.push_back({"POST", "/agents/{id}/rotate-pak", Allow::Admin | Allow::Agent, rotate_agent_pak});
+  routes.push_back({"GET", "/agents/{id}/stacks", Allow::Admin | Allow::Agent, agent_stacks});
+  routes.push_back({"GET", "/agents/{id}/target-state", Allow::Admin | Allow::Agent, target_state});
 }
 
 }  // namespace sindri::broker

@@ -8,11 +8,12 @@
 
 #include <string_view>
 
-#include "broker/context.hpp"
+#include "broker/api_error.hpp"
+#include "store/database.hpp"
 
-namespace sindri::broker {
+namespace sindri::broker::db {
 
 ApiResult<Ok> sync_targets_for_stack(store::Connection& connection, std::string_view stack_id);
 ApiResult<Ok> sync_targets_for_agent(store::Connection& connection, std::string_view agent_id);
 
-}  // namespace sindri::broker
+}  // namespace sindri::broker::db

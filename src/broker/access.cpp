@@ -1,0 +1,58 @@
+#include "broker/access.hpp"
+
+#include "broker/db/agent_targets.hpp"
+#include "broker/db/templates.hpp"
+
+namespace sindri::broker {
+
+ApiResult<Ok> check_stack_access(store::Connection& connection, const Identity& caller, const Value& stack,
+                                 StackAccess access) {
+  if (caller.is_admin()) return Ok{};
+  const std::string_view stack_id = field(stack, "id");
+  if (caller.kind == Identity::Kind::Generator) {
+    if (caller.is_generator(field(stack, "generator_id"))) return Ok{};
+    return forbidden("stack " + std::string(stack_id) + " belongs to another generator");
+  }
+  if (access == StackAccess::Read) {
+    BROKER_TRY(targeted, db::agent_targets_stack(connection, caller.id, stack_id));
+    if (targeted) return Ok{};
+    return forbidden("agent " + caller.id + " does not target stack " + std::string(stack_id));
+  }
+  return forbidden("agents cannot change stacks");
+}
+
+ApiResult<Ok> check_template_change(const Identity& caller, const Value& tpl) {
+  if (caller.is_admin()) return Ok{};
+  const Value* owner = tpl.find("generator_id");
+  const std::string id(field(tpl, "id"));
+  if (owner == nullptr || !owner->is_string()) {
+    return forbidden("template " + id + " is a system template: only an admin may change it");
+  }
+  if (caller.is_generator(owner->get_string())) return Ok{};
+  return forbidden("template " + id + " belongs to another generator");
+}
+
+ApiResult<Value> load_template_for_change(store::Connection& connection, const Identity& caller, std::string_view id) {
+  BROKER_TRY(tpl, db::load_template(connection, id));
+  BROKER_CHECK(check_template_change(caller, tpl));
+  BROKER_CHECK(db::lock_template_name(connection, *tpl.find("generator_id"), field(tpl, "name")));
+  return db::load_template(connection, id);
+}
+
+ApiResult<Ok> check_template_access(store::Connection& connection, const Identity& caller, std::string_view id,
+                                    bool change) {
+  if (change) {
+    BROKER_CHECK(load_template_for_change(connection, caller, id));
+    return Ok{};
+  }
+  BROKER_TRY(tpl, db::load_template(connection, id));
+  if (caller.kind == Identity::Kind::Agent) return forbidden("agents cannot read templates");
+  return Ok{};
+}
+
+std::string_view field(const Value& record, std::string_view name) {
+  const Value* value = record.find(name);
+  return value != nullptr && value->is_string() ? value->get_string() : std::string_view();
+}
+
+}  // namespace sindri::broker

@@ -1,0 +1,135 @@
+// /generators: the identities CI pipelines and people create stacks with.
+
+#include "broker/access.hpp"
+#include "broker/api/request_body.hpp"
+#include "broker/api/routes.hpp"
+#include "broker/db/counters.hpp"
+#include "broker/db/generators.hpp"
+#include "broker/db/rows.hpp"
+#include "broker/ids.hpp"
+#include "broker/pak.hpp"
+
+namespace sindri::broker {
+namespace {
+
+ApiResult<Ok> check_self_or_admin(const Call& call, std::string_view generator_id) {
+  if (call.caller.is_admin() || call.caller.is_generator(generator_id)) return Ok{};
+  return forbidden("a generator may only act on itself");
+}
+
+Value generator_with_pak(Value generator, std::string pak) {
+  Object body;
+  body.push_back({Value("generator"), std::move(generator)});
+  body.push_back({Value("pak"), Value(pak)});
+  return Value(std::move(body));
+}
+
+ApiResult<http::Response> list_generators(Call& call) {
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(generators, db::list_generators(connection));
+    return json_response(200, generators);
+  });
+}
+
+// The admin console's tenant selector: every live generator that has a PAK
+// (all but the system generator, the admin's) as its id and name, by name.
+ApiResult<http::Response> list_paks(Call& call) {
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(owners, db::list_pak_owners(connection));
+    return json_response(200, owners);
+  });
+}
+
+ApiResult<http::Response> create_generator(Call& call) {
+  BROKER_TRY(body, BodyObject::parse(call.request, "NewGenerator"));
+  BROKER_TRY(name, body.required_string("name", kNameRule));
+  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
+  BROKER_CHECK(body.finish());
+  const IssuedPak pak = issue_pak();
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    auto generator = db::insert_generator(connection, name, description, pak.hash);
+    if (!generator.ok() && db::is_unique_violation(generator.error())) {
+      return conflict("generator_exists", "a generator named \"" + name + "\" already exists");
+    }
+    BROKER_CHECK(generator);
+    return json_response(201, generator_with_pak(std::move(generator).value(), pak.pak));
+  });
+}
+
+ApiResult<http::Response> get_generator(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  BROKER_CHECK(check_self_or_admin(call, id));
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(generator, db::load_generator(connection, id));
+    return json_response(200, generator);
+  });
+}
+
+ApiResult<http::Response> update_generator(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  BROKER_CHECK(check_self_or_admin(call, id));
+  BROKER_TRY(body, BodyObject::parse(call.request, "Generator"));
+  BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
+  BROKER_TRY(name, body.optional_string("name", kNameRule, false));
+  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
+  BROKER_TRY(is_active, body.optional_bool("is_active"));
+  for (const char* read_only : {"created_at", "updated_at", "deleted_at", "last_active_at", "is_system"}) {
+    body.ignore(read_only);
+  }
+  BROKER_CHECK(body.finish());
+  if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
+  if (is_active && !call.caller.is_admin()) return forbidden("only an admin may activate or deactivate a generator");
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(current, db::load_generator(connection, id));
+    const Value* current_description = current.find("description");
+    auto updated = db::update_generator(connection, id, name ? *name : field(current, "name"),
+                                        description ? Value(*description) : *current_description,
+                                        is_active ? *is_active : current.find("is_active")->get_bool());
+    if (!updated.ok() && db::is_unique_violation(updated.error())) {
+      return conflict("generator_exists", "a generator named \"" + *name + "\" already exists");
+    }
+    BROKER_CHECK(updated);
+    if (is_active) BROKER_CHECK(touch_credentials(call, connection));
+    return json_response(200, std::move(updated).value());
+  });
+}
+
+ApiResult<http::Response> delete_generator(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  BROKER_CHECK(check_self_or_admin(call, id));
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(generator, db::load_generator(connection, id));
+    if (generator.find("is_system")->get_bool()) return forbidden("the system generator cannot be deleted");
+    // Its templates and stacks go with it, soft as always; agents remove
+    // what they applied from its stacks.
+    BROKER_TRY(stacks_deleted, db::delete_generator(connection, id, now_timestamp()));
+    if (stacks_deleted != 0) BROKER_CHECK(db::touch_target_state(connection));
+    BROKER_CHECK(touch_credentials(call, connection));
+    return empty_response(204);
+  });
+}
+
+ApiResult<http::Response> rotate_generator_pak(Call& call) {
+  BROKER_TRY(id, call.id_param());
+  BROKER_CHECK(check_self_or_admin(call, id));
+  const IssuedPak pak = issue_pak();
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_TRY(generator, db::set_generator_pak(connection, id, pak.hash));
+    BROKER_CHECK(touch_credentials(call, connection));
+    return json_response(201, generator_with_pak(std::move(generator), pak.pak));
+  });
+}
+
+}  // namespace
+
+void add_generator_routes(std::vector<ApiRoute>& routes) {
+  routes.push_back({"GET", "/generators", Allow::Admin, list_generators});
+  routes.push_back({"GET", "/paks", Allow::Admin, list_paks});
+  routes.push_back({"POST", "/generators", Allow::Admin, create_generator});
+  routes.push_back({"GET", "/generators/{id}", Allow::Admin | Allow::Generator, get_generator});
+  routes.push_back({"PUT", "/generators/{id}", Allow::Admin | Allow::Generator, update_generator});
+  routes.push_back({"DELETE", "/generators/{id}", Allow::Admin | Allow::Generator, delete_generator});
+  routes.push_back({"POST", "/generators/{id}/rotate-pak", Allow::Admin | Allow::Generator, rotate_generator_pak});
+}
+
+}  // namespace sindri::broker

@@ -1,0 +1,181 @@
+// Labels and annotations of stacks, agents and templates. All work the same
+// way and feed a matching engine (agents to stacks, templates to stacks), so
+// one implementation serves all three.
+
+#include "broker/access.hpp"
+#include "broker/api/request_body.hpp"
+#include "broker/api/routes.hpp"
+#include "broker/db/agents.hpp"
+#include "broker/db/rows.hpp"
+#include "broker/db/stacks.hpp"
+#include "broker/db/tags.hpp"
+#include "broker/db/targeting.hpp"
+#include "broker/db/template_targets.hpp"
+
+namespace sindri::broker {
+namespace {
+
+struct TagOwner {
+  db::TagOwner table;
+  const char* entity;    // "stack", "agent" or "template"
+  const char* id_field;  // "stack_id", ...
+  const char* label_schema;
+  const char* annotation_schema;
+  ApiResult<Ok> (*check_access)(store::Connection&, const Identity&, std::string_view id, bool change);
+  ApiResult<Ok> (*sync)(store::Connection&, std::string_view id);
+};
+
+ApiResult<Ok> stack_access(store::Connection& connection, const Identity& caller, std::string_view id, bool change) {
+  BROKER_TRY(stack, db::load_stack(connection, id));
+  return check_stack_access(connection, caller, stack, change ? StackAccess::Manage : StackAccess::Read);
+}
+
+ApiResult<Ok> agent_access(store::Connection& connection, const Identity& caller, std::string_view id, bool change) {
+  if (!caller.is_admin() && !(caller.is_agent(id) && !change)) {
+    return forbidden(change ? "only an admin may change an agent's labels and annotations"
+                            : "an agent may only read its own labels and annotations");
+  }
+  BROKER_TRY(agent, db::load_agent(connection, id));
+  return Ok{};
+}
+
+// A stack's labels decide both which agents deploy it and which templates
+// may be instantiated into it.
+ApiResult<Ok> sync_stack(store::Connection& connection, std::string_view id) {
+  BROKER_CHECK(db::sync_targets_for_stack(connection, id));
+  return db::sync_template_targets_for_stack(connection, id);
+}
+
+const TagOwner kStack{db::TagOwner::Stack, "stack", "stack_id", "NewStackLabel", "NewStackAnnotation", stack_access,
+                      sync_stack};
+const TagOwner kAgent{db::TagOwner::Agent, "agent", "agent_id", "NewAgentLabel", "NewAgentAnnotation", agent_access,
+                      db::sync_targets_for_agent};
+const TagOwner kTemplate{db::TagOwner::Template, "template", "template_id", "NewTemplateLabel",
+                         "NewTemplateAnnotation", check_template_access, db::sync_template_targets_for_template};
+
+// The owner's id may be repeated in the body (Brokkr's New*Label shapes
+// carry it); when it is, it must be the path's.
+ApiResult<Ok> check_owner_field(BodyObject& body, const TagOwner& owner, std::string_view id) {
+  BROKER_TRY(body_id, body.optional_string(owner.id_field, kUuidRule));
+  if (body_id && *body_id != id) {
+    const std::string pointer = std::string("/") + owner.id_field;
+    return field_error("invalid_field", pointer + " does not match the " + owner.entity + " id in the path", pointer);
+  }
+  return Ok{};
+}
+
+// A label arrives as a JSON string ("env=prod") or as an object with a
+// "label" member.
+ApiResult<std::string> read_label(const http::Request& request, const TagOwner& owner, std::string_view id) {
+  BROKER_TRY(value, parse_json_body(request));
+  if (value.is_string()) {
+    BROKER_CHECK(check_text(value.get_string(), kTagRule, ""));
+    return std::string(value.get_string());
+  }
+  if (!value.is_object()) {
+    return field_error("invalid_body",
+                       std::string("the body must be a JSON string or a ") + owner.label_schema + " object, got " +
+                           value.kind_name(),
+                       "");
+  }
+  BodyObject body(std::move(value), owner.label_schema);
+  BROKER_TRY(label, body.required_string("label", kTagRule));
+  BROKER_CHECK(check_owner_field(body, owner, id));
+  BROKER_CHECK(body.finish());
+  return label;
+}
+
+using ListTags = ApiResult<Value> (*)(store::Connection&, db::TagOwner, std::string_view);
+using RemoveTag = ApiResult<bool> (*)(store::Connection&, db::TagOwner, std::string_view, std::string_view);
+
+ApiResult<http::Response> list_tags(Call& call, const TagOwner& owner, ListTags list) {
+  BROKER_TRY(id, call.id_param());
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_CHECK(owner.check_access(connection, call.caller, id, false));
+    BROKER_TRY(tags, list(connection, owner.table, id));
+    return json_response(200, tags);
+  });
+}
+
+ApiResult<http::Response> add_label(Call& call, const TagOwner& owner) {
+  BROKER_TRY(id, call.id_param());
+  BROKER_TRY(label, read_label(call.request, owner, id));
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_CHECK(owner.check_access(connection, call.caller, id, true));
+    auto added = db::insert_label(connection, owner.table, id, label);
+    if (!added.ok() && db::is_unique_violation(added.error())) {
+      return conflict("label_exists", std::string(owner.entity) + " " + id + " already has label \"" + label + "\"");
+    }
+    BROKER_CHECK(added);
+    BROKER_CHECK(owner.sync(connection, id));
+    return json_response(201, std::move(added).value());
+  });
+}
+
+ApiResult<http::Response> add_annotation(Call& call, const TagOwner& owner) {
+  BROKER_TRY(id, call.id_param());
+  BROKER_TRY(body, BodyObject::parse(call.request, owner.annotation_schema));
+  BROKER_TRY(key, body.required_string("key", kTagRule));
+  BROKER_TRY(value, body.required_string("value", kTagRule));
+  BROKER_CHECK(check_owner_field(body, owner, id));
+  BROKER_CHECK(body.finish());
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_CHECK(owner.check_access(connection, call.caller, id, true));
+    auto added = db::insert_annotation(connection, owner.table, id, key, value);
+    if (!added.ok() && db::is_unique_violation(added.error())) {
+      return conflict("annotation_exists",
+                      std::string(owner.entity) + " " + id + " already has an annotation \"" + key + "\"");
+    }
+    BROKER_CHECK(added);
+    BROKER_CHECK(owner.sync(connection, id));
+    return json_response(201, std::move(added).value());
+  });
+}
+
+ApiResult<http::Response> remove_tag(Call& call, const TagOwner& owner, RemoveTag remove, const char* param,
+                                     const char* what) {
+  BROKER_TRY(id, call.id_param());
+  const std::string& tag = call.params[param];
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    BROKER_CHECK(owner.check_access(connection, call.caller, id, true));
+    BROKER_TRY(removed, remove(connection, owner.table, id, tag));
+    if (!removed) {
+      return ApiError{404, std::string(what) + "_not_found",
+                      std::string(owner.entity) + " " + id + " has no " + what + " \"" + tag + "\"", Value(),
+                      std::nullopt};
+    }
+    BROKER_CHECK(owner.sync(connection, id));
+    return empty_response(204);
+  });
+}
+
+void add_routes(std::vector<ApiRoute>& routes, const TagOwner& owner, const std::string& base, Allow readers,
+                Allow managers) {
+  const TagOwner* o = &owner;
+  routes.push_back({"GET", base + "/labels", readers, [o](Call& call) { return list_tags(call, *o, db::list_labels); }});
+  routes.push_back({"POST", base + "/labels", managers, [o](Call& call) { return add_label(call, *o); }});
+  routes.push_back({"DELETE", base + "/labels/{label}", managers,
+                    [o](Call& call) { return remove_tag(call, *o, db::delete_label, "label", "label"); }});
+  routes.push_back(
+      {"GET", base + "/annotations", readers, [o](Call& call) { return list_tags(call, *o, db::list_annotations); }});
+  routes.push_back({"POST", base + "/annotations", managers, [o](Call& call) { return add_annotation(call, *o); }});
+  routes.push_back({"DELETE", base + "/annotations/{key}", managers,
+                    [o](Call& call) { return remove_tag(call, *o, db::delete_annotation, "key", "annotation"); }});
+}
+
+}  // namespace
+
+void add_stack_tag_routes(std::vector<ApiRoute>& routes) {
+  add_routes(routes, kStack, "/stacks/{id}", Allow::Admin | Allow::Generator | Allow::Agent,
+             Allow::Admin | Allow::Generator);
+}
+
+void add_agent_tag_routes(std::vector<ApiRoute>& routes) {
+  add_routes(routes, kAgent, "/agents/{id}", Allow::Admin | Allow::Agent, Allow::Admin);
+}
+
+void add_template_tag_routes(std::vector<ApiRoute>& routes) {
+  add_routes(routes, kTemplate, "/templates/{id}", Allow::Admin | Allow::Generator, Allow::Admin | Allow::Generator);
+}
+
+}  // namespace sindri::broker
