@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "value/number_format.hpp"
+#include "value/utf8.hpp"
 
 namespace sindri::kcl {
 
@@ -29,43 +30,14 @@ void append_hex(std::string& out, uint32_t value, int digits) {
   for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out.push_back(kHex[(value >> shift) & 0xF]);
 }
 
-// Decodes the UTF-8 sequence at `i`; false when it is not valid UTF-8
-// (overlong forms and surrogates included).
-bool decode_utf8(std::string_view s, size_t& i, uint32_t& code_point) {
-  const auto byte = [&](size_t at) { return static_cast<unsigned char>(s[at]); };
-  const unsigned char lead = byte(i);
-  size_t length = 0;
-  uint32_t minimum = 0;
-  if (lead < 0x80) {
-    code_point = lead;
-    ++i;
-    return true;
-  } else if ((lead & 0xE0) == 0xC0) {
-    length = 2, code_point = lead & 0x1F, minimum = 0x80;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, code_point = lead & 0x0F, minimum = 0x800;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, code_point = lead & 0x07, minimum = 0x10000;
-  } else {
-    return false;
-  }
-  if (i + length > s.size()) return false;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return false;
-    code_point = (code_point << 6) | (byte(i + k) & 0x3F);
-  }
-  if (code_point < minimum || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) return false;
-  i += length;
-  return true;
-}
-
 // One double-quoted literal; `text` holds no "${".
 void append_quoted(std::string& out, std::string_view text, size_t& i, size_t end) {
   out.push_back('"');
   while (i < end) {
     const size_t start = i;
-    uint32_t c = 0;
-    decode_utf8(text, i, c);  // validated by the caller
+    const Utf8CodePoint decoded = decode_utf8(text, i);  // validated by the caller
+    const char32_t c = decoded.value;
+    i += decoded.length;
     switch (c) {
       case '\\': out += "\\\\"; break;
       case '"': out += "\\\""; break;
@@ -88,13 +60,9 @@ void append_quoted(std::string& out, std::string_view text, size_t& i, size_t en
 }
 
 Status append_string(std::string& out, std::string_view text, const std::string& where) {
-  for (size_t i = 0; i < text.size();) {
-    uint32_t c = 0;
-    const size_t at = i;
-    if (!decode_utf8(text, i, c)) {
-      return make_error("cannot write " + where + " as KCL: the string is not valid UTF-8 (byte " +
-                        std::to_string(at) + ")");
-    }
+  if (const size_t bad = first_invalid_utf8(text, 0, text.size()); bad != text.size()) {
+    return make_error("cannot write " + where + " as KCL: the string is not valid UTF-8 (byte " +
+                      std::to_string(bad) + ")");
   }
   // Split after every '$' that a '{' follows, so that no piece holds "${".
   std::vector<size_t> cuts;

@@ -1,14 +1,13 @@
 #pragma once
-// Unicode White_Space, as Rust's str::trim_start / trim_end see it.
+// Unicode White_Space, as Rust's char::is_whitespace and str::trim see it.
 
-#include <cstddef>
 #include <string_view>
 
 namespace sindri::tera {
 
-// Bytes of white space at the start of s.
-size_t trim_start_length(std::string_view s);
-// Length of s without its trailing white space.
-size_t trim_end_length(std::string_view s);
+bool is_rust_whitespace(char32_t c);
+std::string_view rust_trim_start(std::string_view s);
+std::string_view rust_trim_end(std::string_view s);
+inline std::string_view rust_trim(std::string_view s) { return rust_trim_end(rust_trim_start(s)); }
 
 }  // namespace sindri::tera

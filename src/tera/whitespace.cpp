@@ -14,7 +14,7 @@ namespace {
 void trim_last_text(Body& nodes, size_t& count) {
   if (count == 0 || nodes[count - 1]->kind != Node::Kind::Text) return;
   std::string_view& text = nodes[count - 1]->text;
-  text = text.substr(0, trim_end_length(text));
+  text = rust_trim_end(text);
   if (text.empty()) --count;
 }
 
@@ -39,7 +39,7 @@ void remove_whitespace(Body& nodes, const WS* body_ws) {
         previous_was_text = true;
         if (trim_left_next) {
           trim_left_next = false;
-          n->text.remove_prefix(trim_start_length(n->text));
+          n->text = rust_trim_start(n->text);
           if (n->text.empty()) continue;
         }
         nodes[kept++] = n;
@@ -60,8 +60,8 @@ void remove_whitespace(Body& nodes, const WS* body_ws) {
         if (previous_was_text && n->ws.left) trim_last_text(nodes, kept);
         previous_was_text = false;
         trim_left_next = n->end_ws.right;
-        if (n->ws.right) n->text.remove_prefix(trim_start_length(n->text));
-        if (n->end_ws.left) n->text = n->text.substr(0, trim_end_length(n->text));
+        if (n->ws.right) n->text = rust_trim_start(n->text);
+        if (n->end_ws.left) n->text = rust_trim_end(n->text);
         nodes[kept++] = n;
         continue;
       }

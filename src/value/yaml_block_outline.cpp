@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "value/utf8.hpp"
 #include "value/yaml_outline.hpp"
 #include "value/yaml_outline_top.hpp"
 #include "value/yaml_scalar.hpp"
@@ -42,31 +43,11 @@ constexpr size_t kMaxKeyLength = 1000;
 // as ordinary printable text, or 0 (invalid UTF-8, C1 controls, the line and
 // paragraph separators, the byte-order mark, non-characters).
 size_t printable_utf8_length(std::string_view text, size_t at) {
-  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(at);
-  size_t length = 0;
-  uint32_t code = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-    code = lead & 0x1F;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    code = lead & 0x0F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    code = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (at + length > text.size()) return 0;
-  for (size_t i = 1; i < length; ++i) {
-    if ((byte(at + i) & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (byte(at + i) & 0x3F);
-  }
-  const uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  const Utf8CodePoint c = decode_utf8(text, at);
+  if (c.length < 2) return 0;
+  const char32_t code = c.value;
   if (code < 0xA0 || code == 0x2028 || code == 0x2029 || code == 0xFEFF || code == 0xFFFE || code == 0xFFFF) return 0;
-  return length;
+  return c.length;
 }
 
 // Whether any byte of the eight in `word` is a control character other than

@@ -6,6 +6,7 @@
 #include "tera/builtins/internal.hpp"
 #include "value/json.hpp"
 #include "value/number_format.hpp"
+#include "value/utf8.hpp"
 
 namespace sindri::tera::builtins {
 
@@ -330,20 +331,13 @@ const Value* dotted_pointer(const Value& root, std::string_view path) {
 }
 
 char32_t next_cp(std::string_view s, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) {
-    ++i;
-    return c;
-  }
-  int len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-  if (len == 0 || i + static_cast<size_t>(len) > s.size()) {
+  const Utf8CodePoint c = decode_utf8(s, i);
+  if (c.length == 0) {
     ++i;
     return 0xfffd;
   }
-  char32_t cp = c & (0x7f >> len);
-  for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-  i += static_cast<size_t>(len);
-  return cp;
+  i += c.length;
+  return c.value;
 }
 
 void append_utf8(std::string& out, char32_t c) {
@@ -368,35 +362,6 @@ size_t count_chars(std::string_view s) {
   size_t n = 0;
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
   return n;
-}
-
-bool is_rust_whitespace(char32_t c) {
-  if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0x85) return false;
-  return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
-}
-
-std::string_view rust_trim_start(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t j = i;
-    if (!is_rust_whitespace(next_cp(s, j))) break;
-    i = j;
-  }
-  return s.substr(i);
-}
-
-std::string_view rust_trim_end(std::string_view s) {
-  size_t end = s.size();
-  while (end > 0) {
-    size_t start = end - 1;
-    while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xc0) == 0x80) --start;
-    size_t j = start;
-    if (!is_rust_whitespace(next_cp(s, j))) break;
-    end = start;
-  }
-  return s.substr(0, end);
 }
 
 }  // namespace sindri::tera::builtins

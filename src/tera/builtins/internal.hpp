@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "tera/builtins.hpp"
+#include "tera/unicode_space.hpp"
 
 namespace sindri::tera::builtins {
 
@@ -63,10 +64,6 @@ const Value* dotted_pointer(const Value& root, std::string_view path);
 char32_t next_cp(std::string_view s, size_t& i);
 void append_utf8(std::string& out, char32_t c);
 size_t count_chars(std::string_view s);
-bool is_rust_whitespace(char32_t c);
-std::string_view rust_trim_start(std::string_view s);
-std::string_view rust_trim_end(std::string_view s);
-inline std::string_view rust_trim(std::string_view s) { return rust_trim_end(rust_trim_start(s)); }
 
 // ---- filters ----
 #define SINDRI_FILTER(name) Result<Value> name(const Value& input, const Args& args, Budget& budget)
