@@ -252,6 +252,49 @@ class Validator {
              Evaluated* evaluated) {
     switch (k.kind) {
       case KeywordKind::Ref: return eval(k.node, instance, path, out, evaluated);
+      case KeywordKind::Type:
+      case KeywordKind::Enum:
+      case KeywordKind::Const:
+        return check_any_type(k, instance, path, out);
+      case KeywordKind::MultipleOf:
+      case KeywordKind::Maximum:
+      case KeywordKind::ExclusiveMaximum:
+      case KeywordKind::Minimum:
+      case KeywordKind::ExclusiveMinimum:
+        return check_numeric(k, instance, path, out);
+      case KeywordKind::MaxLength:
+      case KeywordKind::MinLength:
+      case KeywordKind::Pattern:
+      case KeywordKind::Format:
+        return check_string(k, instance, path, out);
+      case KeywordKind::Items:
+      case KeywordKind::Contains:
+      case KeywordKind::MaxItems:
+      case KeywordKind::MinItems:
+      case KeywordKind::UniqueItems:
+        return check_array(k, instance, path, out, evaluated);
+      case KeywordKind::Properties:
+      case KeywordKind::Required:
+      case KeywordKind::MaxProperties:
+      case KeywordKind::MinProperties:
+      case KeywordKind::PropertyNames:
+      case KeywordKind::Dependencies:
+        return check_object(k, instance, path, out, evaluated);
+      case KeywordKind::AllOf:
+      case KeywordKind::AnyOf:
+      case KeywordKind::OneOf:
+      case KeywordKind::Not:
+      case KeywordKind::IfThenElse:
+        return check_applicator(k, instance, path, out, evaluated);
+      case KeywordKind::UnevaluatedItems:
+      case KeywordKind::UnevaluatedProperties:
+        return check_unevaluated(k, instance, path, out, evaluated);
+    }
+    return true;
+  }
+
+  bool check_any_type(const Keyword& k, const Value& instance, const InstancePath* path, std::vector<Violation>* out) {
+    switch (k.kind) {
       case KeywordKind::Type: {
         uint8_t bit = 0;
         switch (instance.kind()) {
@@ -290,6 +333,12 @@ class Validator {
         if (json_equal(k.value, instance)) return true;
         if (!out) return false;
         return fail(out, path, k, "must be " + show(k.value) + ", got " + show(instance));
+      default: return true;
+    }
+  }
+
+  bool check_numeric(const Keyword& k, const Value& instance, const InstancePath* path, std::vector<Violation>* out) {
+    switch (k.kind) {
       case KeywordKind::MultipleOf:
         if (!instance.is_number() || is_multiple(instance, k.value)) return true;
         if (!out) return false;
@@ -310,6 +359,12 @@ class Validator {
         if (!instance.is_number() || compare_to_limit(instance, k.value) > 0) return true;
         if (!out) return false;
         return fail(out, path, k, "must be greater than " + show_number(k.value) + ", got " + show_number(instance));
+      default: return true;
+    }
+  }
+
+  bool check_string(const Keyword& k, const Value& instance, const InstancePath* path, std::vector<Violation>* out) {
+    switch (k.kind) {
       case KeywordKind::MaxLength: {
         if (!instance.is_string()) return true;
         size_t n = code_points(instance.get_string());
@@ -332,6 +387,13 @@ class Validator {
         if (!options_.check_formats || !instance.is_string() || check_format(k.format, instance.get_string())) return true;
         if (!out) return false;
         return fail(out, path, k, "must be a valid " + k.name + ", got " + show(instance));
+      default: return true;
+    }
+  }
+
+  bool check_array(const Keyword& k, const Value& instance, const InstancePath* path, std::vector<Violation>* out,
+                   Evaluated* evaluated) {
+    switch (k.kind) {
       case KeywordKind::Items: return check_items(k, instance, path, out, evaluated);
       case KeywordKind::Contains: return check_contains(k, instance, path, out, evaluated);
       case KeywordKind::MaxItems:
@@ -343,6 +405,13 @@ class Validator {
         if (!out) return false;
         return fail(out, path, k, "must have at least " + std::to_string(k.count) + " items, got " + std::to_string(instance.size()));
       case KeywordKind::UniqueItems: return check_unique_items(k, instance, path, out);
+      default: return true;
+    }
+  }
+
+  bool check_object(const Keyword& k, const Value& instance, const InstancePath* path, std::vector<Violation>* out,
+                    Evaluated* evaluated) {
+    switch (k.kind) {
       case KeywordKind::Properties: return check_properties(k, instance, path, out, evaluated);
       case KeywordKind::Required: {
         if (!instance.is_object()) return true;
@@ -408,6 +477,13 @@ class Validator {
         }
         return ok;
       }
+      default: return true;
+    }
+  }
+
+  bool check_applicator(const Keyword& k, const Value& instance, const InstancePath* path, std::vector<Violation>* out,
+                        Evaluated* evaluated) {
+    switch (k.kind) {
       case KeywordKind::AllOf: {
         bool ok = true;
         for (NodeId branch : k.nodes) {
@@ -460,6 +536,13 @@ class Validator {
         }
         return k.else_node == kNoNode || eval_branch(k.else_node, instance, path, out, evaluated);
       }
+      default: return true;
+    }
+  }
+
+  bool check_unevaluated(const Keyword& k, const Value& instance, const InstancePath* path, std::vector<Violation>* out,
+                         Evaluated* evaluated) {
+    switch (k.kind) {
       case KeywordKind::UnevaluatedItems: {
         if (!instance.is_array() || !evaluated) return true;
         bool ok = true;
@@ -493,10 +576,9 @@ class Validator {
         }
         return ok;
       }
+      default: return true;
     }
-    return true;
   }
-
   // additionalProperties, additionalItems, unevaluated*: a `false` schema
   // gets a message naming what is not allowed.
   template <class Message>
