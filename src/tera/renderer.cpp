@@ -352,7 +352,7 @@ class Renderer {
       bool found = false;
       if (!lookup(*seg.dynamic, index, found)) return false;
       if (!found) {
-        return fail(path.span, "Variable `" + std::string(path.dotted) + "` can not be evaluated because: Variable `" +
+        return fail(path.span, "Variable " + std::string(path.dotted) + " can not be evaluated because: Variable `" +
                                    std::string(seg.dynamic->dotted) + "` not found in context while rendering '" +
                                    shown_name(*current().active->tpl) + "'");
       }
@@ -548,6 +548,13 @@ class Renderer {
 
   bool not_found(const Expr& path) {
     const std::string name = shown_name(*current().active->tpl);
+    for (const PathSegment& seg : path.segments) {
+      // Tera reads a negative index in brackets as the name of a variable.
+      if (!seg.after_dot && !seg.dynamic && seg.key.text().starts_with('-')) {
+        return fail(path.span, "Variable " + std::string(path.dotted) + " can not be evaluated because: Variable `" +
+                                   std::string(seg.key.text()) + "` not found in context while rendering '" + name + "'");
+      }
+    }
     if (path.segments.empty() || path.dotted.find('[') == std::string::npos) {
       return fail(path.span, "Variable `" + std::string(path.dotted) + "` not found in context while rendering '" + name + "'");
     }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Regenerates expected.out / expected.error for every case under
 # tests/tera/cases/ and tests/tera/cases-dir/ from the Tera 1.17.1 reference
-# renderer (../shared/tools/tera-ref). Never edit expected.* by hand.
+# renderer (../shared/tools/tera-ref), with expected.message for a render
+# error whose text is stable (tera_message.py). Never edit expected.* by hand.
 #   usage: tests/tera/regenerate_expected.sh [CASE_NAME...]
 # tera-ref exit codes: 0 = rendered, 2 = parse error, 3 = render error.
 # cases-1.20/ is NOT regenerated: its expectations come from Tera 1.20 sources
@@ -22,11 +23,14 @@ want() { # is case $1 selected?
 SELECTED="$*"
 
 record() { # $1 = case dir, $2 = exit code, $3 = output file
-  rm -f "$1/expected.out" "$1/expected.error"
+  rm -f "$1/expected.out" "$1/expected.error" "$1/expected.message"
   case "$2" in
     0) mv "$3" "$1/expected.out" ;;
     2) printf 'parse_error\n' > "$1/expected.error"; rm -f "$3" ;;
-    3) printf 'render_error\n' > "$1/expected.error"; rm -f "$3" ;;
+    3) printf 'render_error\n' > "$1/expected.error"
+       message="$(python3 "$here/tera_message.py" < "$3")"
+       [ -n "$message" ] && printf '%s\n' "$message" > "$1/expected.message"
+       rm -f "$3" ;;
     *) echo "unexpected exit $2 for $1 (tera-ref crashed?)" >&2; rm -f "$3"; failed=$((failed + 1)) ;;
   esac
 }
