@@ -1188,7 +1188,8 @@ class Parser {
     return at(i).kind == Tok::Op && at(i).text == "~";
   }
 
-  // fn_call | float | int | string | path
+  // fn_call | float | int | string | path. Tera's grammar has no booleans
+  // here: `"a" ~ true` reads a variable named `true`.
   ExprPtr parse_concat_operand() {
     const Token& t = peek();
     if (t.kind == Tok::String) {
@@ -1198,7 +1199,6 @@ class Parser {
     if (t.kind == Tok::Path) {
       if (peek_op("(", 1)) return parse_function_call();
       if (peek_op("::", 1) || peek_word("is", 1)) return nullptr;
-      if (t.text == "true" || t.text == "false" || t.text == "True" || t.text == "False") return nullptr;
       next();
       return parse_path(t);
     }
