@@ -29,7 +29,7 @@ struct CaseFolder {
 constexpr CaseFolder kCaseFolders[] = {
     {SINDRI_SHARED_CORPUS "/tera", 131},
     {SINDRI_SHARED_CORPUS "/tera-dir", 1},
-    {SINDRI_TESTS_DIR "/tera/cases", 327},
+    {SINDRI_TESTS_DIR "/tera/cases", 328},
     {SINDRI_TESTS_DIR "/tera/cases-dir", 73},
     {SINDRI_TESTS_DIR "/tera/cases-1.20", 11},
 };
