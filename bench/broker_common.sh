@@ -8,6 +8,7 @@
 #   backend       sqlite, postgres or both
 #   broker_threads  the broker's --threads, or empty for its default
 #   rows_to       set in the PostgreSQL half (see run_backends)
+#   bench_tools   the commands it needs (default: wrk python3 curl)
 # defines bench_backend BACKEND ROWS_FILE, and then calls bench_init, which checks the tools, sets sindri, wrk_dir
 # and work (a fresh temporary directory) and installs the exit trap that
 # stops wrk, perf and the broker and removes the work directory (kept when
@@ -29,11 +30,13 @@ bench_init() {
     exit 1
   fi
   local tool
-  for tool in wrk python3 curl; do
+  for tool in ${bench_tools:-wrk python3 curl}; do
     command -v "$tool" >/dev/null || { echo "$bench_name: $tool is not installed" >&2; exit 1; }
   done
 
   broker_pid=
+  broker_launcher=()  # a command the broker runs under, valgrind say
+  broker_start_seconds=30
   peer_pid=  # a peer server the bench started, nginx say
   measured_pids=  # whose CPU time run_wrk charges per request; empty: the broker
   wrk_pid=
@@ -85,10 +88,11 @@ memory_kb() { awk -v field="$2:" '$1 == field { print $2 }' "/proc/$1/status"; }
 # Starts `sindri serve` for BACKEND (sqlite: a database file in DIR;
 # postgres: a schema of its own on $SINDRI_TEST_POSTGRES_URL, in case that is
 # a shared server) on a free port, with --threads $broker_threads when set,
-# its files in DIR:
+# its files in DIR, under the command in the array broker_launcher when it
+# is set:
 #   start_broker BACKEND DIR
-# and waits until it listens. Sets broker_pid, broker_dir, broker_url and
-# admin_pak.
+# and waits until it listens (broker_start_seconds at most). Sets broker_pid,
+# broker_dir, broker_url and admin_pak.
 start_broker() {
   local backend=$1 dir=$2
   local database=() threads=()
@@ -99,14 +103,18 @@ start_broker() {
   fi
   [[ -z $broker_threads ]] || threads=(--threads "$broker_threads")
   echo "[$backend] starting the broker" >&2
-  "$sindri" serve --listen 127.0.0.1:0 "${database[@]}" "${threads[@]}" --log-level warn \
+  rm -f "$dir/address"  # a previous broker's, on the same database
+  "${broker_launcher[@]}" "$sindri" serve --listen 127.0.0.1:0 "${database[@]}" "${threads[@]}" --log-level warn \
     --admin-pak-file "$dir/admin.pak" --address-file "$dir/address" >"$dir/broker.log" 2>&1 &
   broker_pid=$!
   broker_dir=$dir
   local waited=0
   until [[ -s $dir/address ]]; do
     kill -0 "$broker_pid" 2>/dev/null || { echo "$bench_name: the broker exited:" >&2; cat "$dir/broker.log" >&2; return 1; }
-    ((waited++ < 300)) || { echo "$bench_name: the broker did not listen within 30 s" >&2; return 1; }
+    ((waited++ < broker_start_seconds * 10)) || {
+      echo "$bench_name: the broker did not listen within $broker_start_seconds s" >&2
+      return 1
+    }
     sleep 0.1
   done
   broker_url="http://$(head -n1 "$dir/address")"
@@ -114,12 +122,13 @@ start_broker() {
 }
 
 # Stops the broker started by start_broker (failing unless it stops
-# cleanly) and removes its SQLite database: the logs are kept, not the data.
+# cleanly) and removes its SQLite database: the logs are kept, not the data
+# (unless it is given --keep-database).
 stop_broker() {
   kill -TERM "$broker_pid"
   wait "$broker_pid" || { echo "$bench_name: the broker did not stop cleanly" >&2; broker_pid=; return 1; }
   broker_pid=
-  rm -f "$broker_dir"/sindri.db*
+  [[ ${1:-} == --keep-database ]] || rm -f "$broker_dir"/sindri.db*
 }
 
 # Runs wrk with one of the broker_wrk scripts and prints a result row:
