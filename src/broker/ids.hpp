@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "value/uuid.hpp"
+
 namespace sindri::broker {
 
 // A time-ordered UUID (version 7, RFC 9562: the Unix time in milliseconds,
@@ -11,11 +13,6 @@ namespace sindri::broker {
 // so a new row lands at the end of every index on an id, in SQLite and
 // PostgreSQL alike, instead of on a random page.
 std::string new_uuid();
-// True for 8-4-4-4-12 hexadecimal, in either case.
-bool is_uuid(std::string_view text);
-// A UUID as the broker stores and compares it: lower-case (as Brokkr's
-// parser, it takes upper-case too).
-std::string stored_uuid(std::string_view uuid);
 // Now, UTC, RFC 3339 with microseconds: "2026-11-21T09:30:00.123456Z". The
 // fixed width makes text order the same as time order.
 std::string now_timestamp();

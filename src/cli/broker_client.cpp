@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "broker/ids.hpp"
 #include "cli/io.hpp"
 #include "value/json.hpp"
+#include "value/uuid.hpp"
 #include "value/yaml.hpp"
 
 namespace sindri::cli {
@@ -162,7 +162,7 @@ Result<Value> BrokerClient::find_agent(const std::string& id_or_name) {
 
 Result<Value> BrokerClient::find_listed(const std::string& kind, const std::string& collection,
                                         const std::string& id_or_name, std::string_view detail_field) {
-  const bool by_id = broker::is_uuid(id_or_name);
+  const bool by_id = is_uuid(id_or_name);
   if (by_id) {
     auto found = get(collection + "/" + id_or_name);
     // A generator may list the agents registered with it, not fetch one;
@@ -173,7 +173,7 @@ Result<Value> BrokerClient::find_listed(const std::string& kind, const std::stri
   }
   auto listed = get(collection);
   if (!listed) return listed;
-  const std::string id = by_id ? broker::stored_uuid(id_or_name) : std::string();
+  const std::string id = by_id ? stored_uuid(id_or_name) : std::string();
   std::vector<const Value*> matching;
   for (size_t i = 0; i < listed->size(); ++i) {
     const Value& item = *listed->at(i);
@@ -194,7 +194,7 @@ Result<Value> BrokerClient::find_listed(const std::string& kind, const std::stri
 }
 
 Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
-  if (broker::is_uuid(id_or_name)) {
+  if (is_uuid(id_or_name)) {
     auto found = get("/templates/" + id_or_name);
     // A name may look like an id.
     if (found || !has_error_code(last_error_, "template_not_found")) return found;

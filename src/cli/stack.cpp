@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "broker/ids.hpp"
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
 #include "cli/tags.hpp"
 #include "cli/verbs.hpp"
+#include "value/uuid.hpp"
 
 namespace sindri::cli {
 
@@ -53,7 +53,7 @@ Status check_name_unused(BrokerClient& client, const StackArgs& args) {
   if (!stacks) return stacks.error();
   for (const Value& stack : stacks->get_array()) {
     if (cell(stack, "name") != args.stack) continue;
-    if (args.generator_id && cell(stack, "generator_id") != broker::stored_uuid(*args.generator_id)) continue;
+    if (args.generator_id && cell(stack, "generator_id") != stored_uuid(*args.generator_id)) continue;
     return make_error("stack \"" + args.stack + "\" already exists (id " + cell(stack, "id") + ")");
   }
   return Ok{};
