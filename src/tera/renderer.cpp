@@ -1041,6 +1041,10 @@ class Renderer {
           if (r.get_int() == 0) {
             return fail(e.span, "Tried to do a modulo by zero: " + std::to_string(l.get_int()) + "/0");
           }
+          if (r.get_int() == -1 && l.get_int() == std::numeric_limits<int64_t>::min()) {
+            // Rust's remainder overflows there and Tera panics: an error here.
+            return fail(e.span, std::to_string(l.get_int()) + " % -1 results in an out of bounds i64");
+          }
           out = Value(static_cast<long>(r.get_int() == -1 ? 0 : l.get_int() % r.get_int()));
         } else {
           double d = std::fmod(l.as_double(), r.as_double());

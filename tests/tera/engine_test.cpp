@@ -258,6 +258,15 @@ TEST(Render, NotOfAnUndefinedVariableIsTrue) {
             "yes|true|true|true|yes");
 }
 
+// Tera panics on the one remainder that overflows an i64 (found by the
+// differential test); Sindri refuses it, and any other `% -1` is 0, as in Tera.
+TEST(Render, RemainderOfTheSmallestIntegerByMinusOneIsAnError) {
+  auto e = render_error_of("{% set smallest = -9223372036854775807 - 1 %}{{ smallest % -1 }}");
+  EXPECT_NE(e.message.find("-9223372036854775808 % -1 results in an out of bounds i64"), std::string::npos)
+      << e.message;
+  EXPECT_EQ(render_ok("{{ n % -1 }}|{{ -7 % -1 }}|{{ 9223372036854775807 % -1 }}"), "0|0|0");
+}
+
 // A template freed after its thread's kept arena chunks (at exit, by a
 // static cache, after the main thread's thread-locals) frees its memory
 // normally; under AddressSanitizer this used to be a use after free.
