@@ -233,22 +233,22 @@ awk -v creations="$creations" -v empty="${instructions[empty.direct]}" -v stored
   BEGIN {
     ratio = stored / empty
     printf "direct creation (POST /stacks/{id}/deployment-objects), instructions per request\n"
-    printf "  %-58s %12.0f\n", sprintf("%d templates", empty_templates), per(empty)
-    printf "  %-58s %12.0f\n", sprintf("%d templates, %d labels, %d annotations, %d targets", templates, labels,
+    printf "  %-64s %12.0f\n", sprintf("%d templates", empty_templates), per(empty)
+    printf "  %-64s %12.0f\n", sprintf("%d templates, %d labels, %d annotations, %d targets", templates, labels,
            annotations, targets), per(stored)
-    printf "  %-58s %12.4f  (%+.2f%%; target <= 1.05: %s)\n", "ratio", ratio, (ratio - 1) * 100,
+    printf "  %-64s %12.4f  (%+.2f%%; target <= 1.05: %s)\n", "ratio", ratio, (ratio - 1) * 100,
            ratio <= 1.05 ? "met" : "NOT MET"
     extra = per(instantiate) - per(stored)
     provenance = per(insert_instantiate) - per(insert_direct)
     other = extra - per(render) - per(defaults) - per(validate) - provenance
     printf "\ninstantiation (POST .../deployment-objects/from-template) on the %d-template database\n", templates
-    printf "  %-58s %12.0f\n", "instantiation, instructions per request", per(instantiate)
-    printf "  %-58s %12.0f  (%+.1f%% of direct creation)\n", "extra over direct creation", extra,
+    printf "  %-64s %12.0f\n", "instantiation, instructions per request", per(instantiate)
+    printf "  %-64s %12.0f  (%+.1f%% of direct creation)\n", "extra over direct creation", extra,
            extra / per(stored) * 100
-    printf "    %-56s %12.0f\n", "render (sindri::tera::render)", per(render)
-    printf "    %-56s %12.0f\n", "validation: defaults (schema::apply_defaults)", per(defaults)
-    printf "    %-56s %12.0f\n", "validation: schema check (schema::validate)", per(validate)
-    printf "    %-56s %12.0f\n", "provenance (insert_deployment_object, with less without)", provenance
-    printf "    %-56s %12.0f\n", "other (request body, template lookup, parameters as JSON)", other
+    printf "    %-62s %12.0f\n", "render (sindri::tera::render)", per(render)
+    printf "    %-62s %12.0f\n", "validation: defaults (schema::apply_defaults)", per(defaults)
+    printf "    %-62s %12.0f\n", "validation: schema check (schema::validate)", per(validate)
+    printf "    %-62s %12.0f\n", "provenance (insert_deployment_object, with less without)", provenance
+    printf "    %-62s %12.0f\n", "other (request body, template lookup, parameters as JSON)", other
   }'
 if [[ $keep -eq 1 ]]; then echo "logs, databases and callgrind files: $work"; fi
