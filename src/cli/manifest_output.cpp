@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/io.hpp"
+#include "render/kubernetes_object.hpp"
 #include "value/json.hpp"
 #include "value/yaml.hpp"
 
@@ -89,17 +90,13 @@ Result<Ok> write_manifests(const std::vector<Value>& manifests, const std::strin
 }  // namespace
 
 std::string manifest_problem(const Value& manifest) {
-  auto has_string = [](const Value& object, std::string_view key) {
-    const Value* found = object.find(key);
-    return found && found->is_string() && !found->get_string().empty();
-  };
-  if (!manifest.is_object()) {
-    return std::string("is ") + (manifest.is_array() ? "a list" : manifest.kind_name()) + ", not a mapping";
+  const render::ObjectProblem problem = render::find_object_problem(manifest, render::NameRule::Required);
+  switch (problem.kind) {
+    case render::ObjectProblem::Kind::None: return {};
+    case render::ObjectProblem::Kind::NotMapping:
+      return std::string("is ") + (manifest.is_array() ? "a list" : problem.document_kind) + ", not a mapping";
+    case render::ObjectProblem::Kind::MissingString: return "has no `" + problem.field + "` string";
   }
-  if (!has_string(manifest, "apiVersion")) return "has no `apiVersion` string";
-  if (!has_string(manifest, "kind")) return "has no `kind` string";
-  const Value* metadata = manifest.find("metadata");
-  if (!metadata || !has_string(*metadata, "name")) return "has no `metadata.name` string";
   return {};
 }
 

@@ -22,10 +22,10 @@
 #include <string_view>
 #include <vector>
 
-#include "broker/template_rendering.hpp"
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
 #include "cli/verbs.hpp"
+#include "render/template_version.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
 
@@ -132,11 +132,12 @@ Check check_object(BrokerClient& client, const std::string& id) {
   check.template_name = name->get_string();
   check.template_version = version->get_int();
   check.stored = stored->get_string();
-  const broker::TemplateVersion template_version{name->get_string(), version->get_int(), content->get_string(),
+  const render::TemplateVersion template_version{name->get_string(), version->get_int(), content->get_string(),
                                                  schema->get_string()};
-  auto rendered = broker::render_template_version(template_version, *parameters);
+  auto rendered = render::render_template_version(template_version, *parameters);
   if (!rendered) {
-    return failed(check.made_by() + " does not render with its recorded parameters: " + rendered.error().message);
+    return failed(check.made_by() + " does not render with its recorded parameters: " +
+                  render::describe(rendered.error()));
   }
   check.rendered = std::move(rendered).value();
   return check;

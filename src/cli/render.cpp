@@ -15,6 +15,7 @@
 // -o json with --output-dir is a usage error (exit 2). Any other error exits 1.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "cli/parameters.hpp"
 #include "cli/templates.hpp"
 #include "cli/verbs.hpp"
+#include "render/pipeline.hpp"
 #include "tera/tera.hpp"
 
 namespace sindri::cli {
@@ -50,20 +52,21 @@ int run_render(const RenderArgs& args) {
     return 1;
   }
 
+  std::optional<schema::CompiledSchema> schema;
   if (!args.schema.empty()) {
-    auto schema = load_schema(args.schema);
-    if (!schema) {
-      print_error(schema.error().message);
+    auto loaded = load_schema(args.schema);
+    if (!loaded) {
+      print_error(loaded.error().message);
       return 1;
     }
-    *values = schema::apply_defaults(*schema, *values);
-    const auto violations = schema::validate(*schema, *values);
-    if (!violations.empty()) {
-      std::string message = "the values do not match the schema " + args.schema + ":";
-      for (const auto& v : violations) message += "\n  " + locate_violation(v, *values, files);
-      print_error(message);
-      return 2;
-    }
+    schema = std::move(loaded).value();
+  }
+  auto context = render::context_from(*values, schema ? &*schema : nullptr, 0);
+  if (!context) {
+    std::string message = "the values do not match the schema " + args.schema + ":";
+    for (const auto& v : context.error().violations) message += "\n  " + locate_violation(v, *values, files);
+    print_error(message);
+    return 2;
   }
 
   auto set = load_templates(args.tpl, args.templates);
@@ -77,7 +80,7 @@ int run_render(const RenderArgs& args) {
     print_errors(errors);
     return 1;
   }
-  auto out = env.render(set->main, *values);
+  auto out = env.render(set->main, *context);
   if (!out) {
     print_errors({out.error()});
     return 1;

@@ -13,11 +13,11 @@
 #include "broker/access.hpp"
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
-#include "broker/bounded_cache.hpp"
 #include "broker/db/deployment_objects.hpp"
 #include "broker/db/template_targets.hpp"
 #include "broker/db/templates.hpp"
 #include "broker/template_rendering.hpp"
+#include "render/bounded_cache.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
 
@@ -26,15 +26,15 @@ namespace {
 
 struct LoadedVersion {
   int64_t version = 0;
-  CompiledTemplateVersion compiled;
+  render::CompiledTemplateVersion compiled;
 };
 using LoadedVersionPtr = std::shared_ptr<const LoadedVersion>;
 
 // A template version never changes once stored (an update makes a new id),
 // so its compiled form is kept by id; whether the version is still live is
 // asked of the database every time.
-BoundedCache<LoadedVersion>& loaded_versions() {
-  static BoundedCache<LoadedVersion> cache;
+render::BoundedCache<LoadedVersion>& loaded_versions() {
+  static render::BoundedCache<LoadedVersion> cache;
   return cache;
 }
 
@@ -44,8 +44,8 @@ ApiResult<LoadedVersionPtr> load_version(Call& call, const std::string& template
   BROKER_TRY(source, in_read<std::optional<db::TemplateSource>>(
                          call.db(), [&](store::Connection& connection) { return db::load_template_source(connection, template_id); }));
   if (!source) return not_found("template", template_id);
-  BROKER_TRY(compiled, compile_template_version(
-                           TemplateVersion{source->name, source->version, source->content, source->parameters_schema}));
+  BROKER_TRY(compiled, compile_stored_version(
+                           render::TemplateVersion{source->name, source->version, source->content, source->parameters_schema}));
   auto loaded = std::make_shared<const LoadedVersion>(LoadedVersion{source->version, std::move(compiled)});
   loaded_versions().add(template_id, loaded);
   return LoadedVersionPtr(loaded);
@@ -112,7 +112,7 @@ struct Rendered {
 
 ApiResult<Rendered> render_version(Call& call, const std::string& template_id, const Value& parameters) {
   BROKER_TRY(loaded, load_version(call, template_id));
-  BROKER_TRY(yaml, render_compiled(loaded->compiled, parameters, call.services.object_limit));
+  BROKER_TRY(yaml, render_stored_version(loaded->compiled, parameters, call.services.object_limit));
   return Rendered{std::move(yaml), loaded->version};
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace sindri::broker {
+namespace sindri::render {
 
 template <class T>
 class BoundedCache {
@@ -35,4 +35,4 @@ class BoundedCache {
   std::unordered_map<std::string, Ptr> entries_;
 };
 
-}  // namespace sindri::broker
+}  // namespace sindri::render
