@@ -1,5 +1,6 @@
 #include "broker/config.hpp"
 
+#include <array>
 #include <charconv>
 
 #include "value/file_text.hpp"
@@ -7,6 +8,97 @@
 
 namespace sindri::broker {
 namespace {
+
+constexpr std::string_view kTopLevel = "A top-level key, in no section: kept so that existing files still work.";
+
+const std::array kSettings = {
+    Setting{.key = "",
+            .variable = "SINDRI_CONFIG_FILE",
+            .flag = "--config",
+            .description = "Configuration file (YAML or JSON), read before the variables and the flags",
+            .naming_note = "The file cannot name itself, so it has no key; the flag is --config, not --config-file.",
+            .field = std::monostate{}},
+    Setting{.key = "listen",
+            .variable = "SINDRI_LISTEN",
+            .flag = "--listen",
+            .description = "HOST:PORT to listen on ([::1]:8080 for IPv6; port 0 takes a free one)",
+            .naming_note = kTopLevel,
+            .field = &BrokerConfig::listen},
+    Setting{.key = "database.url",
+            .variable = "SINDRI_DATABASE_URL",
+            .flag = "--database",
+            .description = "sqlite://PATH, or postgres://... for several brokers on one database",
+            .naming_note = "The flag is --database, not --database-url.",
+            .field = &BrokerConfig::database_url},
+    Setting{.key = "database.schema",
+            .variable = "SINDRI_DATABASE_SCHEMA",
+            .flag = "--database-schema",
+            .description = "PostgreSQL schema of this tenant (multi-tenant mode)",
+            .field = &BrokerConfig::database_schema},
+    Setting{.key = "database.pool_size",
+            .variable = "SINDRI_DATABASE_POOL_SIZE",
+            .flag = "--database-pool-size",
+            .unit = "connections",
+            .description = "Database connections, 1 to 1000",
+            .field = &BrokerConfig::database_pool_size},
+    Setting{.key = "admin_pak_file",
+            .variable = "SINDRI_ADMIN_PAK_FILE",
+            .flag = "--admin-pak-file",
+            .description = "Where the first start writes the admin PAK, and --rotate-admin-pak the new one",
+            .naming_note = kTopLevel,
+            .field = &BrokerConfig::admin_pak_file},
+    Setting{.key = "threads",
+            .variable = "SINDRI_THREADS",
+            .flag = "--threads",
+            .unit = "threads",
+            .description = "HTTP worker threads, 1 to 256",
+            .naming_note = kTopLevel,
+            .field = &BrokerConfig::threads},
+    Setting{.key = "body_limit",
+            .variable = "SINDRI_BODY_LIMIT",
+            .flag = "--body-limit",
+            .unit = "bytes",
+            .description = "Largest request body, at least 1024",
+            .naming_note = kTopLevel,
+            .field = &BrokerConfig::body_limit},
+    Setting{.key = "template_targets_interval",
+            .variable = "SINDRI_TEMPLATE_TARGETS_INTERVAL",
+            .unit = "seconds",
+            .description = "Time between full recomputations of template targets, at least 1",
+            .naming_note = "A top-level key, in no section, and it has no flag: kept as it was.",
+            .field = &BrokerConfig::template_targets_interval},
+    Setting{.key = "peer_change_delay_ms",
+            .variable = "SINDRI_PEER_CHANGE_DELAY_MS",
+            .flag = "--peer-change-delay-ms",
+            .unit = "ms",
+            .description = "How long a change made through another broker on the same database, a revoked PAK "
+                           "included, may go unseen here: 0 to 60000 (0: not at all)",
+            .naming_note = kTopLevel,
+            .field = &BrokerConfig::peer_change_delay_ms},
+    Setting{.key = "shutdown_grace",
+            .variable = "SINDRI_SHUTDOWN_GRACE",
+            .flag = "--shutdown-grace",
+            .unit = "seconds",
+            .description = "How long a stop waits for requests under way and answers being sent, 0 to 3600 "
+                           "(a second SIGTERM or SIGINT ends it at once)",
+            .naming_note = kTopLevel,
+            .field = &BrokerConfig::shutdown_grace},
+    Setting{.key = "log.level",
+            .variable = "SINDRI_LOG_LEVEL",
+            .flag = "--log-level",
+            .description = "debug, info, warn or error (trace and warning are read as debug and warn)",
+            .field = &BrokerConfig::log_level},
+};
+
+const char* log_level_name(LogLevel level) {
+  switch (level) {
+    case LogLevel::Debug: return "debug";
+    case LogLevel::Info: return "info";
+    case LogLevel::Warn: return "warn";
+    case LogLevel::Error: return "error";
+  }
+  return "";
+}
 
 Result<int64_t> parse_integer(std::string_view text, std::string_view setting) {
   int64_t value = 0;
@@ -17,43 +109,20 @@ Result<int64_t> parse_integer(std::string_view text, std::string_view setting) {
   return value;
 }
 
-Status set_log_level(BrokerConfig& config, std::string_view text, std::string_view setting) {
-  auto level = parse_log_level(text);
-  if (!level) {
-    return make_error(std::string(setting) + ": expected debug, info, warn or error, got \"" + std::string(text) + "\"");
+const Setting* find_by_key(std::string_view key) {
+  for (const Setting& setting : kSettings) {
+    if (!setting.key.empty() && setting.key == key) return &setting;
   }
-  config.log_level = *level;
-  return Ok{};
+  return nullptr;
 }
 
-// Reads one scalar setting of the file into its field.
-Status read_setting(BrokerConfig& config, const std::string& name, const Value& value, const std::string& where) {
-  auto string_value = [&](std::string& out) -> Status {
-    if (!value.is_string()) return make_error(where + ": expected a string, got " + value.kind_name());
-    out = std::string(value.get_string());
-    return Ok{};
-  };
-  auto integer_value = [&](int64_t& out) -> Status {
-    if (!value.is_int()) return make_error(where + ": expected an integer, got " + value.kind_name());
-    out = value.get_int();
-    return Ok{};
-  };
-  if (name == "listen") return string_value(config.listen);
-  if (name == "database.url") return string_value(config.database_url);
-  if (name == "database.schema") return string_value(config.database_schema);
-  if (name == "database.pool_size") return integer_value(config.database_pool_size);
-  if (name == "admin_pak_file") return string_value(config.admin_pak_file);
-  if (name == "threads") return integer_value(config.threads);
-  if (name == "body_limit") return integer_value(config.body_limit);
-  if (name == "template_targets_interval") return integer_value(config.template_targets_interval);
-  if (name == "peer_change_delay_ms") return integer_value(config.peer_change_delay_ms);
-  if (name == "shutdown_grace") return integer_value(config.shutdown_grace);
-  if (name == "log.level") {
-    std::string level;
-    if (auto status = string_value(level); !status.ok()) return status;
-    return set_log_level(config, level, where);
+bool is_section(std::string_view name) {
+  for (const Setting& setting : kSettings) {
+    if (setting.key.size() > name.size() && setting.key.starts_with(name) && setting.key[name.size()] == '.') {
+      return true;
+    }
   }
-  return make_error(where + ": unknown setting");
+  return false;
 }
 
 Status read_section(BrokerConfig& config, const Value& section, const std::string& prefix, const std::string& path) {
@@ -61,16 +130,63 @@ Status read_section(BrokerConfig& config, const Value& section, const std::strin
     const std::string name = prefix + std::string(member.key.get_string());
     const std::string where = path + ": " + name;
     if (member.value.is_object()) {
-      if (name != "database" && name != "log") return make_error(where + ": unknown section");
+      if (!is_section(name)) return make_error(where + ": unknown section");
       if (auto status = read_section(config, member.value, name + ".", path); !status.ok()) return status;
       continue;
     }
-    if (auto status = read_setting(config, name, member.value, where); !status.ok()) return status;
+    const Setting* setting = find_by_key(name);
+    if (!setting) return make_error(where + ": unknown setting");
+    if (auto status = apply_setting(config, *setting, member.value, where); !status.ok()) return status;
   }
   return Ok{};
 }
 
 }  // namespace
+
+std::span<const Setting> settings() { return kSettings; }
+
+std::string default_text(const Setting& setting) {
+  static const BrokerConfig defaults;
+  return std::visit(
+      [](const auto& field) -> std::string {
+        using Field = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<Field, std::string BrokerConfig::*>) return defaults.*field;
+        if constexpr (std::is_same_v<Field, int64_t BrokerConfig::*>) return std::to_string(defaults.*field);
+        if constexpr (std::is_same_v<Field, LogLevel BrokerConfig::*>) return log_level_name(defaults.*field);
+        return "";
+      },
+      setting.field);
+}
+
+Status apply_setting(BrokerConfig& config, const Setting& setting, const Value& value, const std::string& where) {
+  auto expect_string = [&]() -> Status {
+    if (!value.is_string()) return make_error(where + ": expected a string, got " + value.kind_name());
+    return Ok{};
+  };
+  return std::visit(
+      [&](const auto& field) -> Status {
+        using Field = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<Field, std::string BrokerConfig::*>) {
+          if (auto status = expect_string(); !status.ok()) return status;
+          config.*field = std::string(value.get_string());
+        } else if constexpr (std::is_same_v<Field, int64_t BrokerConfig::*>) {
+          if (!value.is_int()) return make_error(where + ": expected an integer, got " + value.kind_name());
+          config.*field = value.get_int();
+        } else if constexpr (std::is_same_v<Field, LogLevel BrokerConfig::*>) {
+          if (auto status = expect_string(); !status.ok()) return status;
+          auto level = parse_log_level(value.get_string());
+          if (!level) {
+            return make_error(where + ": expected debug, info, warn or error, got \"" +
+                              std::string(value.get_string()) + "\"");
+          }
+          config.*field = *level;
+        } else {
+          return make_error(where + ": names the configuration file, which sets nothing itself");
+        }
+        return Ok{};
+      },
+      setting.field);
+}
 
 Status apply_config_file(BrokerConfig& config, const std::string& path) {
   auto text = read_file_text(path, "configuration file");
@@ -83,34 +199,19 @@ Status apply_config_file(BrokerConfig& config, const std::string& path) {
 }
 
 Status apply_environment(BrokerConfig& config, const std::function<const char*(const char*)>& lookup) {
-  struct TextVariable {
-    const char* name;
-    std::string* field;
-  };
-  for (const TextVariable& variable : {TextVariable{"SINDRI_LISTEN", &config.listen},
-                                       TextVariable{"SINDRI_DATABASE_URL", &config.database_url},
-                                       TextVariable{"SINDRI_DATABASE_SCHEMA", &config.database_schema},
-                                       TextVariable{"SINDRI_ADMIN_PAK_FILE", &config.admin_pak_file}}) {
-    if (const char* value = lookup(variable.name)) *variable.field = value;
-  }
-  struct IntegerVariable {
-    const char* name;
-    int64_t* field;
-  };
-  for (const IntegerVariable& variable : {IntegerVariable{"SINDRI_DATABASE_POOL_SIZE", &config.database_pool_size},
-                                          IntegerVariable{"SINDRI_THREADS", &config.threads},
-                                          IntegerVariable{"SINDRI_BODY_LIMIT", &config.body_limit},
-                                          IntegerVariable{"SINDRI_TEMPLATE_TARGETS_INTERVAL",
-                                                          &config.template_targets_interval},
-                                          IntegerVariable{"SINDRI_PEER_CHANGE_DELAY_MS", &config.peer_change_delay_ms},
-                                          IntegerVariable{"SINDRI_SHUTDOWN_GRACE", &config.shutdown_grace}}) {
-    if (const char* value = lookup(variable.name)) {
-      auto parsed = parse_integer(value, variable.name);
-      if (!parsed.ok()) return parsed.error();
-      *variable.field = *parsed;
+  for (const Setting& setting : kSettings) {
+    if (setting.names_the_file()) continue;
+    const std::string variable(setting.variable);
+    const char* text = lookup(variable.c_str());
+    if (!text) continue;
+    Value value(text);
+    if (setting.is_integer()) {
+      auto number = parse_integer(text, variable);
+      if (!number.ok()) return number.error();
+      value = Value(*number);
     }
+    if (auto status = apply_setting(config, setting, value, variable); !status.ok()) return status;
   }
-  if (const char* level = lookup("SINDRI_LOG_LEVEL")) return set_log_level(config, level, "SINDRI_LOG_LEVEL");
   return Ok{};
 }
 

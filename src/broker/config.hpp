@@ -4,33 +4,20 @@
 // overriding the one before. Names follow Brokkr's settings where it has one
 // (database.url, database.schema, log.level).
 //
-//   listen: 127.0.0.1:8080        SINDRI_LISTEN
-//   database:
-//     url: sqlite://./sindri.db   SINDRI_DATABASE_URL
-//     schema: tenant_a            SINDRI_DATABASE_SCHEMA (PostgreSQL multi-tenant mode)
-//     pool_size: 50               SINDRI_DATABASE_POOL_SIZE
-//   admin_pak_file: ./admin.pak   SINDRI_ADMIN_PAK_FILE
-//   threads: 4                    SINDRI_THREADS (HTTP worker pool)
-//   body_limit: 10485760          SINDRI_BODY_LIMIT (bytes)
-//   template_targets_interval: 60 SINDRI_TEMPLATE_TARGETS_INTERVAL (seconds between
-//                                 full recomputations of template targets)
-//   shutdown_grace: 10            SINDRI_SHUTDOWN_GRACE (seconds a stop waits for requests
-//                                 that have begun to arrive and answers being sent; a
-//                                 second SIGTERM or SIGINT ends it at once)
-//   peer_change_delay_ms: 1       SINDRI_PEER_CHANGE_DELAY_MS (how long a change made
-//                                 through another broker sharing the database, a revoked
-//                                 PAK included, may go unseen here; 0: not at all)
-//   log:
-//     level: info                 SINDRI_LOG_LEVEL (debug, info, warn, error)
-//
-// The file is named by --config or SINDRI_CONFIG_FILE.
+// settings() is the one list of them: the file reader, the environment
+// reader and `sindri serve`'s flags are all made from it, and docs/settings.md
+// is printed from it (tests/docs/ checks both).
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <variant>
 
 #include "broker/log.hpp"
 #include "value/result.hpp"
+#include "value/value.hpp"
 
 namespace sindri::broker {
 
@@ -50,6 +37,39 @@ struct BrokerConfig {
   int64_t peer_change_delay_ms = 1;
   LogLevel log_level = LogLevel::Info;
 };
+
+// One setting of `sindri serve`. The rule for names: the key sits in a dotted
+// section (tls.cert_file), the variable is SINDRI_ and the key in capitals
+// with _ for . (SINDRI_TLS_CERT_FILE), the flag is -- and the key with - for
+// . and _ (--tls-cert-file).
+struct Setting {
+  // Where the value goes; none for the setting that names the file itself.
+  using Field = std::variant<std::monostate, std::string BrokerConfig::*, int64_t BrokerConfig::*,
+                             LogLevel BrokerConfig::*>;
+
+  std::string_view key = {};  // empty where the file cannot hold it
+  std::string_view variable = {};
+  std::string_view flag = {};  // empty where there is none
+  std::string_view unit = {};  // empty for text
+  std::string_view description = {};
+  // Why a name departs from the rule, kept so that no configuration breaks;
+  // empty when every name follows it.
+  std::string_view naming_note = {};
+  Field field = {};
+  bool reloadable = false;
+
+  bool names_the_file() const { return std::holds_alternative<std::monostate>(field); }
+  bool is_integer() const { return std::holds_alternative<int64_t BrokerConfig::*>(field); }
+};
+
+std::span<const Setting> settings();
+
+// The value a default BrokerConfig holds, as a user would write it; empty
+// when there is none.
+std::string default_text(const Setting& setting);
+
+// Sets one setting from a file's value or a flag's; `where` begins every error.
+Status apply_setting(BrokerConfig& config, const Setting& setting, const Value& value, const std::string& where);
 
 // Applies a configuration file over `config`. Errors name the file and the
 // setting (unknown settings are errors, so a typo never goes unnoticed).

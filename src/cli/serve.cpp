@@ -1,5 +1,5 @@
 // `sindri serve`: the broker. Settings come from defaults, a configuration
-// file, SINDRI_* variables and flags (see broker/config.hpp); SIGTERM or
+// file, SINDRI_* variables and flags, all named in broker::settings(); SIGTERM or
 // SIGINT stops it gracefully, and a second one ends the stop's grace.
 
 #include <malloc.h>
@@ -13,6 +13,7 @@
 #include <iostream>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "broker/broker.hpp"
 #include "broker/config.hpp"
@@ -25,8 +26,9 @@ namespace sindri::cli {
 namespace {
 
 struct ServeFlags {
-  std::optional<std::string> config_file, listen, database, database_schema, admin_pak_file, log_level, address_file;
-  std::optional<int64_t> threads, body_limit, database_pool_size, peer_change_delay_ms, shutdown_grace;
+  std::optional<std::string> config_file, address_file;
+  // By position in broker::settings(): the value each flag gave.
+  std::vector<std::optional<Value>> given = std::vector<std::optional<Value>>(broker::settings().size());
   bool rotate_admin_pak = false;
 };
 
@@ -43,19 +45,13 @@ Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
       !status.ok()) {
     return status.error();
   }
-  if (flags.listen) config.listen = *flags.listen;
-  if (flags.database) config.database_url = *flags.database;
-  if (flags.database_schema) config.database_schema = *flags.database_schema;
-  if (flags.database_pool_size) config.database_pool_size = *flags.database_pool_size;
-  if (flags.admin_pak_file) config.admin_pak_file = *flags.admin_pak_file;
-  if (flags.threads) config.threads = *flags.threads;
-  if (flags.body_limit) config.body_limit = *flags.body_limit;
-  if (flags.peer_change_delay_ms) config.peer_change_delay_ms = *flags.peer_change_delay_ms;
-  if (flags.shutdown_grace) config.shutdown_grace = *flags.shutdown_grace;
-  if (flags.log_level) {
-    auto level = broker::parse_log_level(*flags.log_level);
-    if (!level) return make_error("--log-level: expected debug, info, warn or error, got \"" + *flags.log_level + "\"");
-    config.log_level = *level;
+  const auto settings = broker::settings();
+  for (size_t i = 0; i < settings.size(); ++i) {
+    if (!flags.given[i]) continue;
+    if (auto status = broker::apply_setting(config, settings[i], *flags.given[i], std::string(settings[i].flag));
+        !status.ok()) {
+      return status.error();
+    }
   }
   if (auto status = broker::validate_config(config); !status.ok()) return status.error();
   return config;
@@ -202,24 +198,29 @@ int serve(const ServeFlags& flags) {
 Verb add_serve(CLI::App& app) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* command = app.add_subcommand("serve", "Run the broker (the Brokkr v1 REST API)");
-  auto option = [&](const char* name, auto& field, const char* help) {
-    command->add_option_function<std::decay_t<decltype(*field)>>(
-        name, [&field](const auto& value) { field = value; }, help);
-  };
-  option("--config", flags->config_file, "Configuration file (YAML or JSON); also SINDRI_CONFIG_FILE");
-  option("--listen", flags->listen, "HOST:PORT to listen on (default 127.0.0.1:8080)");
-  option("--database", flags->database, "sqlite://PATH (default sqlite://./sindri.db) or postgres://...");
-  option("--database-schema", flags->database_schema, "PostgreSQL schema of this tenant (multi-tenant mode)");
-  option("--database-pool-size", flags->database_pool_size, "Database connections (default 50)");
-  option("--admin-pak-file", flags->admin_pak_file, "Where the first start writes the admin PAK (default ./admin.pak)");
-  option("--threads", flags->threads, "HTTP worker threads (default 4)");
-  option("--body-limit", flags->body_limit, "Largest request body in bytes (default 10 MiB)");
-  option("--peer-change-delay-ms", flags->peer_change_delay_ms,
-         "How long another broker's changes to this database may go unseen here (default 1; 0: none)");
-  option("--shutdown-grace", flags->shutdown_grace,
-         "Seconds a stop waits for requests under way (default 10; a second SIGTERM or SIGINT ends it)");
-  option("--log-level", flags->log_level, "debug, info, warn or error (default info)");
-  option("--address-file", flags->address_file, "Write the bound HOST:PORT here once listening");
+  const auto settings = broker::settings();
+  for (size_t i = 0; i < settings.size(); ++i) {
+    const broker::Setting& setting = settings[i];
+    if (setting.flag.empty()) continue;
+    const std::string flag(setting.flag);
+    const std::string default_value = broker::default_text(setting);
+    const std::string help = std::string(setting.description) +
+                             (default_value.empty() ? "" : "; default " + default_value) + "; also " +
+                             std::string(setting.variable);
+    if (setting.names_the_file()) {
+      command->add_option_function<std::string>(
+          flag, [flags](const std::string& value) { flags->config_file = value; }, help);
+    } else if (setting.is_integer()) {
+      command->add_option_function<int64_t>(
+          flag, [flags, i](int64_t value) { flags->given[i] = Value(value); }, help);
+    } else {
+      command->add_option_function<std::string>(
+          flag, [flags, i](const std::string& value) { flags->given[i] = Value(value); }, help);
+    }
+  }
+  command->add_option_function<std::string>(
+      "--address-file", [flags](const std::string& value) { flags->address_file = value; },
+      "Write the bound HOST:PORT here once listening");
   command->add_flag("--rotate-admin-pak", flags->rotate_admin_pak,
                     "Replace the admin PAK of the database and write the new one to the admin PAK file, then exit "
                     "(brokers running on the database may stay up)");
