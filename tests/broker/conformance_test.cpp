@@ -2,7 +2,7 @@
 // core API is called, and every call's answer must carry the one status the
 // test expects of it (so a documented but wrong status, 403 or 500 where 200
 // is due, fails), a status the file documents for that operation (or one of
-// the README's stricter ones: 404, 409), and a body that validates against
+// docs/broker.md's stricter ones: 404, 409), and a body that validates against
 // the file's schema for that status (objects may not carry fields the schema
 // lacks). Identities the operation's `security` leaves out get 403; no PAK
 // gets 401.
@@ -89,7 +89,7 @@ Value to_json_schema(const Value& schema) {
   return Value(std::move(out));
 }
 
-// Where the README says Sindri is stricter than the API file: an unknown id
+// Where docs/broker.md says Sindri is stricter than the API file: an unknown id
 // (404) and a duplicate (409) answer an ErrorResponse even on operations
 // whose documentation lists no such status.
 const std::set<int> kStricterStatuses = {404, 409};
