@@ -3,7 +3,7 @@
 # job: the broker on its embedded SQLite default (./sindri.db), listening on
 # 127.0.0.1:8080. The first start writes the admin PAK to ./admin.pak.
 # Settings: flags after the script's name go to `sindri serve` (e.g.
-# --listen 0.0.0.0:8080), or SINDRI_* variables (see README).
+# --listen 0.0.0.0:8080), or SINDRI_* variables (see docs/settings.md).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

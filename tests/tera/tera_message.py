@@ -4,7 +4,7 @@ on stdin, for a case's expected.message (regenerate_expected.sh): the text of
 the innermost error of the chain, as Tera displays it, without the name
 tera-ref gives the template (" while rendering 't'"). Prints nothing for a
 parse error (pest's text, with a caret drawing) or a message of several lines
-(regular expression errors: Sindri's come from PCRE2, see README.md), nor
+(regular expression errors: Sindri's come from PCRE2, see docs/tera.md), nor
 one that shows Rust's debug form of a value or of the template's syntax tree
 (`Number(1)`, `Expr { val: Ident("n"), ... }`), which Sindri has not."""
 import re

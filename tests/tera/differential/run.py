@@ -5,7 +5,7 @@ Each case (generator.py) is rendered by Sindri (the render_cases driver, one
 process for a whole batch) and by tera-ref (Tera 1.17, one process a case),
 and the two are compared byte for byte. When both refuse the template that
 is agreement; when only one does, or the outputs differ, it is a difference.
-Where Tera panics, Sindri must return an error (README.md, "Differences from
+Where Tera panics, Sindri must return an error (docs/tera.md, "Differences from
 Tera").
 
   run.py --driver PATH [--tera-ref PATH | --tera-ref-build build.sh]
