@@ -121,14 +121,19 @@ start_broker() {
   admin_pak=$(head -n1 "$dir/admin.pak")
 }
 
-# Stops the broker started by start_broker (failing unless it stops
-# cleanly) and removes its SQLite database: the logs are kept, not the data
-# (unless it is given --keep-database).
-stop_broker() {
+# Stops the broker started by start_broker, failing unless it stops
+# cleanly; its files stay.
+halt_broker() {
   kill -TERM "$broker_pid"
   wait "$broker_pid" || { echo "$bench_name: the broker did not stop cleanly" >&2; broker_pid=; return 1; }
   broker_pid=
-  [[ ${1:-} == --keep-database ]] || rm -f "$broker_dir"/sindri.db*
+}
+
+# Stops the broker as halt_broker does and removes its SQLite database: the
+# logs are kept, not the data.
+stop_broker() {
+  halt_broker
+  rm -f "$broker_dir"/sindri.db*
 }
 
 # Runs wrk with one of the broker_wrk scripts and prints a result row:

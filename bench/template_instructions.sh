@@ -117,7 +117,7 @@ seed_database() {
   client seed "$broker_url" "$admin_pak" "$corpus" "$here/three-tier.schema.json" "$dir" "$count" "$@" \
     >"$dir/seed.env"
   echo "[$(basename "$dir")] seeded $count templates in $((SECONDS - started)) s" >&2
-  stop_broker --keep-database
+  halt_broker
   client count "$dir/sindri.db" >"$dir/rows.env"
 }
 
@@ -142,10 +142,10 @@ start_counted_broker() {
 }
 
 # Stops the broker under callgrind, and the server it runs if it runs one
-# (which might not pass the signal on).
+# (which might not pass the signal on), keeping the database.
 stop_counted_broker() {
   if [[ $counted_pid != "$broker_pid" ]]; then kill -TERM "$counted_pid" 2>/dev/null || true; fi
-  stop_broker --keep-database
+  halt_broker
 }
 
 # Counts the broker's instructions over COUNT POSTs of BODY to PATH, after
@@ -188,8 +188,8 @@ seed_database "$empty_dir" 0 "$stored_dir/direct.json"
 declare -A instructions inclusive
 for database in empty stored; do
   dir=$work/$database
-  GENERATOR_PAK='' STACK_ID='' TEMPLATE_ID=''
-  read_keys GENERATOR_PAK STACK_ID TEMPLATE_ID <"$dir/seed.env"
+  GENERATOR_PAK='' STACK_ID=''
+  read_keys GENERATOR_PAK STACK_ID <"$dir/seed.env"
   echo "[$database] broker under callgrind; $warmup + $creations direct creations" >&2
   start_counted_broker "$dir"
   dump=$(count_posts "$dir" "/api/v1/stacks/$STACK_ID/deployment-objects" "$dir/direct.json" "$creations")
