@@ -2,7 +2,8 @@
 # Regenerates expected.out / expected.error for every case under
 # tests/tera/cases/ and tests/tera/cases-dir/ from the Tera 1.17.1 reference
 # renderer (../shared/tools/tera-ref), with expected.message for a render
-# error whose text is stable (tera_message.py). Never edit expected.* by hand.
+# error whose text is stable (tera_message.py), and those messages for the
+# shared corpus in shared_corpus_messages/. Never edit expected.* by hand.
 #   usage: tests/tera/regenerate_expected.sh [CASE_NAME...]
 # tera-ref exit codes: 0 = rendered, 2 = parse error, 3 = render error.
 # cases-1.20/ is NOT regenerated: its expectations come from Tera 1.20 sources
@@ -51,6 +52,21 @@ for d in "$here"/cases-dir/*/; do
   main="$(tr -d '\n' < "$d/main")"
   rc=0; "$ref" --dir "$d/templates" "$main" "$d/context.json" > "$tmp" 2>/dev/null || rc=$?
   record "$d" "$rc" "$tmp"; n=$((n + 1))
+done
+# The shared corpus (../shared/corpus/tera) is not ours to write: the stable
+# part of Tera's message for its render errors goes to
+# shared_corpus_messages/tera/CASE.message.
+shared="$here/../../../shared/corpus/tera"
+messages="$here/shared_corpus_messages/tera"
+mkdir -p "$messages"
+for d in "$shared"/*/; do
+  d="${d%/}"; name="$(basename "$d")"
+  want "$name" || continue
+  rm -f "$messages/$name.message"
+  grep -q render_error "$d/expected.error" 2>/dev/null || continue
+  message="$("$ref" "$d/template.tera" "$d/context.json" 2>/dev/null | python3 "$here/tera_message.py")" || true
+  [ -n "$message" ] && printf '%s\n' "$message" > "$messages/$name.message"
+  n=$((n + 1))
 done
 echo "regenerated $n case(s), $failed failure(s)"
 [ "$failed" -eq 0 ]

@@ -14,7 +14,7 @@ bool Renderer::eval_args(const AstList<NamedArg>& args) {
 }
 
 bool Renderer::apply_filter(const FilterCall& f, Value& value) {
-  if (!f.def) return fail(f.span, "Filter `" + std::string(f.name) + "` not found");
+  if (!f.def) return fail(f.span, "Filter '" + std::string(f.name) + "' not found");
   if (!take_step(f.span)) return false;
   ArgFrame frame(arg_stack_);
   if (!eval_args(f.args)) return false;
