@@ -76,6 +76,8 @@ def random_context(rnd):
               "inner": {"x": rnd.choice(INTS), "y": rnd.choice(STRINGS + [None]), "deep": {"v": [1, {"w": "é"}]}},
               "flag": rnd.choice([True, False, None])},
         "oe": {},
+        # Keys Tera iterates in byte order: capitals, digits, accents.
+        "ko": {key: rnd.choice(INTS[:6] + STRINGS[:4]) for key in rnd.sample(["b", "a", "B", "é", "10", "9", "_"], 4)},
         "ts": rnd.choice([0, 1700000000, 86399, 951782400]),
         "ds": rnd.choice(DATE_STRINGS),
     }
@@ -88,9 +90,12 @@ CONTEXT_KINDS = {
     "str": ["s", "t", "u", "o.name", "ws.0", 'o["name"]', "ds", "o.inner.y", "ps.0.name"],
     "bool": ["b", "c", "o.flag"],
     "list": ["xs", "ws", "ms", "ps", "fs", "nest", "o.tags", "ps.0.tags", "o.inner.deep.v", "xe"],
-    "obj": ["o", "oe", "o.inner", "ps.0", "o.inner.deep"],
+    "obj": ["o", "oe", "o.inner", "ps.0", "o.inner.deep", "ko"],
     "null": ["z", "o.inner.y"],
     "people": ["ps"],  # a list of objects with name, age, group and tags
+    # What date takes: chrono's range of dates is smaller than i64's, and
+    # Tera panics past it (even where `if not` would take an error as false).
+    "timestamp": ["ts", "ds"],
 }
 UNDEFINED_NAMES = ["nope", "o.missing", "xs.9", "z.a"]
 
@@ -102,6 +107,7 @@ class Generator:
         self.loop_depth = 0
         self.expressions = 0
         self.macros = []  # (name, [argument names]) of macros.tera
+        self.includable = False  # whether part.tera is there to include
 
     # ---------- values ----------
 
@@ -298,7 +304,7 @@ class Generator:
     def filtered(self, kind, depth):
         """value | filter(...) giving `kind`, sometimes chained."""
         base_kind, name, args = self.filter_for(kind)
-        if depth > 2 or base_kind == "people" or self.chance(0.6):
+        if depth > 2 or base_kind in ("people", "timestamp") or self.chance(0.6):
             base = self.atom(base_kind)
         else:
             base = self.filtered(base_kind, depth + 1)
@@ -334,9 +340,8 @@ class Generator:
                 ("list", "first", ""), ("list", "last", ""), ("list", "nth", "(n=%s)" % n(0, 1, 2, 5)),
                 ("obj", "get", "(key=%s)" % self.str_arg("name", "age")),
                 ("obj", "get", "(key=%s, default=%s)" % (self.str_arg("name", "missing"), self.str_arg("d", ""))),
-                ("int", "date", "(format=%s)" % self.string_literal(self.pick(DATE_FORMATS))),
-                ("int", "date", ""),
-                ("str", "date", "(format=%s)" % self.string_literal(self.pick(DATE_FORMATS[:3]))),
+                ("timestamp", "date", "(format=%s)" % self.string_literal(self.pick(DATE_FORMATS))),
+                ("timestamp", "date", ""),
                 (self.any_kind(), "default", "(value=%s)" % self.str_arg("dflt", "")),
                 ("str", "first", ""),
             ],
@@ -394,6 +399,8 @@ class Generator:
         expr = self.expr(kind)
         if self.chance(0.08):
             expr = self.function_call()
+        elif self.chance(0.01):
+            expr = "__tera_context"  # the context and the names set so far, as JSON
         return "{{%s %s %s}}" % (self.ws(), expr, self.ws())
 
     def function_call(self):
@@ -422,9 +429,9 @@ class Generator:
         if r < 0.45:
             return self.set_statement()
         if r < 0.47:
-            return "{# %s #}" % self.pick(["note", "{{ x }}", "é\n{% if %}"])
+            return "{#%s %s %s#}" % (self.ws(), self.pick(["note", "{{ x }}", "é\n{% if %}"]), self.ws())
         if r < 0.49:
-            return "{%% raw %%}%s{%% endraw %%}" % self.pick(["{{ x }}", "{% if a %}", " a ", ""])
+            return self.tag("raw") + self.pick(["{{ x }}", "{% if a %}", " a ", "", "\n x \n"]) + self.tag("endraw")
         if r < 0.62:
             return self.if_statement(depth)
         if r < 0.8:
@@ -433,6 +440,8 @@ class Generator:
             return self.filter_section(depth)
         if r < 0.93 and self.macros:
             return self.macro_call()
+        if r < 0.96 and self.includable:
+            return self.tag(self.pick(['include "part.tera"', 'include ["missing.tera", "part.tera"]']))
         return self.output()
 
     def set_statement(self):
@@ -525,6 +534,9 @@ class Generator:
             self.expressions += 1
             return "{{ %s }}%s" % (self.pick(params) + self.pick(["", " ~ 1", " | json_encode", " | length"]),
                                    self.text())
+        if self.chance(0.2):
+            # A macro sees its arguments and what it sets, not the context.
+            return self.pick(["{% set w = 1 %}{{ w }}", "{{ i }}", "{% for y in [1, 2] %}{{ loop.index }}{% endfor %}"])
         return self.text()
 
     def template(self, statements):
@@ -536,8 +548,13 @@ class Generator:
         return {"main.tera": self.template(self.rnd.randint(2, 8))}
 
     def with_includes(self):
-        # part.tera first: it imports no macros.
+        # part.tera first: it imports no macros, includes nothing (Tera
+        # recurses until its stack overflows) and may read the loop variable
+        # of a loop it is included in.
         templates = {"part.tera": self.template(self.rnd.randint(1, 3))}
+        if self.chance(0.3):
+            templates["part.tera"] += self.pick(["{{ x }}", "{{ loop.index }}", "{{ v1 }}"])
+        self.includable = True
         if self.chance(0.5):
             templates["macros.tera"] = self.macros_template()
         head = '{% import "macros.tera" as m %}' if "macros.tera" in templates else ""
