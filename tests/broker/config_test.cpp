@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string_view>
+#include <variant>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -135,6 +138,73 @@ TEST(BrokerConfig, ValidationCatchesBadValues) {
   EXPECT_FALSE(validate_config(config).ok());
   config.shutdown_grace = 3600;
   EXPECT_TRUE(validate_config(config).ok());
+}
+
+// Configurations, scripts and deployments name these; a rename breaks them.
+TEST(BrokerConfig, EverySettingKeepsItsNames) {
+  struct Names {
+    std::string_view key, variable, flag;
+    bool operator==(const Names&) const = default;
+  };
+  const std::vector<Names> expected = {
+      {"", "SINDRI_CONFIG_FILE", "--config"},
+      {"listen", "SINDRI_LISTEN", "--listen"},
+      {"database.url", "SINDRI_DATABASE_URL", "--database"},
+      {"database.schema", "SINDRI_DATABASE_SCHEMA", "--database-schema"},
+      {"database.pool_size", "SINDRI_DATABASE_POOL_SIZE", "--database-pool-size"},
+      {"admin_pak_file", "SINDRI_ADMIN_PAK_FILE", "--admin-pak-file"},
+      {"threads", "SINDRI_THREADS", "--threads"},
+      {"body_limit", "SINDRI_BODY_LIMIT", "--body-limit"},
+      {"template_targets_interval", "SINDRI_TEMPLATE_TARGETS_INTERVAL", ""},
+      {"peer_change_delay_ms", "SINDRI_PEER_CHANGE_DELAY_MS", "--peer-change-delay-ms"},
+      {"shutdown_grace", "SINDRI_SHUTDOWN_GRACE", "--shutdown-grace"},
+      {"log.level", "SINDRI_LOG_LEVEL", "--log-level"},
+  };
+  std::vector<Names> actual;
+  for (const Setting& setting : settings()) actual.push_back({setting.key, setting.variable, setting.flag});
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_TRUE(actual[i] == expected[i]) << actual[i].variable << " was " << expected[i].variable;
+  }
+}
+
+bool differs_from_default(const BrokerConfig& config, const Setting& setting) {
+  static const BrokerConfig defaults;
+  return std::visit(
+      [&](const auto& field) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(field)>, std::monostate>) {
+          return false;
+        } else {
+          return !(config.*field == defaults.*field);
+        }
+      },
+      setting.field);
+}
+
+// Each setting read from its variable and from its key, as the table names them.
+TEST(BrokerConfig, EverySettingIsReadFromItsVariableAndItsKey) {
+  for (const Setting& setting : settings()) {
+    if (setting.names_the_file()) continue;
+    const std::string text = setting.is_integer() ? "7" : setting.key == "log.level" ? "error" : "x:1";
+    BrokerConfig from_environment;
+    ASSERT_TRUE(apply_environment(from_environment, [&](const char* name) -> const char* {
+                  return name == setting.variable ? text.c_str() : nullptr;
+                }).ok());
+    EXPECT_TRUE(differs_from_default(from_environment, setting)) << setting.variable;
+
+    const std::string key(setting.key);
+    const std::string scalar = setting.is_integer() ? text : "\"" + text + "\"";
+    const size_t dot = key.find('.');
+    const std::string yaml = dot == std::string::npos
+                                 ? key + ": " + scalar + "\n"
+                                 : key.substr(0, dot) + ":\n  " + key.substr(dot + 1) + ": " + scalar + "\n";
+    const fs::path file = write_temp("sindri-one-setting.yaml", yaml);
+    BrokerConfig from_file;
+    const Status status = apply_config_file(from_file, file.string());
+    EXPECT_TRUE(status.ok()) << setting.key << ": " << status.error().message;
+    EXPECT_TRUE(differs_from_default(from_file, setting)) << setting.key;
+    fs::remove(file);
+  }
 }
 
 }  // namespace
