@@ -258,6 +258,19 @@ TEST(Render, NotOfAnUndefinedVariableIsTrue) {
             "yes|true|true|true|yes");
 }
 
+// A concatenation is a condition by its text, as in Tera (outputs from
+// tera-ref); one that a filter or `not` turns into another kind is an error
+// where Tera panics (found by the differential test).
+TEST(Render, ConcatenationAsAConditionIsItsText) {
+  EXPECT_EQ(render_ok("{% if s ~ \"\" %}y{% endif %}|{% if \"\" ~ \"\" %}y{% else %}n{% endif %}|"
+                      "{% if s ~ 1 %}y{% else %}n{% endif %}"),
+            "y|n|y");
+  auto e = render_error_of("{% if s ~ name | length %}y{% endif %}");
+  EXPECT_NE(e.message.find("concatenation must give a string, got integer"), std::string::npos) << e.message;
+  e = render_error_of("{% if not s ~ 1 %}y{% endif %}");
+  EXPECT_NE(e.message.find("concatenation must give a string, got bool"), std::string::npos) << e.message;
+}
+
 // Tera panics on the one remainder that overflows an i64 (found by the
 // differential test); Sindri refuses it, and any other `% -1` is 0, as in Tera.
 TEST(Render, RemainderOfTheSmallestIntegerByMinusOneIsAnError) {

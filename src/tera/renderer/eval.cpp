@@ -273,7 +273,18 @@ bool Renderer::eval_bool(const Expr& e, bool& out) {
       res = !text.empty();
       break;
     }
-    case Expr::Kind::Concat:
+    case Expr::Kind::Concat: {
+      Value v;
+      if (!eval(e, v)) return false;
+      // Tera reads a condition's concatenation as a string and panics when
+      // a filter or `not` made it something else (`a ~ b | length`,
+      // `not a ~ b`): an error here.
+      if (!v.is_string()) {
+        return fail(e.span, std::string("A condition's concatenation must give a string, got ") + v.kind_name());
+      }
+      res = !v.get_string().empty();
+      break;
+    }
     case Expr::Kind::Array: {
       Value v;
       if (!eval(e, v)) return false;

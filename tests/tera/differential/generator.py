@@ -51,7 +51,8 @@ KINDS = ["int", "float", "str", "bool", "list", "obj"]
 # How often an operand or argument of any kind is taken instead of the kind
 # wanted: often enough to explore errors, rarely enough that most templates
 # render (one error refuses the whole template).
-WILD = 0.02
+DEFAULT_WILD = 0.02
+WILD = DEFAULT_WILD
 
 
 def random_context(rnd):

@@ -10,6 +10,7 @@ Tera").
 
   run.py --driver PATH [--tera-ref PATH | --tera-ref-build build.sh]
          [--seed N] [--cases N | --seconds S] [--only INDEX] [--save DIR]
+         [--wild P]
 
 CI runs a fixed seed and case count; by hand, give any seed, or --seconds to
 run as long as wanted. A difference prints the seed and case index: replay it
@@ -80,7 +81,8 @@ def report(seed, index, folder, tera, sindri, why):
             print("--- %s\n%s" % (name, f.read()))
     print("--- Tera (exit %d):\n%s" % (tera[0], tera[1].decode("utf-8", "replace")))
     print("--- Sindri (exit %d):\n%s" % (sindri[0], sindri[1].decode("utf-8", "replace")))
-    print("--- replay: --seed %d --only %d --save DIR" % (seed, index), flush=True)
+    wild = "" if generator.WILD == generator.DEFAULT_WILD else " --wild %g" % generator.WILD
+    print("--- replay: --seed %d --only %d%s --save DIR" % (seed, index, wild), flush=True)
 
 
 def run_batch(args, indices, workdir, tally):
@@ -133,13 +135,16 @@ def main():
     parser.add_argument("--only", type=int, help="run this one case of the seed")
     parser.add_argument("--save", help="copy the folder of each differing (or --only) case here")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--wild", type=float, default=generator.WILD,
+                        help="how often an operand of any kind is taken (more errors explored)")
     args = parser.parse_args()
+    generator.WILD = args.wild
     args.tera_ref = find_tera_ref(args)
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1, 2**31)
     if args.save:
         os.makedirs(args.save, exist_ok=True)
-    print("seed %d" % args.seed, flush=True)
+    print("seed %d%s" % (args.seed, "" if args.wild == generator.DEFAULT_WILD else " wild %g" % args.wild), flush=True)
 
     tally = {"templates": 0, "expressions": 0, "agree": 0, "both_refuse": 0, "tera_panics": 0, "differ": 0}
     start = time.monotonic()
