@@ -7,15 +7,18 @@ kind of value (int, float, str, bool, list, obj) so that most templates
 render; now and then an operand of any kind is taken instead, so that the
 errors and the mixed-kind corners are explored too.
 
-Kept out, because Sindri knowingly differs from Tera 1.17 there (README.md,
-"Differences from Tera") or Tera's answer is not reproducible:
+Kept out, because Sindri knowingly differs from Tera 1.17 there (docs/tera.md,
+"Differences from Tera", and Tera 1.18-1.20's changes) or Tera's answer is
+not reproducible:
 - integers above 2^63-1 in the context (Sindri's integers are 64-bit signed);
 - what only Tera 1.18-1.20 accepts: `abs`, `indent`, macros defined in the
   rendered template, parentheses in conditions, `filesizeformat(binary=...)`;
 - what Tera 1.18-1.20 changed: `join` reads `\n` and `\t` in its separator
   as a newline and a tab, and `title` reads an apostrophe followed by a
   letter as part of the word ("O'Neil" in 1.17, "O'neil" in 1.20), so no
-  such separator, and no apostrophe before a letter in the strings;
+  such separator, and no apostrophe before a letter in the strings; and an
+  attribute path (sort, unique, map, filter, group_by) is read by 1.20's
+  dotted_pointer (an empty path is the element itself), so only plain names;
 - now(), get_random(), get_env(): the clock, a random source, the environment;
 - what makes Tera panic (range step_by=0, int base outside 2-36, date's
   %z/%Z, strings whose characters outnumber their grapheme clusters); where
@@ -311,6 +314,15 @@ class Generator:
             base = self.filtered(base_kind, depth + 1)
         return "%s | %s%s" % (base, name, args)
 
+    def attribute_arg(self, *names):
+        """An attribute path: one of `names`, or now and then no string at
+        all. Never any string: Tera 1.18 changed how a path is read (an
+        empty one is the element itself, and quotes and brackets read
+        otherwise), and Sindri reads it as 1.20 does."""
+        if self.chance(WILD):
+            return self.atom(self.pick(["int", "list", "bool", "null"]))
+        return self.string_literal(self.pick(names))
+
     def str_arg(self, *choices):
         return self.atom(self.any_kind()) if self.chance(WILD) else self.string_literal(self.pick(choices))
 
@@ -369,16 +381,16 @@ class Generator:
                 ("list", "slice", "(start=%s, end=%s)" % (n(0, 1), n(2, -1, 10))),
                 ("list", "slice", "(end=%s)" % n(1, -2)),
                 ("list", "concat", "(with=%s)" % self.pick(["xs", "ws", '"x"', "1", "[1, 2]", "ps", "z"])),
-                ("people", "map", "(attribute=%s)" % self.str_arg("name", "age", "group", "tags")),
-                ("people", "filter", "(attribute=%s, value=%s)" % (self.str_arg("group", "name", "age"),
+                ("people", "map", "(attribute=%s)" % self.attribute_arg("name", "age", "group", "tags")),
+                ("people", "filter", "(attribute=%s, value=%s)" % (self.attribute_arg("group", "name", "age"),
                                                                    self.pick(['"a"', '"ann"', "1", "true", "z"]))),
-                ("people", "filter", "(attribute=%s)" % self.str_arg("group", "name")),
-                ("people", "sort", "(attribute=%s)" % self.str_arg("name", "age", "group")),
-                ("people", "unique", "(attribute=%s)" % self.str_arg("name", "group")),
+                ("people", "filter", "(attribute=%s)" % self.attribute_arg("group", "name")),
+                ("people", "sort", "(attribute=%s)" % self.attribute_arg("name", "age", "group")),
+                ("people", "unique", "(attribute=%s)" % self.attribute_arg("name", "group")),
                 ("obj", "get", "(key=%s)" % self.str_arg("tags")),
             ],
             "obj": [
-                ("people", "group_by", "(attribute=%s)" % self.str_arg("group", "name", "age")),
+                ("people", "group_by", "(attribute=%s)" % self.attribute_arg("group", "name", "age")),
             ],
         }
         return self.pick(table.get(kind, table["str"]))
