@@ -1,52 +1,125 @@
 #include "http/client.hpp"
 
-#include <curl/curl.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
-#include <mutex>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include <cctype>
+#include <chrono>
+#include <functional>
+#include <optional>
+
+#include "http/gzip.hpp"
 
 namespace sindri::http {
-
 namespace {
 
-void initialize_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
-size_t collect_body(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
-  return size * count;
-}
+// A response body larger than this is refused rather than held: the broker's
+// largest answers (an agent's whole target state) stay far below it.
+constexpr size_t kMaxResponseBytes = size_t(1) << 30;
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r' || text.back() == '\n')) {
-    text.remove_suffix(1);
+struct Endpoint {
+  bool tls = false;
+  std::string host;  // without the brackets of an IPv6 literal
+  std::string port;
+  std::string host_header;
+  std::string base_path;  // "" or "/prefix", never ending in '/'
+};
+
+// "http[s]://HOST[:PORT][/PATH]"; nullopt for anything else.
+bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
   }
-  return text;
+  return true;
 }
 
-// curl hands over one header line at a time, status lines included. A new
-// status line (after "100 Continue", say) starts a fresh set of headers.
-size_t collect_header(char* data, size_t size, size_t count, void* user) {
-  auto& headers = *static_cast<std::vector<Header>*>(user);
-  const std::string_view line(data, size * count);
-  if (line.starts_with("HTTP/")) {
-    headers.clear();
-  } else if (const size_t colon = line.find(':'); colon != std::string_view::npos) {
-    headers.push_back({std::string(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1)))});
+std::optional<Endpoint> parse_base_url(std::string_view url) {
+  Endpoint endpoint;
+  if (starts_with_ignoring_case(url, "https://")) {
+    endpoint.tls = true;
+    url.remove_prefix(8);
+  } else if (starts_with_ignoring_case(url, "http://")) {
+    url.remove_prefix(7);
+  } else {
+    return std::nullopt;
   }
-  return size * count;
-}
-
-// On allocation failure the list stays as it was; the request goes without that header.
-void append_header(curl_slist*& list, const std::string& line) {
-  if (curl_slist* grown = curl_slist_append(list, line.c_str())) list = grown;
+  const size_t slash = url.find('/');
+  std::string_view authority = url.substr(0, slash);
+  endpoint.base_path = slash == std::string_view::npos ? "" : std::string(url.substr(slash));
+  while (!endpoint.base_path.empty() && endpoint.base_path.back() == '/') endpoint.base_path.pop_back();
+  endpoint.host_header = std::string(authority);
+  std::string_view port;
+  if (authority.starts_with("[")) {
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    endpoint.host = std::string(authority.substr(1, close - 1));
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') return std::nullopt;
+      port = authority.substr(close + 2);
+    }
+  } else {
+    const size_t colon = authority.rfind(':');
+    endpoint.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+  }
+  if (endpoint.host.empty()) return std::nullopt;
+  endpoint.port = port.empty() ? (endpoint.tls ? "443" : "80") : std::string(port);
+  return endpoint;
 }
 
 bool sends_body(std::string_view method, std::string_view body) {
   // POST, PUT and PATCH always carry a body, if only an empty one (Content-Length: 0).
   return !body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
+}
+
+// A reused connection the server had already closed fails at once, before
+// any answer: the request is sent again on a new one, as curl and browsers do.
+bool closed_under_us(const beast::error_code& error) {
+  return error == bhttp::error::end_of_stream || error == asio::error::connection_reset ||
+         error == asio::error::broken_pipe || error == asio::error::eof ||
+         error == asio::ssl::error::stream_truncated;
+}
+
+bool is_gzip(std::string_view content_encoding) {
+  while (!content_encoding.empty() && content_encoding.front() == ' ') content_encoding.remove_prefix(1);
+  while (!content_encoding.empty() && content_encoding.back() == ' ') content_encoding.remove_suffix(1);
+  if (content_encoding.size() != 4) return false;
+  for (size_t i = 0; i < 4; ++i) {
+    if ((content_encoding[i] | 0x20) != "gzip"[i]) return false;
+  }
+  return true;
+}
+
+std::string describe(const beast::error_code& error) {
+  if (error.category() == asio::error::get_ssl_category()) {
+    std::string reason = error.message();
+    if (const char* library = ERR_lib_error_string(static_cast<unsigned long>(error.value()))) {
+      reason += std::string(" (") + library + ")";
+    }
+    return "TLS: " + reason;
+  }
+  return error.message();
 }
 
 }  // namespace
@@ -55,23 +128,145 @@ std::string_view ClientResponse::header(std::string_view name) const { return fi
 
 struct Client::Impl {
   std::string base_url;
+  std::optional<Endpoint> endpoint;
   std::string authorization;
+  std::string ca_file;
   long timeout_ms = 30'000;
-  CURL* handle = nullptr;
-  char error_text[CURL_ERROR_SIZE] = {};
   bool accept_gzip = false;
+
+  asio::io_context io;
+  std::optional<asio::ssl::context> tls;
+  std::optional<beast::tcp_stream> plain;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
+  beast::flat_buffer buffer;
+  bool connected = false;
+  Clock::time_point deadline;
+
+  std::string reason(const beast::error_code& error) const {
+    if (error == asio::error::timed_out) return "timed out after " + std::to_string(timeout_ms) + " ms";
+    return describe(error);
+  }
+
+  beast::tcp_stream& socket() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
+
+  void disconnect() {
+    if (plain || secure) {
+      beast::error_code ignored;
+      socket().socket().close(ignored);
+    }
+    secure.reset();
+    plain.reset();
+    buffer.clear();
+    connected = false;
+  }
+
+  using Done = std::function<void(beast::error_code)>;
+  // Runs the asynchronous operation `start` launches to its end, or until
+  // the request's deadline, when `cancel` (by default: closing the
+  // connection) stops it.
+  beast::error_code run(const std::function<void(Done)>& start, const std::function<void()>& cancel = {}) {
+    std::optional<beast::error_code> outcome;
+    start([&outcome](beast::error_code error) { outcome = error; });
+    io.restart();
+    while (!outcome && io.run_one_until(deadline) != 0) {
+    }
+    if (outcome) return *outcome;
+    if (cancel) cancel();
+    disconnect();
+    io.restart();
+    io.run();
+    return asio::error::timed_out;
+  }
+
+  Status set_up_tls() {
+    if (tls) return Ok{};
+    tls.emplace(asio::ssl::context::tls_client);
+    beast::error_code error;
+    tls->set_default_verify_paths(error);
+    if (!error && !ca_file.empty()) tls->load_verify_file(ca_file, error);
+    if (error) {
+      tls.reset();
+      return make_error("cannot read the CA certificates" + (ca_file.empty() ? "" : " of " + ca_file) + ": " +
+                        describe(error));
+    }
+    tls->set_verify_mode(asio::ssl::verify_peer);
+    return Ok{};
+  }
+
+  Status connect() {
+    tcp::resolver resolver(io);
+    tcp::resolver::results_type addresses;
+    beast::error_code error = run(
+        [&](Done done) {
+          resolver.async_resolve(endpoint->host, endpoint->port,
+                                 [&addresses, done](beast::error_code e, tcp::resolver::results_type found) {
+                                   addresses = std::move(found);
+                                   done(e);
+                                 });
+        },
+        [&resolver] { resolver.cancel(); });
+    if (error) return make_error("cannot resolve " + endpoint->host + ": " + reason(error));
+    if (endpoint->tls) {
+      if (auto ready = set_up_tls(); !ready.ok()) return ready;
+      secure.emplace(io, *tls);
+    } else {
+      plain.emplace(io);
+    }
+    error = run([&](Done done) {
+      socket().async_connect(addresses, [done](beast::error_code e, const tcp::endpoint&) { done(e); });
+    });
+    if (error) {
+      disconnect();
+      return make_error(reason(error));
+    }
+    if (secure) {
+      // SNI, and the certificate must name the host.
+      if (!SSL_set_tlsext_host_name(secure->native_handle(), endpoint->host.c_str())) {
+        disconnect();
+        return make_error("TLS: cannot set the server name " + endpoint->host);
+      }
+      secure->set_verify_callback(asio::ssl::host_name_verification(endpoint->host));
+      error = run([&](Done done) { secure->async_handshake(asio::ssl::stream_base::client, done); });
+      if (error) {
+        disconnect();
+        return make_error(reason(error));
+      }
+    }
+    connected = true;
+    return Ok{};
+  }
+
+  template <class Message>
+  beast::error_code write(const Message& message) {
+    return run([&](Done done) {
+      auto written = [done](beast::error_code e, size_t) { done(e); };
+      if (secure) {
+        bhttp::async_write(*secure, message, written);
+      } else {
+        bhttp::async_write(*plain, message, written);
+      }
+    });
+  }
+
+  beast::error_code read(bhttp::response_parser<bhttp::string_body>& parser) {
+    return run([&](Done done) {
+      auto read = [done](beast::error_code e, size_t) { done(e); };
+      if (secure) {
+        bhttp::async_read(*secure, buffer, parser, read);
+      } else {
+        bhttp::async_read(*plain, buffer, parser, read);
+      }
+    });
+  }
 };
 
 Client::Client(std::string base_url) : impl_(std::make_unique<Impl>()) {
-  initialize_curl_once();
   while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();
+  impl_->endpoint = parse_base_url(base_url);
   impl_->base_url = std::move(base_url);
-  impl_->handle = curl_easy_init();
 }
 
-Client::~Client() {
-  if (impl_->handle) curl_easy_cleanup(impl_->handle);
-}
+Client::~Client() { impl_->disconnect(); }
 
 void Client::set_authorization(std::string value) { impl_->authorization = std::move(value); }
 
@@ -79,57 +274,67 @@ void Client::set_timeout_ms(long ms) { impl_->timeout_ms = ms; }
 
 void Client::set_accept_gzip(bool accept) { impl_->accept_gzip = accept; }
 
+void Client::set_ca_file(std::string path) {
+  impl_->ca_file = std::move(path);
+  impl_->tls.reset();
+  impl_->disconnect();
+}
+
 Result<ClientResponse> Client::request(std::string_view method, std::string_view path_and_query, std::string_view body,
                                        std::string_view content_type) {
-  const std::string url = impl_->base_url + std::string(path_and_query);
-  const std::string method_text(method);
-  CURL* handle = impl_->handle;
-  if (!handle) return make_error(method_text + " " + url + ": cannot create a curl handle");
+  Impl& impl = *impl_;
+  const std::string url = impl.base_url + std::string(path_and_query);
+  const std::string what = std::string(method) + " " + url + ": ";
+  if (!impl.endpoint) return make_error(what + "not an http:// or https:// URL");
+  impl.deadline = Clock::now() + std::chrono::milliseconds(impl.timeout_ms);
 
-  // Reset clears every option of the previous request but keeps the open
-  // connection, so the next request reuses it.
-  curl_easy_reset(handle);
-  ClientResponse response;
-  impl_->error_text[0] = '\0';
-  curl_easy_setopt(handle, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, impl_->timeout_ms);
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, impl_->error_text);
-  curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, collect_body);
-  curl_easy_setopt(handle, CURLOPT_WRITEDATA, &response.body);
-  curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, collect_header);
-  curl_easy_setopt(handle, CURLOPT_HEADERDATA, &response.headers);
-  if (impl_->accept_gzip) curl_easy_setopt(handle, CURLOPT_ACCEPT_ENCODING, "gzip");
+  bhttp::request<bhttp::string_body> message;
+  message.method_string(method);
+  message.target(impl.endpoint->base_path + std::string(path_and_query));
+  message.version(11);
+  message.set(bhttp::field::host, impl.endpoint->host_header);
+  message.set(bhttp::field::user_agent, "sindri");
+  if (impl.accept_gzip) message.set(bhttp::field::accept_encoding, "gzip");
+  if (!impl.authorization.empty()) message.set(bhttp::field::authorization, impl.authorization);
+  if (method != "HEAD" && sends_body(method, body)) {
+    if (!body.empty()) message.set(bhttp::field::content_type, content_type);
+    message.body() = std::string(body);
+    message.content_length(body.size());
+  }
 
-  const bool with_body = method != "HEAD" && sends_body(method, body);
-  if (method == "HEAD") {
-    curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
-  } else if (method != "POST" && (method != "GET" || with_body)) {
-    // Other methods go by name, and so does a GET with a body (curl would send a POST).
-    curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, method_text.c_str());
+  for (int attempt = 0;; ++attempt) {
+    const bool reused = impl.connected;
+    if (!impl.connected) {
+      if (auto connected = impl.connect(); !connected.ok()) {
+        return make_error(what + connected.error().message);
+      }
+    }
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(kMaxResponseBytes);
+    parser.header_limit(64 * 1024);
+    if (method == "HEAD") parser.skip(true);
+    beast::error_code error = impl.write(message);
+    if (!error) error = impl.read(parser);
+    if (error) {
+      impl.disconnect();
+      if (reused && attempt == 0 && closed_under_us(error)) continue;
+      return make_error(what + impl.reason(error));
+    }
+    auto answer = parser.release();
+    ClientResponse response;
+    response.status = static_cast<int>(answer.result_int());
+    for (const auto& field : answer) {
+      response.headers.push_back({std::string(field.name_string()), std::string(field.value())});
+    }
+    response.body = std::move(answer.body());
+    if (!answer.keep_alive()) impl.disconnect();
+    if (impl.accept_gzip && is_gzip(response.header("Content-Encoding"))) {
+      auto decoded = gzip_decompress(response.body, kMaxResponseBytes);
+      if (!decoded.ok()) return make_error(what + decoded.error().message);
+      response.body = std::move(decoded).value();
+    }
+    return response;
   }
-  curl_slist* headers = nullptr;
-  // curl would otherwise wait for "100 Continue" before sending larger bodies.
-  append_header(headers, "Expect:");
-  if (!impl_->authorization.empty()) append_header(headers, "Authorization: " + impl_->authorization);
-  if (with_body) {
-    curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-    curl_easy_setopt(handle, CURLOPT_POSTFIELDS, body.empty() ? "" : body.data());
-    // An empty body has no type; "Content-Type:" stops curl adding its form default.
-    append_header(headers, body.empty() ? std::string("Content-Type:") : "Content-Type: " + std::string(content_type));
-  }
-  curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
-
-  const CURLcode code = curl_easy_perform(handle);
-  curl_slist_free_all(headers);
-  if (code != CURLE_OK) {
-    const char* reason = impl_->error_text[0] != '\0' ? impl_->error_text : curl_easy_strerror(code);
-    return make_error(method_text + " " + url + ": " + reason);
-  }
-  long status = 0;
-  curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
-  response.status = static_cast<int>(status);
-  return response;
 }
 
 }  // namespace sindri::http

@@ -1,7 +1,9 @@
 #pragma once
-// A blocking HTTP client over libcurl, for the `sindri` client verbs, the
-// agent and the tests. One Client per thread; it keeps its connection alive
-// between requests.
+// A blocking HTTP and HTTPS client on Boost.Beast, for the `sindri` client
+// verbs, the agent and the tests. One Client per thread; it keeps its
+// connection alive between requests. HTTPS verifies the server's
+// certificate against the system's store (and a CA file, when set) and that
+// it names the host.
 
 #include <memory>
 #include <string>
@@ -22,7 +24,8 @@ struct ClientResponse {
 
 class Client {
  public:
-  // base_url: "http://127.0.0.1:8080" (no trailing slash needed).
+  // base_url: "http://127.0.0.1:8080" or "https://host[:port][/prefix]"
+  // (no trailing slash needed); any other URL fails each request.
   explicit Client(std::string base_url);
   ~Client();
   Client(const Client&) = delete;
@@ -30,15 +33,19 @@ class Client {
 
   // Sets the Authorization header sent with every request ("" for none).
   void set_authorization(std::string value);
+  // The whole request, connecting included.
   void set_timeout_ms(long ms);
+  // PEM certificates trusted besides the system's, for a broker whose
+  // certificate a private CA signed.
+  void set_ca_file(std::string path);
   // Asks for gzip (Accept-Encoding) and hands back the decoded body; the
   // response's Content-Encoding header still tells what was sent.
   void set_accept_gzip(bool accept);
 
   // path_and_query is appended to the base URL. A non-empty body is sent with
   // Content-Type application/json unless content_type says otherwise. Errors
-  // are transport failures only (connection refused, timeout); any HTTP
-  // status is a response.
+  // are transport failures only (connection refused, timeout, a certificate
+  // refused), as "METHOD URL: REASON"; any HTTP status is a response.
   Result<ClientResponse> request(std::string_view method, std::string_view path_and_query,
                                  std::string_view body = {}, std::string_view content_type = "application/json");
 

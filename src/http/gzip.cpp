@@ -1,5 +1,6 @@
 #include "http/gzip.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <zlib.h>
@@ -66,6 +67,28 @@ std::string gzip_compress(std::string_view bytes) {
   deflateEnd(&stream);
   if (result != Z_STREAM_END) throw std::runtime_error("zlib: deflate did not finish");
   return out;
+}
+
+Result<std::string> gzip_decompress(std::string_view gzip, size_t max_bytes) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 15 + 16) != Z_OK) return make_error("gzip: cannot start zlib");
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gzip.data()));
+  stream.avail_in = static_cast<uInt>(gzip.size());
+  std::string out;
+  int result = Z_OK;
+  while (result == Z_OK) {
+    const size_t used = out.size();
+    if (used >= max_bytes) break;
+    out.resize(std::min(max_bytes, std::max<size_t>(used * 2, 64 * 1024)));
+    stream.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+    stream.avail_out = static_cast<uInt>(out.size() - used);
+    result = inflate(&stream, Z_NO_FLUSH);
+    out.resize(stream.total_out);
+  }
+  inflateEnd(&stream);
+  if (result == Z_STREAM_END) return out;
+  if (result == Z_OK) return make_error("gzip: the body holds more than " + std::to_string(max_bytes) + " bytes");
+  return make_error(std::string("gzip: the body is cut or corrupt") + (stream.msg ? std::string(": ") + stream.msg : ""));
 }
 
 }  // namespace sindri::http

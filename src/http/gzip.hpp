@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "value/result.hpp"
+
 namespace sindri::http {
 
 // True when an Accept-Encoding header value accepts gzip (`gzip` or `*`
@@ -13,5 +15,8 @@ bool accepts_gzip(std::string_view accept_encoding);
 
 // `bytes` as a gzip stream.
 std::string gzip_compress(std::string_view bytes);
+// The bytes a gzip stream holds, at most `max_bytes` of them; an error for a
+// stream that is cut, corrupt or larger.
+Result<std::string> gzip_decompress(std::string_view gzip, size_t max_bytes);
 
 }  // namespace sindri::http
