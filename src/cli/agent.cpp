@@ -21,6 +21,7 @@
 
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
+#include "cli/programs.hpp"
 #include "cli/tags.hpp"
 #include "cli/targets.hpp"
 #include "cli/verbs.hpp"
@@ -142,7 +143,7 @@ void add_agent_option(CLI::App& command, AgentArgs& args) {
 
 Verb add_agent(CLI::App& app) {
   auto args = std::make_shared<AgentArgs>();
-  CLI::App* cmd = app.add_subcommand("agent", "Register, list, show, label and delete the agents of a broker");
+  CLI::App* cmd = app.add_subcommand(std::string(kAgentVerb.name), std::string(kAgentVerb.description));
   cmd->require_subcommand(1);
 
   CLI::App* create = cmd->add_subcommand("create", "Register an agent (admin) and print its PAK");

@@ -22,6 +22,7 @@
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
 #include "cli/manifest_output.hpp"
+#include "cli/programs.hpp"
 #include "cli/verbs.hpp"
 #include "value/pointer.hpp"
 #include "value/yaml.hpp"
@@ -241,7 +242,7 @@ int run_apply(const ApplyArgs& args) {
 
 Verb add_apply(CLI::App& app) {
   auto args = std::make_shared<ApplyArgs>();
-  CLI::App* cmd = app.add_subcommand("apply", "Create a deployment object in a stack from manifests");
+  CLI::App* cmd = app.add_subcommand(std::string(kApplyVerb.name), std::string(kApplyVerb.description));
   cmd->add_option("STACK", args->stack, "Id or name of the stack")->required();
   cmd->add_option("-f,--filename", args->paths,
                   "Manifest file, directory of *.yaml/*.yml/*.json files, or - for stdin (repeatable)")

@@ -57,8 +57,8 @@ size_t display_width(std::string_view text) {
       std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-// The broker's base URL is http or https (libcurl would also read ftp:// or
-// file://), and every call adds the API's prefix itself.
+// The broker's base URL is http or https, and every call adds the API's
+// prefix itself.
 void check_broker_url(const std::string& url, const std::string& source) {
   std::string lower = url;
   std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -88,13 +88,18 @@ void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
                                            "URL of the broker (else $SINDRI_BROKER, else " + flags.broker + ")");
   CLI::Option* pak =
       command.add_option("--pak", flags.pak, "PAK (prefixed API key) of an admin or a generator (else $SINDRI_PAK)");
-  command.parse_complete_callback([&flags, broker, pak] {
+  CLI::Option* ca_file = command.add_option(
+      "--ca-file", flags.ca_file,
+      "PEM file of CA certificates an https:// broker's certificate may chain to, besides the system's "
+      "(else $SINDRI_CA_FILE)");
+  command.parse_complete_callback([&flags, broker, pak, ca_file] {
     const auto from_environment = [](CLI::Option* option, const char* name, std::string& value) {
       if (option->count() > 0) return;
       if (const char* set = std::getenv(name); set != nullptr && *set != '\0') value = set;
     };
     from_environment(broker, "SINDRI_BROKER", flags.broker);
     from_environment(pak, "SINDRI_PAK", flags.pak);
+    from_environment(ca_file, "SINDRI_CA_FILE", flags.ca_file);
     check_broker_url(flags.broker, broker->count() > 0 ? "--broker" : "SINDRI_BROKER");
   });
   if (with_output) {
@@ -122,6 +127,7 @@ Result<BrokerClient> BrokerClient::connect(const BrokerFlags& flags) {
   }
   auto http = std::make_unique<http::Client>(flags.broker);
   http->set_authorization("Bearer " + std::string(pak));
+  if (!flags.ca_file.empty()) http->set_ca_file(flags.ca_file);
   return BrokerClient(std::move(http));
 }
 
@@ -311,6 +317,33 @@ int fail(const std::string& message, int exit_code) {
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
   return exit_code;
+}
+
+std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,
+                                     const std::vector<ValuesFile>& files) {
+  const Value* details = error.is_object() ? error.find("details") : nullptr;
+  const Value* violations = details != nullptr ? details->find("violations") : nullptr;
+  if (!has_error_code(error, "invalid_parameters") || violations == nullptr || !violations->is_array()) {
+    return message;
+  }
+  constexpr std::string_view kRoot = "/parameters";
+  std::string located = message.substr(0, message.find('\n'));
+  for (const Value& item : violations->get_array()) {
+    const Value* pointer = item.find("pointer");
+    const Value* schema_pointer = item.find("schema_pointer");
+    const Value* text = item.find("message");
+    if (pointer == nullptr || !pointer->is_string() || !pointer->get_string().starts_with(kRoot) || text == nullptr ||
+        !text->is_string()) {
+      return message;
+    }
+    schema::Violation violation{std::string(pointer->get_string().substr(kRoot.size())),
+                                schema_pointer != nullptr && schema_pointer->is_string()
+                                    ? std::string(schema_pointer->get_string())
+                                    : std::string(),
+                                std::string(text->get_string())};
+    located += "\n  " + locate_violation(violation, values, files);
+  }
+  return located;
 }
 
 }  // namespace sindri::cli

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/parameters.hpp"
 #include "http/client.hpp"
 #include "value/result.hpp"
 #include "value/value.hpp"
@@ -21,11 +22,12 @@ namespace sindri::cli {
 struct BrokerFlags {
   std::string broker = "http://127.0.0.1:8080";
   std::string pak;
+  std::string ca_file;
   std::string output = "table";
 };
 
-// --broker (else SINDRI_BROKER) and --pak (else SINDRI_PAK); with_output adds
-// -o table|yaml|json.
+// --broker (else SINDRI_BROKER), --pak (else SINDRI_PAK) and --ca-file (else
+// SINDRI_CA_FILE); with_output adds -o table|yaml|json.
 void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output = true);
 
 class BrokerClient {
@@ -100,5 +102,11 @@ int print_list(const Value& items, const std::string& output, const std::vector<
 // Prints "error: MESSAGE" on stderr, as kubectl does, and returns
 // exit_code: 1 for a failed call, 2 for a usage error.
 int fail(const std::string& message, int exit_code = 1);
+
+// `message`, the broker's error, with each violation of a 400
+// invalid_parameters answer (`error`, its JSON body) located in the values
+// files as locate_violation does; `message` alone for any other error.
+std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,
+                                     const std::vector<ValuesFile>& files);
 
 }  // namespace sindri::cli

@@ -14,6 +14,7 @@
 
 #include "cli/broker_client.hpp"
 #include "cli/parameters.hpp"
+#include "cli/programs.hpp"
 #include "cli/verbs.hpp"
 
 namespace sindri::cli {
@@ -53,7 +54,7 @@ int run_instantiate(const InstantiateArgs& args) {
 
 Verb add_instantiate(CLI::App& app) {
   auto args = std::make_shared<InstantiateArgs>();
-  CLI::App* cmd = app.add_subcommand("instantiate", "Create a deployment object in a stack from a broker's template");
+  CLI::App* cmd = app.add_subcommand(std::string(kInstantiateVerb.name), std::string(kInstantiateVerb.description));
   cmd->add_option("STACK", args->stack, "Id or name of the stack")->required();
   cmd->add_option("TEMPLATE", args->tpl, "Id or name of the template")->required();
   add_values_options(*cmd, args->values);

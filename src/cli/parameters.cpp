@@ -139,31 +139,4 @@ std::string locate_violation(const schema::Violation& violation, const Value& va
   return "values " + violation.describe();
 }
 
-std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,
-                                     const std::vector<ValuesFile>& files) {
-  const Value* details = error.is_object() ? error.find("details") : nullptr;
-  const Value* violations = details != nullptr ? details->find("violations") : nullptr;
-  if (!has_error_code(error, "invalid_parameters") || violations == nullptr || !violations->is_array()) {
-    return message;
-  }
-  constexpr std::string_view kRoot = "/parameters";
-  std::string located = message.substr(0, message.find('\n'));
-  for (const Value& item : violations->get_array()) {
-    const Value* pointer = item.find("pointer");
-    const Value* schema_pointer = item.find("schema_pointer");
-    const Value* text = item.find("message");
-    if (pointer == nullptr || !pointer->is_string() || !pointer->get_string().starts_with(kRoot) || text == nullptr ||
-        !text->is_string()) {
-      return message;
-    }
-    schema::Violation violation{std::string(pointer->get_string().substr(kRoot.size())),
-                                schema_pointer != nullptr && schema_pointer->is_string()
-                                    ? std::string(schema_pointer->get_string())
-                                    : std::string(),
-                                std::string(text->get_string())};
-    located += "\n  " + locate_violation(violation, values, files);
-  }
-  return located;
-}
-
 }  // namespace sindri::cli

@@ -67,10 +67,4 @@ Result<Value> gather_values(const ValuesSources& sources, std::vector<ValuesFile
 std::string locate_violation(const schema::Violation& violation, const Value& values,
                              const std::vector<ValuesFile>& files);
 
-// `message`, the broker's error, with each violation of a 400
-// invalid_parameters answer (`error`, its JSON body) located in the values
-// files as locate_violation does; `message` alone for any other error.
-std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,
-                                     const std::vector<ValuesFile>& files);
-
 }  // namespace sindri::cli

@@ -24,6 +24,7 @@
 
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
+#include "cli/programs.hpp"
 #include "cli/verbs.hpp"
 #include "render/template_version.hpp"
 #include "value/digest.hpp"
@@ -213,8 +214,7 @@ int run_reconstruct(const ReconstructArgs& args) {
 
 Verb add_reconstruct(CLI::App& app) {
   auto args = std::make_shared<ReconstructArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "reconstruct", "Render deployment objects again from their provenance and compare them with what is stored");
+  CLI::App* cmd = app.add_subcommand(std::string(kReconstructVerb.name), std::string(kReconstructVerb.description));
   cmd->add_option("OBJECT_ID", args->object_ids, "Id of a deployment object made from a template")->required();
   cmd->add_option("-o,--output", args->output, "text, or json: one report per object, in order")
       ->check(CLI::IsMember({"text", "json"}));

@@ -17,6 +17,7 @@
 
 #include "broker/broker.hpp"
 #include "broker/config.hpp"
+#include "cli/programs.hpp"
 #include "cli/templates.hpp"
 #include "cli/verbs.hpp"
 #include "http/server.hpp"
@@ -197,7 +198,7 @@ int serve(const ServeFlags& flags) {
 
 Verb add_serve(CLI::App& app) {
   auto flags = std::make_shared<ServeFlags>();
-  CLI::App* command = app.add_subcommand("serve", "Run the broker (the Brokkr v1 REST API)");
+  CLI::App* command = app.add_subcommand(std::string(kServeVerb.name), std::string(kServeVerb.description));
   const auto settings = broker::settings();
   for (size_t i = 0; i < settings.size(); ++i) {
     const broker::Setting& setting = settings[i];

@@ -17,6 +17,7 @@
 
 #include "cli/broker_client.hpp"
 #include "cli/io.hpp"
+#include "cli/programs.hpp"
 #include "cli/tags.hpp"
 #include "cli/verbs.hpp"
 #include "value/uuid.hpp"
@@ -117,7 +118,7 @@ int run_tagging(const StackArgs& args) {
 
 Verb add_stack(CLI::App& app) {
   auto args = std::make_shared<StackArgs>();
-  CLI::App* cmd = app.add_subcommand("stack", "Create, list, show, label and delete stacks on a broker");
+  CLI::App* cmd = app.add_subcommand(std::string(kStackVerb.name), std::string(kStackVerb.description));
   cmd->require_subcommand(1);
 
   CLI::App* create = cmd->add_subcommand("create", "Create a stack");

@@ -35,6 +35,7 @@
 #include "cli/io.hpp"
 #include "cli/manifest_output.hpp"
 #include "cli/parameters.hpp"
+#include "cli/programs.hpp"
 #include "cli/tags.hpp"
 #include "cli/targets.hpp"
 #include "cli/verbs.hpp"
@@ -244,7 +245,7 @@ void add_content_options(CLI::App& command, TemplateArgs& args) {
 
 Verb add_template(CLI::App& app) {
   auto args = std::make_shared<TemplateArgs>();
-  CLI::App* cmd = app.add_subcommand("template", "Create, list, show, change, label and render templates on a broker");
+  CLI::App* cmd = app.add_subcommand(std::string(kTemplateVerb.name), std::string(kTemplateVerb.description));
   cmd->require_subcommand(1);
   auto set_generator = [args](const std::string& id) { args->generator_id = id; };
 

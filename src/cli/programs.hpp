@@ -1,0 +1,50 @@
+#pragma once
+// One `sindri` command, three programs, so that a process loads only the
+// libraries its verb needs: `sindri` runs the offline verbs itself (no
+// network, database or cryptography library is linked into it), and hands
+// the others, with their whole command line, to `sindri-client` (the verbs
+// that call a broker: HTTP and TLS) or `sindri-serve` (the broker: HTTP, TLS
+// and the databases), installed beside it.
+
+#include <optional>
+#include <string_view>
+
+#include "cli/verbs.hpp"
+
+namespace sindri::cli {
+
+struct ProgramVerb {
+  std::string_view name;
+  std::string_view description;
+  std::string_view program;
+};
+
+inline constexpr ProgramVerb kServeVerb{"serve", "Run the broker (the Brokkr v1 REST API)", "sindri-serve"};
+inline constexpr ProgramVerb kStackVerb{"stack", "Create, list, show, label and delete stacks on a broker",
+                                        "sindri-client"};
+inline constexpr ProgramVerb kApplyVerb{"apply", "Create a deployment object in a stack from manifests",
+                                        "sindri-client"};
+inline constexpr ProgramVerb kAgentVerb{"agent", "Register, list, show, label and delete the agents of a broker",
+                                        "sindri-client"};
+inline constexpr ProgramVerb kTemplateVerb{
+    "template", "Create, list, show, change, label and render templates on a broker", "sindri-client"};
+inline constexpr ProgramVerb kInstantiateVerb{
+    "instantiate", "Create a deployment object in a stack from a broker's template", "sindri-client"};
+inline constexpr ProgramVerb kReconstructVerb{
+    "reconstruct", "Render deployment objects again from their provenance and compare them with what is stored",
+    "sindri-client"};
+
+// In the order `sindri --help` lists them, after the offline verbs.
+inline constexpr ProgramVerb kOtherProgramVerbs[] = {kServeVerb,    kStackVerb,       kApplyVerb,      kAgentVerb,
+                                                     kTemplateVerb, kInstantiateVerb, kReconstructVerb};
+
+// The verb as `sindri` shows it: its name and description, any arguments.
+Verb add_other_program_verb(CLI::App& app, const ProgramVerb& verb);
+
+// When argv[1] names a verb of another program, runs that program in this
+// process's place with the same arguments, and returns only if it cannot
+// (the exit code, 1, after saying why). Nothing when argv[1] names no such
+// verb.
+std::optional<int> run_other_program_if_named(int argc, char** argv);
+
+}  // namespace sindri::cli
