@@ -3,23 +3,11 @@
 #include <stdexcept>
 
 #include "patch/patch.hpp"
+#include "value/embed.hpp"
 #include "value/json.hpp"
-
-#define SINDRI_STR2(x) #x
-#define SINDRI_STR(x) SINDRI_STR2(x)
 
 // Both files are embedded at build time so the broker serves the document
 // without any file around.
-#define SINDRI_EMBED(symbol, file)         \
-  ".pushsection .rodata\n"                 \
-  ".hidden " #symbol "\n"                  \
-  ".globl " #symbol "\n" #symbol ":\n"     \
-  ".incbin " SINDRI_STR(file) "\n"         \
-  ".hidden " #symbol "_end\n"              \
-  ".globl " #symbol "_end\n" #symbol "_end:\n" \
-  ".byte 0\n"                              \
-  ".popsection\n"
-
 __asm__(SINDRI_EMBED(sindri_brokkr_api, SINDRI_BROKKR_API_FILE));
 __asm__(SINDRI_EMBED(sindri_api_extensions, SINDRI_API_EXTENSIONS_FILE));
 extern "C" const char sindri_brokkr_api[];
