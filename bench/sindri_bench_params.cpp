@@ -20,7 +20,7 @@
 
 #include "schema/schema.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "patch/patch.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target for the YAML outline (src/value/yaml_outline.hpp): on any
+// libFuzzer target for the YAML outline (src/value/yaml/outline.hpp): on any
 // input, outline_yaml_stream must give parse_yaml_stream's documents cut down
 // to their top, or exactly its error (message, document, line, column). A
 // difference aborts; so do crashes, leaks and undefined behaviour.
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "value/yaml_outline.hpp"
+#include "value/yaml/outline.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <charconv>
 
 #include "value/file_text.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::broker {
 namespace {

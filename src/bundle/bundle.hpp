@@ -30,7 +30,7 @@
 
 #include "value/result.hpp"
 #include "value/value.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::bundle {
 

@@ -5,7 +5,7 @@
 #include "bundle/helm.hpp"
 #include "placeholder/resolver.hpp"
 #include "value/file_text.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::bundle {
 

@@ -4,7 +4,7 @@
 
 #include "bundle/bundle.hpp"
 #include "value/file_text.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::bundle {
 

@@ -25,7 +25,7 @@
 #include "cli/programs.hpp"
 #include "cli/verbs.hpp"
 #include "value/pointer.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 

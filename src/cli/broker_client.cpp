@@ -8,7 +8,7 @@
 #include "cli/io.hpp"
 #include "value/json.hpp"
 #include "value/uuid.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 

@@ -19,7 +19,7 @@
 #include "cli/io.hpp"
 #include "cli/templates.hpp"
 #include "cli/verbs.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 

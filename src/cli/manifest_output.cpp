@@ -10,7 +10,7 @@
 #include "cli/io.hpp"
 #include "render/kubernetes_object.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 

@@ -13,7 +13,7 @@
 #include "schema/schema.hpp"
 #include "value/result.hpp"
 #include "value/value.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 

@@ -15,7 +15,7 @@
 #include "cli/verbs.hpp"
 #include "patch/patch.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 

@@ -14,7 +14,7 @@
 #include "cli/verbs.hpp"
 #include "roles/roles.hpp"
 #include "roles/unified_diff.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 

@@ -1,6 +1,6 @@
 #include "render/manifest_check.hpp"
 
-#include "value/yaml_outline.hpp"
+#include "value/yaml/outline.hpp"
 
 namespace sindri::render {
 

@@ -8,7 +8,7 @@
 #include "patch/patch.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::roles {
 

@@ -12,7 +12,7 @@
 #include "broker_process.hpp"
 #include "value/digest.hpp"
 #include "value/pointer.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri_test {
 namespace {

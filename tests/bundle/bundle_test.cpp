@@ -8,7 +8,7 @@
 #include "bundle/convert.hpp"
 #include "bundle/helm.hpp"
 #include "bundle/stdlib.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::bundle {
 namespace {

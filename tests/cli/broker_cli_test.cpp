@@ -8,7 +8,7 @@
 
 #include "broker_cli_fixture.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri_test {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "sindri_process.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include "store/database.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri_test {
 namespace {

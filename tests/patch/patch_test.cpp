@@ -16,7 +16,7 @@
 #include "patch/patch.hpp"
 #include "patch/patch_meta.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::patch {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "placeholder/kcl.hpp"
 #include "placeholder/tree_root.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::placeholder {
 namespace {

@@ -13,7 +13,7 @@
 #include "roles/roles.hpp"
 #include "roles/unified_diff.hpp"
 #include "value/json.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // must be parse_yaml_stream's documents cut down to their top, or the same
 // error (message, document, line, column).
 
-#include "value/yaml_outline.hpp"
+#include "value/yaml/outline.hpp"
 
 #include <gtest/gtest.h>
 
@@ -161,7 +161,7 @@ TEST(YamlOutline, SameAsParseYamlStreamOnTheCorpus) {
   for (const char* text : kCorpus) expect_same_as_reference(text);
 }
 
-// The event walk reads libfyaml's events with their repair (yaml_block_indent.hpp).
+// The event walk reads libfyaml's events with their repair (yaml/libfyaml/block_indent.hpp).
 TEST(YamlOutline, TheEventWalkDecidesEmptyBlockScalarsItself) {
   for (const char* text : {"apiVersion: v1\nkind: K\ndata:\n  a: |\n  b: \"1\"\n", "- a: |\n  b: 1\n"}) {
     expect_same_as_reference(text);

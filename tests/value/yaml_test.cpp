@@ -1,4 +1,4 @@
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "value/result.hpp"
-#include "value/yaml_block_indent.hpp"
+#include "value/yaml/libfyaml/block_indent.hpp"
 
 struct fy_diag;
 struct fy_event;
@@ -44,7 +44,7 @@ class YamlEventParser {
  public:
   // `text` must outlive the parser. Its events are those of a YAML reader:
   // where libfyaml would read a block scalar with no content wrongly (see
-  // yaml_block_indent.hpp), the parser starts again on the text repaired and
+  // libfyaml/block_indent.hpp), the parser starts again on the text repaired and
   // passes over the events it has already given.
   static Result<YamlEventParser, SyntaxError> open(std::string_view text);
   // libfyaml's events as they come, for the repair's own look at a text.
@@ -75,7 +75,7 @@ class YamlEventParser {
   static Result<YamlEventParser, SyntaxError> create(std::string_view text, bool repairs);
   static SyntaxError refused_character(std::string_view text, size_t offset, std::string message);
   // The text with each tab that libfyaml would crash on made a space, or
-  // null when it has none (yaml_tab_separators.cpp).
+  // null when it has none (libfyaml/tab_separators.cpp).
   static std::unique_ptr<std::string> with_separator_tabs_as_spaces(std::string_view text);
   // Starts again on the text with the indentation indicators libfyaml needs,
   // up to where `misread` was found; false (and failure_ set) if it cannot.

@@ -1,4 +1,4 @@
-#include "value/yaml_scalar.hpp"
+#include "value/yaml/scalar.hpp"
 
 #include <algorithm>
 #include <array>

@@ -10,11 +10,11 @@
 #include <unordered_map>
 
 #include "value/number_format.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 #include "value/pointer.hpp"
-#include "value/yaml_events.hpp"
-#include "value/yaml_scalar.hpp"
+#include "value/yaml/events.hpp"
+#include "value/yaml/scalar.hpp"
 
 namespace sindri {
 

@@ -12,7 +12,7 @@
 
 #include "value/result.hpp"
 #include "value/value.hpp"
-#include "value/yaml.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri {
 
@@ -42,7 +42,7 @@ std::optional<YamlOutlines> outline_yaml_stream_by_events(std::string_view text,
 // The fastest tier, tried first: a line scanner for the block YAML that
 // renderers and kubectl write (block mappings and sequences, one-line
 // scalars, block scalars, one-line flow collections of scalars; see
-// yaml_block_outline.cpp). nullopt wherever the text leaves that subset or
+// block_outline.cpp). nullopt wherever the text leaves that subset or
 // might not parse, valid or not, which is where the event walk takes over;
 // it never reports an error itself. Exposed for the same tests.
 std::optional<std::vector<YamlDocumentOutline>> outline_block_yaml(std::string_view text,

@@ -1,4 +1,4 @@
-#include "value/yaml_events.hpp"
+#include "value/yaml/events.hpp"
 
 #include <libfyaml.h>
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "value/number_format.hpp"
-#include "value/yaml.hpp"
-#include "value/yaml_scalar.hpp"
+#include "value/yaml/yaml.hpp"
+#include "value/yaml/scalar.hpp"
 
 namespace sindri {
 

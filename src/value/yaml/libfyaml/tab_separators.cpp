@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "value/yaml_events.hpp"
+#include "value/yaml/events.hpp"
 
 namespace sindri::yaml_detail {
 

@@ -1,10 +1,10 @@
-#include "value/yaml_block_indent.hpp"
+#include "value/yaml/libfyaml/block_indent.hpp"
 
 #include <libfyaml.h>
 
 #include <algorithm>
 
-#include "value/yaml_events.hpp"
+#include "value/yaml/events.hpp"
 
 namespace sindri::yaml_detail {
 namespace {

@@ -2,10 +2,10 @@
 // collection and, of nested content, only hashes of mapping keys: enough to
 // rule out the duplicate keys parse_yaml_stream rejects (a hash collision
 // costs a fallback, never a wrong answer). Whatever else could make
-// parse_yaml_stream fail or change a key (see yaml_reader.cpp) stops the walk,
+// parse_yaml_stream fail or change a key (see reader.cpp) stops the walk,
 // and parse_yaml_stream decides.
 
-#include "value/yaml_outline.hpp"
+#include "value/yaml/outline.hpp"
 
 #include <libfyaml.h>
 
@@ -13,9 +13,9 @@
 #include <cmath>
 #include <functional>
 
-#include "value/yaml_events.hpp"
-#include "value/yaml_outline_top.hpp"
-#include "value/yaml_scalar.hpp"
+#include "value/yaml/events.hpp"
+#include "value/yaml/outline_top.hpp"
+#include "value/yaml/scalar.hpp"
 
 namespace sindri {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
-// What both outline walkers (the event walk in yaml_outline.cpp, the line
-// scanner in yaml_block_outline.cpp) keep of a document's top-level mapping:
+// What both outline walkers (the event walk in outline.cpp, the line
+// scanner in block_outline.cpp) keep of a document's top-level mapping:
 // the value of each asked-for key, and which of them is awaiting its value.
 
 #include <algorithm>

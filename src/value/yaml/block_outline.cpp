@@ -25,9 +25,9 @@
 #include <cstring>
 
 #include "value/utf8.hpp"
-#include "value/yaml_outline.hpp"
-#include "value/yaml_outline_top.hpp"
-#include "value/yaml_scalar.hpp"
+#include "value/yaml/outline.hpp"
+#include "value/yaml/outline_top.hpp"
+#include "value/yaml/scalar.hpp"
 
 namespace sindri {
 namespace {
