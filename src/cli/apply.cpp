@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli/broker_client.hpp"
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "cli/manifest_output.hpp"
 #include "cli/programs.hpp"

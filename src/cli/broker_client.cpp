@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "value/json.hpp"
 #include "value/uuid.hpp"
@@ -310,13 +311,6 @@ int print_list(const Value& items, const std::string& output, const std::vector<
     return 0;
   }
   return print_result(items, output, [&](const Value& list) { return format_table(columns, list); });
-}
-
-int fail(const std::string& message, int exit_code) {
-  const std::string text = "error: " + message + "\n";
-  std::fwrite(text.data(), 1, text.size(), stderr);
-  std::fflush(stderr);
-  return exit_code;
 }
 
 std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,

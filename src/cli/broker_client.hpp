@@ -99,10 +99,6 @@ int print_result(const Value& value, const std::string& output, const std::funct
 int print_list(const Value& items, const std::string& output, const std::vector<Column>& columns,
                std::string_view what);
 
-// Prints "error: MESSAGE" on stderr, as kubectl does, and returns
-// exit_code: 1 for a failed call, 2 for a usage error.
-int fail(const std::string& message, int exit_code = 1);
-
 // `message`, the broker's error, with each violation of a 400
 // invalid_parameters answer (`error`, its JSON body) located in the values
 // files as locate_violation does; `message` alone for any other error.

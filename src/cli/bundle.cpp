@@ -16,8 +16,8 @@
 #include "bundle/bundle.hpp"
 #include "bundle/convert.hpp"
 #include "bundle/stdlib.hpp"
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
-#include "cli/templates.hpp"
 #include "cli/verbs.hpp"
 #include "value/yaml/yaml.hpp"
 
@@ -60,7 +60,7 @@ Result<std::string> convert_bundle(const ConvertArgs& args, std::vector<std::str
 int run_convert(const ConvertArgs& args) {
   std::vector<std::string> warnings;
   auto yaml = convert_bundle(args, warnings);
-  for (const std::string& warning : warnings) print_error("warning: " + warning);
+  for (const std::string& warning : warnings) print_warning(warning);
   if (!yaml) {
     print_error(yaml.error().message);
     return 1;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "cli/templates.hpp"
 #include "cli/verbs.hpp"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/broker_client.hpp"
+#include "cli/errors.hpp"
 #include "cli/parameters.hpp"
 #include "cli/programs.hpp"
 #include "cli/verbs.hpp"

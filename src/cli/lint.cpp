@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "cli/parameters.hpp"
 #include "cli/templates.hpp"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
-#include "cli/templates.hpp"
 #include "cli/verbs.hpp"
 #include "patch/patch.hpp"
 #include "value/json.hpp"
@@ -68,7 +68,7 @@ int run_patch(const PatchArgs& args) {
     print_error(args.original + ": " + patched.error().describe());
     return 1;
   }
-  for (const std::string& notice : patched->notices) print_error("note: " + notice);
+  for (const std::string& notice : patched->notices) print_note(notice);
   return write_stdout(render(patched->documents, args.output)) ? 0 : 1;
 }
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "cli/templates.hpp"
+#include "cli/errors.hpp"
 
 namespace sindri::cli {
 namespace {

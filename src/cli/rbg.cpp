@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
-#include "cli/templates.hpp"
 #include "cli/verbs.hpp"
 #include "roles/roles.hpp"
 #include "roles/unified_diff.hpp"

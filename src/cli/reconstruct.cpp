@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cli/broker_client.hpp"
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "cli/programs.hpp"
 #include "cli/verbs.hpp"

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "cli/manifest_output.hpp"
 #include "cli/parameters.hpp"

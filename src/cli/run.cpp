@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/templates.hpp"
+#include "cli/errors.hpp"
 
 #ifndef SINDRI_VERSION
 #define SINDRI_VERSION "0.0.0"

@@ -17,8 +17,8 @@
 
 #include "broker/broker.hpp"
 #include "broker/config.hpp"
+#include "cli/errors.hpp"
 #include "cli/programs.hpp"
-#include "cli/templates.hpp"
 #include "cli/verbs.hpp"
 #include "http/server.hpp"
 #include "store/database.hpp"

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 
 namespace sindri::cli {

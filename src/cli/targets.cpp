@@ -3,6 +3,8 @@
 #include <map>
 #include <vector>
 
+#include "cli/errors.hpp"
+
 namespace sindri::cli {
 
 int print_stack_targets(BrokerClient& client, const std::string& path, const std::string& output,

@@ -25,13 +25,13 @@
 // match that stack's labels and annotations. create, list, get and update
 // print a table, or with -o yaml|json the API's objects.
 
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/broker_client.hpp"
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "cli/manifest_output.hpp"
 #include "cli/parameters.hpp"
@@ -108,10 +108,9 @@ void warn_of_live_versions(BrokerClient& client, const Value& created) {
     }
   }
   if (count == 0) return;
-  const std::string warning = "warning: template " + cell(created, "name") + " " + others +
-                              (count == 1 ? " stays" : " stay") + " live beside v" + cell(created, "version") +
-                              "; `sindri template update` makes a version that supersedes the live one\n";
-  std::fwrite(warning.data(), 1, warning.size(), stderr);
+  print_warning("template " + cell(created, "name") + " " + others + (count == 1 ? " stays" : " stay") +
+                " live beside v" + cell(created, "version") +
+                "; `sindri template update` makes a version that supersedes the live one");
 }
 
 int run_create(const TemplateArgs& args) {

@@ -106,10 +106,4 @@ void print_errors(const std::vector<tera::TemplateError>& errors) {
   std::fflush(stderr);
 }
 
-void print_error(const std::string& message) {
-  const std::string text = "sindri: " + message + "\n";
-  std::fwrite(text.data(), 1, text.size(), stderr);
-  std::fflush(stderr);
-}
-
 }  // namespace sindri::cli

@@ -38,7 +38,5 @@ std::vector<tera::TemplateError> link_problems(const TemplateSet& set);
 
 // Prints errors to stderr, one `describe()` each.
 void print_errors(const std::vector<tera::TemplateError>& errors);
-// Prints "sindri: MESSAGE" to stderr.
-void print_error(const std::string& message);
 
 }  // namespace sindri::cli

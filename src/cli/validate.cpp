@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/errors.hpp"
 #include "cli/parameters.hpp"
-#include "cli/templates.hpp"
 #include "cli/verbs.hpp"
 
 namespace sindri::cli {

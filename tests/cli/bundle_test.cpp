@@ -38,7 +38,7 @@ TEST_F(BundleConvert, OutputDirGetsCompositionYaml) {
 TEST_F(BundleConvert, NoStdlibWarnsThatTheRendererIsSkipped) {
   Outcome r = sindri({"bundle", "convert", bundle_path(), "--no-stdlib"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("sindri: warning: --no-stdlib: the bundle's renderer stanza (type helm) is skipped"),
+  EXPECT_NE(r.err.find("warning: --no-stdlib: the bundle's renderer stanza (type helm) is skipped"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("dummy input (--no-stdlib)"), std::string::npos) << r.out;

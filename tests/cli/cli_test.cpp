@@ -164,7 +164,7 @@ TEST_F(Cli, RenderReadsValuesOrTheTemplateFromStandardInput) {
   for (std::vector<std::string> twice : {std::vector<std::string>{"render", "-", "-f", "-"}, {"render", "-", "-c", "-"}}) {
     Outcome refused = sindri(twice, &values);
     EXPECT_EQ(refused.exit_code, 2);
-    EXPECT_EQ(refused.err, "sindri: standard input (-) can stand for one file only\n") << refused.err;
+    EXPECT_EQ(refused.err, "error: standard input (-) can stand for one file only\n") << refused.err;
   }
 }
 
@@ -327,7 +327,7 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(sindri({"render", "a", "--bogus"}).exit_code, 2);
   Outcome unknown = sindri({"rendr", "a.tera"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_EQ(unknown.err.rfind("sindri: unknown command `rendr` (commands: render, check, ", 0), 0u) << unknown.err;
+  EXPECT_EQ(unknown.err.rfind("error: unknown command `rendr` (commands: render, check, ", 0), 0u) << unknown.err;
 }
 
 }  // namespace
