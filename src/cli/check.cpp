@@ -13,7 +13,7 @@
 
 #include "cli/errors.hpp"
 #include "cli/io.hpp"
-#include "cli/templates.hpp"
+#include "cli/template_files.hpp"
 #include "cli/verbs.hpp"
 #include "tera/tera.hpp"
 

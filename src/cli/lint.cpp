@@ -16,7 +16,7 @@
 #include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "cli/parameters.hpp"
-#include "cli/templates.hpp"
+#include "cli/template_files.hpp"
 #include "cli/verbs.hpp"
 #include "schema/schema.hpp"
 #include "tera/tera.hpp"

@@ -23,7 +23,7 @@
 #include "cli/io.hpp"
 #include "cli/manifest_output.hpp"
 #include "cli/parameters.hpp"
-#include "cli/templates.hpp"
+#include "cli/template_files.hpp"
 #include "cli/verbs.hpp"
 #include "render/pipeline.hpp"
 #include "tera/tera.hpp"

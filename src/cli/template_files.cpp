@@ -1,4 +1,4 @@
-#include "cli/templates.hpp"
+#include "cli/template_files.hpp"
 
 #include <algorithm>
 #include <cstdio>
