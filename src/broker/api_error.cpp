@@ -1,6 +1,7 @@
 #include "broker/api_error.hpp"
 
 #include "value/json.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 
@@ -9,9 +10,7 @@ ApiError bad_request(std::string code, std::string message) {
 }
 
 ApiError field_error(std::string code, std::string message, std::string_view pointer) {
-  Object details;
-  details.push_back({Value("pointer"), Value(pointer)});
-  return ApiError{400, std::move(code), std::move(message), Value(std::move(details)), std::nullopt};
+  return ApiError{400, std::move(code), std::move(message), make_object({{"pointer", Value(pointer)}}), std::nullopt};
 }
 
 ApiError unauthorized(std::string message) { return ApiError{401, "unauthorized", std::move(message), Value(), std::nullopt}; }
@@ -53,10 +52,8 @@ ApiError database_error(store::DbError error) {
 }
 
 http::Response error_response(const ApiError& error) {
-  Object body;
-  body.push_back({Value("code"), Value(error.code)});
-  body.push_back({Value("message"), Value(error.message)});
-  if (!error.details.is_null()) body.push_back({Value("details"), error.details});
+  Object body{{"code", Value(error.code)}, {"message", Value(error.message)}};
+  if (!error.details.is_null()) body.push_back({"details", error.details});
   return json_response(error.status, Value(std::move(body)));
 }
 

@@ -8,6 +8,7 @@
 #include "broker/db/tables.hpp"
 #include "broker/openapi.hpp"
 #include "store/migrations.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -162,7 +163,7 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
   const bool read = request.method == "GET" || request.method == "HEAD";
   if (read && request.path == "/healthz") {
     route = "/healthz";
-    return json_response(200, Value(Object{{Value("status"), Value("ok")}}));
+    return json_response(200, make_object({{"status", Value("ok")}}));
   }
   if (read && request.path == "/readyz") {
     route = "/readyz";
@@ -191,7 +192,7 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
 http::Response Broker::readiness() {
   auto status = db::check_readable(db_);
   if (!status.ok()) return render_error(503, "not_ready", "the database is not reachable: " + status.error().message);
-  return json_response(200, Value(Object{{Value("status"), Value("ready")}}));
+  return json_response(200, make_object({{"status", Value("ready")}}));
 }
 
 http::Response Broker::metrics_text() {

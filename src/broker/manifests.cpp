@@ -1,15 +1,16 @@
 #include "broker/manifests.hpp"
 
+#include "value/object_literal.hpp"
+
 namespace sindri::broker {
 
 ApiError manifest_error(const render::ManifestError& error, std::string_view pointer) {
-  Object details;
-  details.push_back({Value("pointer"), Value(pointer)});
-  details.push_back({Value("document"), Value(static_cast<int64_t>(error.document + 1))});
-  details.push_back({Value("line"), Value(static_cast<int64_t>(error.line))});
-  details.push_back({Value("column"), Value(static_cast<int64_t>(error.column))});
   return ApiError{400, "invalid_yaml", render::describe(error, pointer.empty() ? "the body" : pointer),
-                  Value(std::move(details)), std::nullopt};
+                  make_object({{"pointer", Value(pointer)},
+                               {"document", Value(static_cast<int64_t>(error.document + 1))},
+                               {"line", Value(static_cast<int64_t>(error.line))},
+                               {"column", Value(static_cast<int64_t>(error.column))}}),
+                  std::nullopt};
 }
 
 ApiResult<Ok> check_manifests(std::string_view yaml, std::string_view pointer) {

@@ -1,53 +1,41 @@
 #include "broker/template_rendering.hpp"
 
 #include "broker/manifests.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
 
 Value template_details(const tera::TemplateError& error, std::string_view pointer) {
   Object details;
-  if (!pointer.empty()) details.push_back({Value("pointer"), Value(pointer)});
-  details.push_back({Value("template"), Value(error.template_name)});
-  details.push_back({Value("line"), Value(static_cast<int64_t>(error.location.line))});
-  details.push_back({Value("column"), Value(static_cast<int64_t>(error.location.column))});
-  if (!error.expression.empty()) details.push_back({Value("expression"), Value(error.expression)});
+  if (!pointer.empty()) details.push_back({"pointer", Value(pointer)});
+  details.push_back({"template", Value(error.template_name)});
+  details.push_back({"line", Value(static_cast<int64_t>(error.location.line))});
+  details.push_back({"column", Value(static_cast<int64_t>(error.location.column))});
+  if (!error.expression.empty()) details.push_back({"expression", Value(error.expression)});
   return Value(std::move(details));
 }
 
 Value violations_details(const std::vector<schema::Violation>& violations) {
   Array items;
   for (const schema::Violation& violation : violations) {
-    Object item;
-    item.push_back({Value("pointer"), Value("/parameters" + violation.instance_location)});
-    item.push_back({Value("schema_pointer"), Value(violation.schema_location)});
-    item.push_back({Value("message"), Value(violation.message)});
-    items.push_back(Value(std::move(item)));
+    items.push_back(make_object({{"pointer", Value("/parameters" + violation.instance_location)},
+                                 {"schema_pointer", Value(violation.schema_location)},
+                                 {"message", Value(violation.message)}}));
   }
-  Object details;
-  details.push_back({Value("violations"), Value(std::move(items))});
-  return Value(std::move(details));
+  return make_object({{"violations", Value(std::move(items))}});
 }
 
 Value schema_problems_details(const std::vector<schema::Violation>& problems) {
   Array items;
   for (const schema::Violation& problem : problems) {
-    Object item;
-    item.push_back({Value("schema_pointer"), Value(problem.instance_location)});
-    item.push_back({Value("message"), Value(problem.message)});
-    items.push_back(Value(std::move(item)));
+    items.push_back(
+        make_object({{"schema_pointer", Value(problem.instance_location)}, {"message", Value(problem.message)}}));
   }
-  Object details;
-  details.push_back({Value("pointer"), Value("/parameters_schema")});
-  details.push_back({Value("violations"), Value(std::move(items))});
-  return Value(std::move(details));
+  return make_object({{"pointer", Value("/parameters_schema")}, {"violations", Value(std::move(items))}});
 }
 
-Value pointer_details(std::string_view pointer) {
-  Object details;
-  details.push_back({Value("pointer"), Value(pointer)});
-  return Value(std::move(details));
-}
+Value pointer_details(std::string_view pointer) { return make_object({{"pointer", Value(pointer)}}); }
 
 // A 400 whose message is render::describe's; `content_pointer` names the
 // field holding the template's text, when the request sent it.
@@ -56,11 +44,9 @@ ApiError api_error(const render::Failure& failure, std::string_view content_poin
   ApiError error{400, "invalid_parameters_schema", render::describe(failure), Value(), std::nullopt};
   switch (failure.kind) {
     case Kind::SchemaNotJson: {
-      Object details;
-      details.push_back({Value("pointer"), Value("/parameters_schema")});
-      details.push_back({Value("line"), Value(static_cast<int64_t>(failure.line))});
-      details.push_back({Value("column"), Value(static_cast<int64_t>(failure.column))});
-      error.details = Value(std::move(details));
+      error.details = make_object({{"pointer", Value("/parameters_schema")},
+                                   {"line", Value(static_cast<int64_t>(failure.line))},
+                                   {"column", Value(static_cast<int64_t>(failure.column))}});
       break;
     }
     case Kind::SchemaInvalid: error.details = schema_problems_details(failure.violations); break;

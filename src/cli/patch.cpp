@@ -15,6 +15,7 @@
 #include "cli/verbs.hpp"
 #include "patch/patch.hpp"
 #include "value/json.hpp"
+#include "value/object_literal.hpp"
 #include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
@@ -43,12 +44,11 @@ Result<std::vector<Value>> read_documents(const std::string& path, std::string_v
 std::string render(const std::vector<Value>& documents, const std::string& format) {
   if (format == "yaml") return to_yaml_stream(documents);
   if (documents.size() == 1) return to_json_pretty(documents.front()) + "\n";
-  Object list;
-  list.push_back({Value("apiVersion"), Value("v1")});
-  list.push_back({Value("items"), Value(Array(documents.begin(), documents.end()))});
-  list.push_back({Value("kind"), Value("List")});
-  list.push_back({Value("metadata"), Value(Object{{Value("resourceVersion"), Value("")}})});
-  return to_json_pretty(Value(std::move(list))) + "\n";
+  return to_json_pretty(make_object({{"apiVersion", Value("v1")},
+                                     {"items", Value(Array(documents.begin(), documents.end()))},
+                                     {"kind", Value("List")},
+                                     {"metadata", make_object({{"resourceVersion", Value("")}})}})) +
+         "\n";
 }
 
 int run_patch(const PatchArgs& args) {

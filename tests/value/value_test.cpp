@@ -4,10 +4,12 @@
 #include <string>
 #include <thread>
 
+#include "value/object_literal.hpp"
 #include "value/value.hpp"
 
 using sindri::Array;
 using sindri::KeyProbe;
+using sindri::make_object;
 using sindri::Member;
 using sindri::Object;
 using sindri::Value;
@@ -143,4 +145,14 @@ TEST(Value, KeyProbeFindsWhatFindByTextFinds) {
     EXPECT_EQ(Value(std::string_view("name")).find(KeyProbe("name")), nullptr);
     EXPECT_EQ(Value(Array{Value("name")}).find(KeyProbe("name")), nullptr);
   }
+}
+
+TEST(Value, AnObjectLiteralIsSortedByKeyAndItsLastDuplicateWins) {
+  const Value object = make_object({{"b", Value(1)}, {"a", Value("x")}, {"b", Value(2)}});
+  ASSERT_EQ(object.get_object().size(), 2u);
+  EXPECT_EQ(object.get_object()[0].key.get_string(), "a");
+  EXPECT_EQ(object.get_object()[0].value.get_string(), "x");
+  EXPECT_EQ(object.get_object()[1].key.get_string(), "b");
+  EXPECT_EQ(object.get_object()[1].value.get_int(), 2);
+  EXPECT_TRUE(make_object({}).is_object());
 }

@@ -14,6 +14,7 @@
 #include "broker/db/stacks.hpp"
 #include "broker/pak.hpp"
 #include "http/gzip.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -24,10 +25,7 @@ ApiResult<Ok> check_self_or_admin(const Call& call, std::string_view agent_id) {
 }
 
 Value agent_with_pak(Value agent, const char* pak_field, const std::string& pak) {
-  Object body;
-  body.push_back({Value("agent"), std::move(agent)});
-  body.push_back({Value(pak_field), Value(pak)});
-  return Value(std::move(body));
+  return make_object({{"agent", std::move(agent)}, {pak_field, Value(pak)}});
 }
 
 // An admin sees every agent; a generator those registered with it.
@@ -61,10 +59,7 @@ ApiResult<http::Response> create_agent(Call& call) {
       return conflict("agent_exists", "an agent named \"" + name + "\" already exists in cluster \"" + cluster_name + "\"");
     }
     BROKER_CHECK(agent);
-    Object response;
-    response.push_back({Value("agent"), std::move(agent).value()});
-    response.push_back({Value("initial_pak"), Value(pak.pak)});
-    return json_response(201, Value(std::move(response)));
+    return json_response(201, make_object({{"agent", std::move(agent).value()}, {"initial_pak", Value(pak.pak)}}));
   });
 }
 

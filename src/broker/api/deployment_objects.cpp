@@ -10,6 +10,7 @@
 #include "broker/manifests.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -122,14 +123,12 @@ ApiResult<http::Response> get_provenance(Call& call) {
                       std::nullopt};
     }
     BROKER_TRY(tpl, db::load_any_template(connection, recorded->template_id.get_string()));
-    Object provenance;
-    provenance.push_back({Value("deployment_object_id"), Value(id)});
-    provenance.push_back({Value("template_id"), std::move(recorded->template_id)});
-    provenance.push_back({Value("template_version"), std::move(recorded->template_version)});
-    provenance.push_back({Value("parameters"), std::move(parameters).value()});
-    provenance.push_back({Value("created_at"), std::move(recorded->created_at)});
-    provenance.push_back({Value("template"), std::move(tpl)});
-    return json_response(200, Value(std::move(provenance)));
+    return json_response(200, make_object({{"deployment_object_id", Value(id)},
+                                           {"template_id", std::move(recorded->template_id)},
+                                           {"template_version", std::move(recorded->template_version)},
+                                           {"parameters", std::move(parameters).value()},
+                                           {"created_at", std::move(recorded->created_at)},
+                                           {"template", std::move(tpl)}}));
   });
 }
 

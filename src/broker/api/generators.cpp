@@ -8,6 +8,7 @@
 #include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
 #include "broker/pak.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -18,10 +19,7 @@ ApiResult<Ok> check_self_or_admin(const Call& call, std::string_view generator_i
 }
 
 Value generator_with_pak(Value generator, std::string pak) {
-  Object body;
-  body.push_back({Value("generator"), std::move(generator)});
-  body.push_back({Value("pak"), Value(pak)});
-  return Value(std::move(body));
+  return make_object({{"generator", std::move(generator)}, {"pak", Value(pak)}});
 }
 
 ApiResult<http::Response> list_generators(Call& call) {

@@ -20,6 +20,7 @@
 #include "render/bounded_cache.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -62,19 +63,16 @@ ApiError mismatch_error(const db::TemplateMismatch& mismatch, std::string_view t
   }
   Array annotations;
   for (const auto& [key, value] : mismatch.missing_annotations) {
-    Object annotation;
-    annotation.push_back({Value("key"), Value(key)});
-    annotation.push_back({Value("value"), Value(value)});
-    annotations.push_back(Value(std::move(annotation)));
+    annotations.push_back(make_object({{"key", Value(key)}, {"value", Value(value)}}));
     message += " annotation " + key + "=" + value + ",";
   }
   message.pop_back();
-  Object details;
-  details.push_back({Value("template_id"), Value(template_id)});
-  details.push_back({Value("stack_id"), Value(stack_id)});
-  details.push_back({Value("missing_labels"), Value(std::move(labels))});
-  details.push_back({Value("missing_annotations"), Value(std::move(annotations))});
-  return ApiError{422, "template_labels_mismatch", std::move(message), Value(std::move(details)), std::nullopt};
+  return ApiError{422, "template_labels_mismatch", std::move(message),
+                  make_object({{"template_id", Value(template_id)},
+                               {"stack_id", Value(stack_id)},
+                               {"missing_labels", Value(std::move(labels))},
+                               {"missing_annotations", Value(std::move(annotations))}}),
+                  std::nullopt};
 }
 
 // Whether `template_id` may be instantiated into `stack_id` by the caller:
@@ -85,10 +83,10 @@ ApiResult<Ok> check_target(store::Connection& connection, const Identity& caller
   BROKER_TRY(target, db::load_instantiation_target(connection, template_id, stack_id));
   if (!target) return not_found("stack", stack_id);
   if (!target->template_live) return not_found("template", template_id);
-  Object stack;
-  stack.push_back({Value("id"), Value(stack_id)});
-  stack.push_back({Value("generator_id"), std::move(target->stack_generator_id)});
-  BROKER_CHECK(check_stack_access(connection, caller, Value(std::move(stack)), StackAccess::Manage));
+  BROKER_CHECK(check_stack_access(
+      connection, caller,
+      make_object({{"id", Value(stack_id)}, {"generator_id", std::move(target->stack_generator_id)}}),
+      StackAccess::Manage));
   if (!target->labels_match) {
     BROKER_TRY(mismatch, db::template_mismatch(connection, template_id, stack_id));
     return mismatch_error(mismatch, template_id, stack_id);
@@ -159,12 +157,10 @@ ApiResult<http::Response> dry_run(Call& call) {
   BROKER_CHECK(body.finish());
   BROKER_CHECK(check_in_read(call, template_id, stack_id));
   BROKER_TRY(rendered, render_version(call, template_id, parameters));
-  Object answer;
-  answer.push_back({Value("template_id"), Value(template_id)});
-  answer.push_back({Value("template_version"), Value(rendered.version)});
-  answer.push_back({Value("checksum"), Value(sha256_hex(rendered.yaml))});
-  answer.push_back({Value("yaml_content"), Value(std::move(rendered.yaml))});
-  return json_response(200, Value(std::move(answer)));
+  return json_response(200, make_object({{"template_id", Value(template_id)},
+                                         {"template_version", Value(rendered.version)},
+                                         {"checksum", Value(sha256_hex(rendered.yaml))},
+                                         {"yaml_content", Value(std::move(rendered.yaml))}}));
 }
 
 }  // namespace

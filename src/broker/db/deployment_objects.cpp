@@ -8,6 +8,7 @@
 #include "broker/db/template_targets.hpp"
 #include "broker/ids.hpp"
 #include "value/json.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker::db {
 namespace {
@@ -73,19 +74,16 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
     }
     BROKER_CHECK(touch_target_state(connection));
   }
-  Object object;
-  object.reserve(10);
-  object.push_back({Value("id"), std::move(params[0])});
-  object.push_back({Value("sequence_id"), std::move(rows.rows[0][0])});
-  object.push_back({Value("stack_id"), std::move(params[1])});
-  object.push_back({Value("yaml_content"), std::move(params[2])});
-  object.push_back({Value("yaml_checksum"), std::move(params[3])});
-  object.push_back({Value("is_deletion_marker"), std::move(params[4])});
-  object.push_back({Value("submitted_at"), params[5]});
-  object.push_back({Value("created_at"), params[5]});
-  object.push_back({Value("updated_at"), std::move(params[5])});
-  object.push_back({Value("deleted_at"), Value()});
-  return Value(std::move(object));
+  return make_object({{"id", std::move(params[0])},
+                      {"sequence_id", std::move(rows.rows[0][0])},
+                      {"stack_id", std::move(params[1])},
+                      {"yaml_content", std::move(params[2])},
+                      {"yaml_checksum", std::move(params[3])},
+                      {"is_deletion_marker", std::move(params[4])},
+                      {"submitted_at", params[5]},
+                      {"created_at", params[5]},
+                      {"updated_at", std::move(params[5])},
+                      {"deleted_at", Value()}});
 }
 
 ApiResult<Value> list_deployment_objects(store::Connection& connection, std::string_view stack_id) {
