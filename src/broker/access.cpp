@@ -14,7 +14,7 @@ ApiResult<Ok> check_stack_access(store::Connection& connection, const Identity& 
     return forbidden("stack " + std::string(stack_id) + " belongs to another generator");
   }
   if (access == StackAccess::Read) {
-    BROKER_TRY(targeted, db::agent_targets_stack(connection, caller.id, stack_id));
+    SINDRI_TRY(targeted, db::agent_targets_stack(connection, caller.id, stack_id));
     if (targeted) return Ok{};
     return forbidden("agent " + caller.id + " does not target stack " + std::string(stack_id));
   }
@@ -33,19 +33,19 @@ ApiResult<Ok> check_template_change(const Identity& caller, const Value& tpl) {
 }
 
 ApiResult<Value> load_template_for_change(store::Connection& connection, const Identity& caller, std::string_view id) {
-  BROKER_TRY(tpl, db::load_template(connection, id));
-  BROKER_CHECK(check_template_change(caller, tpl));
-  BROKER_CHECK(db::lock_template_name(connection, *tpl.find("generator_id"), field(tpl, "name")));
+  SINDRI_TRY(tpl, db::load_template(connection, id));
+  SINDRI_CHECK(check_template_change(caller, tpl));
+  SINDRI_CHECK(db::lock_template_name(connection, *tpl.find("generator_id"), field(tpl, "name")));
   return db::load_template(connection, id);
 }
 
 ApiResult<Ok> check_template_access(store::Connection& connection, const Identity& caller, std::string_view id,
                                     bool change) {
   if (change) {
-    BROKER_CHECK(load_template_for_change(connection, caller, id));
+    SINDRI_CHECK(load_template_for_change(connection, caller, id));
     return Ok{};
   }
-  BROKER_TRY(tpl, db::load_template(connection, id));
+  SINDRI_TRY(tpl, db::load_template(connection, id));
   if (caller.kind == Identity::Kind::Agent) return forbidden("agents cannot read templates");
   return Ok{};
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "http/server.hpp"
 #include "store/database.hpp"
@@ -34,8 +35,10 @@ ApiError conflict(std::string code, std::string message);
 // 500 otherwise (the message is logged, the client sees a generic one).
 ApiError database_error(store::DbError error);
 
-inline ApiError to_api_error(ApiError error) { return error; }
-inline ApiError to_api_error(store::DbError error) { return database_error(std::move(error)); }
+// How SINDRI_TRY and SINDRI_CHECK hand a database failure on as an API error.
+inline ApiError convert_error(std::type_identity<ApiError>, store::DbError error) {
+  return database_error(std::move(error));
+}
 
 http::Response error_response(const ApiError& error);
 http::Response json_response(int status, const Value& body);
@@ -45,18 +48,3 @@ template <class T>
 using ApiResult = Result<T, ApiError>;
 
 }  // namespace sindri::broker
-
-// Unwraps a Result into `name`, or returns its error (as an ApiError) from
-// the enclosing function.
-#define BROKER_TRY(name, expr)                                  \
-  auto name##_result = (expr);                                  \
-  if (!name##_result.ok())                                      \
-    return ::sindri::broker::to_api_error(std::move(name##_result).error()); \
-  auto name = std::move(name##_result).value()
-
-#define BROKER_CHECK(expr)                                                     \
-  do {                                                                         \
-    auto check_result_ = (expr);                                               \
-    if (!check_result_.ok())                                                   \
-      return ::sindri::broker::to_api_error(std::move(check_result_).error()); \
-  } while (false)

@@ -56,7 +56,7 @@ ApiResult<Identity> authenticate(store::Database& db, const http::Request& reque
   const std::string hash = hash_pak(*pak);
   if (auto known = cache.find(hash, credentials_generation)) return *known;
   auto found = in_read<Identity>(db, [&](store::Connection& connection) -> ApiResult<Identity> {
-    BROKER_TRY(owner, db::find_pak_owner(connection, hash));
+    SINDRI_TRY(owner, db::find_pak_owner(connection, hash));
     if (!owner) return unauthorized("the PAK is unknown or has been revoked");
     Identity identity;
     identity.kind = owner->holder == db::PakHolder::Admin   ? Identity::Kind::Admin
@@ -73,13 +73,13 @@ ApiResult<Bootstrap> bootstrap_admin(store::Database& db, const std::string& adm
   return in_write<Bootstrap>(db, [&](store::Connection& connection) -> ApiResult<Bootstrap> {
     Bootstrap outcome;
     const std::string now = now_timestamp();
-    BROKER_TRY(claimed, db::claim_first_start(connection, now));
+    SINDRI_TRY(claimed, db::claim_first_start(connection, now));
     if (!claimed) return outcome;
     const IssuedPak pak = issue_pak();
-    BROKER_CHECK(db::insert_admin_and_system_generator(connection, pak.hash, now));
+    SINDRI_CHECK(db::insert_admin_and_system_generator(connection, pak.hash, now));
     // Written before the commit: if the file cannot be written, nothing is
     // committed and the next start tries again.
-    BROKER_CHECK(write_secret_file(admin_pak_file, pak.pak));
+    SINDRI_CHECK(write_secret_file(admin_pak_file, pak.pak));
     outcome.first_start = true;
     outcome.admin_pak_file = admin_pak_file;
     return outcome;
@@ -103,8 +103,8 @@ Status rotate_admin_pak(store::Database& db, const std::string& admin_pak_file) 
                       Value(), std::nullopt};
     }
     const IssuedPak pak = issue_pak();
-    BROKER_CHECK(db::set_admin_pak(connection, pak.hash));
-    BROKER_CHECK(write_secret_file(staged, pak.pak));
+    SINDRI_CHECK(db::set_admin_pak(connection, pak.hash));
+    SINDRI_CHECK(write_secret_file(staged, pak.pak));
     staged_whole = true;
     return Ok{};
   });

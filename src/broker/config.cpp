@@ -189,9 +189,8 @@ Status apply_setting(BrokerConfig& config, const Setting& setting, const Value& 
 }
 
 Status apply_config_file(BrokerConfig& config, const std::string& path) {
-  auto text = read_file_text(path, "configuration file");
-  if (!text.ok()) return text.error();
-  auto parsed = parse_yaml(*text, path);
+  SINDRI_TRY(text, read_file_text(path, "configuration file"));
+  auto parsed = parse_yaml(text, path);
   if (!parsed.ok()) return make_error("invalid configuration file: " + parsed.error().describe());
   if (parsed->is_null()) return Ok{};
   if (!parsed->is_object()) return make_error(path + ": the configuration must be a mapping of settings");
@@ -206,9 +205,8 @@ Status apply_environment(BrokerConfig& config, const std::function<const char*(c
     if (!text) continue;
     Value value(text);
     if (setting.is_integer()) {
-      auto number = parse_integer(text, variable);
-      if (!number.ok()) return number.error();
-      value = Value(*number);
+      SINDRI_TRY(number, parse_integer(text, variable));
+      value = Value(number);
     }
     if (auto status = apply_setting(config, setting, value, variable); !status.ok()) return status;
   }

@@ -18,10 +18,10 @@ TemplateTargetsJob::~TemplateTargetsJob() {
 }
 
 ApiResult<size_t> TemplateTargetsJob::run_once() {
-  BROKER_TRY(template_ids, in_read<std::vector<std::string>>(db_, db::live_template_ids));
-  BROKER_CHECK(in_write<Ok>(db_, db::drop_dead_template_targets));
+  SINDRI_TRY(template_ids, in_read<std::vector<std::string>>(db_, db::live_template_ids));
+  SINDRI_CHECK(in_write<Ok>(db_, db::drop_dead_template_targets));
   for (const std::string& id : template_ids) {
-    BROKER_CHECK(in_write<Ok>(db_, [&](store::Connection& connection) {
+    SINDRI_CHECK(in_write<Ok>(db_, [&](store::Connection& connection) {
       return db::sync_template_targets_for_template(connection, id);
     }));
   }

@@ -81,28 +81,26 @@ Result<ValueMapping> parse_mapping(const Value& entry, const std::string& pointe
   const std::string label = "renderer.valueMapping[" + std::to_string(index) + "]";
   if (!entry.is_object()) return loc.at(pointer, label + " must be a map, not " + kind_phrase(entry));
   if (auto known = check_known_keys(entry, pointer, label, {"claimPath", "target"}, loc); !known) return known.error();
-  auto claim = required_string(entry, "claimPath", pointer, label + ".claimPath", loc);
-  if (!claim) return std::move(claim).error();
-  auto target = required_string(entry, "target", pointer, label + ".target", loc);
-  if (!target) return std::move(target).error();
+  SINDRI_TRY(claim, required_string(entry, "claimPath", pointer, label + ".claimPath", loc));
+  SINDRI_TRY(target, required_string(entry, "target", pointer, label + ".target", loc));
   ValueMapping mapping;
-  mapping.claim_path_text = *claim;
-  mapping.target_text = *target;
+  mapping.claim_path_text = claim;
+  mapping.target_text = target;
   // The leading dot is what marks a claim path as one.
-  if (claim->front() != '.') {
+  if (claim.front() != '.') {
     return loc.at(pointer + "/claimPath",
-                  label + ".claimPath \"" + *claim + "\" must start with a dot (e.g. .spec.parameters.size)");
+                  label + ".claimPath \"" + claim + "\" must start with a dot (e.g. .spec.parameters.size)");
   }
-  auto claim_segments = split_dotted(std::string_view(*claim).substr(1));
+  auto claim_segments = split_dotted(std::string_view(claim).substr(1));
   if (!claim_segments) {
-    return loc.at(pointer + "/claimPath", label + ".claimPath \"" + *claim + "\" has an empty segment");
+    return loc.at(pointer + "/claimPath", label + ".claimPath \"" + claim + "\" has an empty segment");
   }
   mapping.claim_path = std::move(claim_segments).value();
-  std::string_view target_text = *target;
+  std::string_view target_text = target;
   if (target_text.front() == '.') target_text.remove_prefix(1);
   auto target_segments = split_dotted(target_text);
   if (!target_segments) {
-    return loc.at(pointer + "/target", label + ".target \"" + *target + "\" has an empty segment");
+    return loc.at(pointer + "/target", label + ".target \"" + target + "\" has an empty segment");
   }
   mapping.target = std::move(target_segments).value();
   return mapping;
@@ -116,23 +114,21 @@ Result<Renderer> parse_renderer(const Value& stanza, const Locator& loc) {
       !known) {
     return known.error();
   }
-  auto type = required_string(stanza, "type", pointer, "renderer.type", loc);
-  if (!type) return std::move(type).error();
-  if (*type == kPlainManifests) {
+  SINDRI_TRY(type, required_string(stanza, "type", pointer, "renderer.type", loc));
+  if (type == kPlainManifests) {
     return loc.at(pointer + "/type", "renderer type \"plain_manifests\" is not implemented yet (only helm is)");
   }
-  if (*type != kHelm) {
+  if (type != kHelm) {
     return loc.at(pointer + "/type",
-                  "unknown renderer type \"" + *type + "\" (known: helm; plain_manifests is reserved)");
+                  "unknown renderer type \"" + type + "\" (known: helm; plain_manifests is reserved)");
   }
   Renderer renderer;
-  renderer.type = *type;
+  renderer.type = type;
   HelmRenderer& helm = renderer.helm;
   for (auto [key, field] : {std::pair{"repository", &helm.repository}, std::pair{"chart", &helm.chart},
                             std::pair{"version", &helm.version}}) {
-    auto value = required_string(stanza, key, pointer, std::string("renderer.") + key + " (type helm)", loc);
-    if (!value) return std::move(value).error();
-    *field = std::move(value).value();
+    SINDRI_TRY(value, required_string(stanza, key, pointer, std::string("renderer.") + key + " (type helm)", loc));
+    *field = std::move(value);
   }
   helm.values = Value(Object{});
   if (const Value* values = stanza.find("values"); values != nullptr && !values->is_null()) {
@@ -168,15 +164,14 @@ Result<std::vector<PipelineStep>> parse_pipeline(const Value* pipeline, const Lo
     const std::string entry_pointer = pointer + "/" + std::to_string(i);
     const std::string label = "pipeline[" + std::to_string(i) + "]";
     if (!entry.is_object()) return loc.at(entry_pointer, label + " must be a map, not " + kind_phrase(entry));
-    auto kind = required_string(entry, "kind", entry_pointer, label + ".kind", loc);
-    if (!kind) return std::move(kind).error();
-    if (*kind == kProvisioning) {
+    SINDRI_TRY(kind, required_string(entry, "kind", entry_pointer, label + ".kind", loc));
+    if (kind == kProvisioning) {
       provisioning.push_back(i);
-    } else if (!seen.insert(*kind).second) {
+    } else if (!seen.insert(kind).second) {
       // Crossplane names pipeline steps by kind, and step names must be unique.
-      return loc.at(entry_pointer + "/kind", "step kind \"" + *kind + "\" appears more than once in the pipeline");
+      return loc.at(entry_pointer + "/kind", "step kind \"" + kind + "\" appears more than once in the pipeline");
     }
-    steps.push_back(PipelineStep{std::move(kind).value(), entry});
+    steps.push_back(PipelineStep{std::move(kind), entry});
   }
   if (provisioning.size() != 1) {
     std::string message = "the pipeline must have exactly one provisioning step, it has " +
@@ -206,21 +201,18 @@ Result<ServiceBundle> parse_bundle(const YamlDocument& document, std::string_vie
   if (auto known = check_known_keys(*meta, "/meta", "meta", {"name", "compositeTypeRef"}, loc); !known) {
     return known.error();
   }
-  auto name = required_string(*meta, "name", "/meta", "meta.name", loc);
-  if (!name) return std::move(name).error();
-  bundle.name = std::move(name).value();
+  SINDRI_TRY(name, required_string(*meta, "name", "/meta", "meta.name", loc));
+  bundle.name = std::move(name);
   if (const Value* ref = meta->find("compositeTypeRef"); ref != nullptr && !ref->is_null()) {
     if (!ref->is_object()) return loc.at("/meta/compositeTypeRef", "meta.compositeTypeRef must be a map");
     bundle.composite_type_ref = *ref;
   }
   if (const Value* stanza = root.find("renderer"); stanza != nullptr && !stanza->is_null()) {
-    auto renderer = parse_renderer(*stanza, loc);
-    if (!renderer) return std::move(renderer).error();
-    bundle.renderer = std::move(renderer).value();
+    SINDRI_TRY(renderer, parse_renderer(*stanza, loc));
+    bundle.renderer = std::move(renderer);
   }
-  auto pipeline = parse_pipeline(root.find("pipeline"), loc);
-  if (!pipeline) return std::move(pipeline).error();
-  bundle.pipeline = std::move(pipeline).value();
+  SINDRI_TRY(pipeline, parse_pipeline(root.find("pipeline"), loc));
+  bundle.pipeline = std::move(pipeline);
   return bundle;
 }
 

@@ -36,11 +36,10 @@ Value dummy_step(std::string_view kind) {
 
 // Reads one stdlib input file and resolves its placeholders.
 Result<Value> resolve_input(const fs::path& path, const placeholder::Resolver& resolver) {
-  auto text = read_file_text(path, "stdlib input");
-  if (!text) return text.error();
+  SINDRI_TRY(text, read_file_text(path, "stdlib input"));
   YamlOptions options;
   options.record_positions = true;
-  auto documents = parse_yaml_stream(*text, path.string(), options);
+  auto documents = parse_yaml_stream(text, path.string(), options);
   if (!documents) return make_error(documents.error().describe());
   if (documents->size() != 1 || documents->front().value.is_null()) {
     return make_error("stdlib input " + path.string() + " must hold exactly one YAML document");
@@ -99,15 +98,13 @@ Result<Conversion> convert(const ServiceBundle& bundle, const Stdlib* stdlib) {
     inputs.push_back(stdlib->dir / chosen->second);
   }
 
-  auto root = helm_root(renderer);
-  if (!root) return std::move(root).error();
+  SINDRI_TRY(root, helm_root(renderer));
   placeholder::Resolver resolver;
-  resolver.add_root("renderer", std::move(root).value());
+  resolver.add_root("renderer", std::move(root));
   for (size_t i = 0; i < bundle.pipeline.size(); ++i) {
-    auto input = resolve_input(inputs[i], resolver);
-    if (!input) return std::move(input).error();
+    SINDRI_TRY(input, resolve_input(inputs[i], resolver));
     pipeline.push_back(
-        make_step(bundle.pipeline[i].kind, stdlib->find(bundle.pipeline[i].kind)->function_ref, std::move(input).value()));
+        make_step(bundle.pipeline[i].kind, stdlib->find(bundle.pipeline[i].kind)->function_ref, std::move(input)));
   }
   result.composition = composition(bundle, std::move(pipeline));
   return result;

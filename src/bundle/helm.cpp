@@ -83,8 +83,7 @@ Result<Value> merge_helm_values(const HelmRenderer& helm) {
 }
 
 Result<placeholder::RootLookup> helm_root(const Renderer& renderer) {
-  auto merged = merge_helm_values(renderer.helm);
-  if (!merged) return std::move(merged).error();
+  SINDRI_TRY(merged, merge_helm_values(renderer.helm));
   // A missing required string stays absent from the tree, so that the root reports it.
   Value spec{Object{}};
   const std::pair<const char*, const std::string*> strings[] = {{"repository", &renderer.helm.repository},
@@ -97,7 +96,7 @@ Result<placeholder::RootLookup> helm_root(const Renderer& renderer) {
   Value tree{Object{}};
   tree.set("type", Value(renderer.type));
   tree.set("spec", std::move(spec));
-  tree.set("values", std::move(merged).value());
+  tree.set("values", std::move(merged));
   using placeholder::Field;
   auto root = std::make_shared<placeholder::TreeRoot>(
       std::move(tree), std::vector<Field>{

@@ -57,9 +57,8 @@ Result<StepEntry> parse_entry(const Value& v, const std::string& label) {
 
 Result<Stdlib> load_stdlib(const fs::path& dir) {
   const fs::path index = dir / "stdlib.yaml";
-  auto text = read_file_text(index, "stdlib index");
-  if (!text) return text.error();
-  auto parsed = parse_yaml(*text, index.string());
+  SINDRI_TRY(text, read_file_text(index, "stdlib index"));
+  auto parsed = parse_yaml(text, index.string());
   if (!parsed) return make_error(parsed.error().describe());
   const std::string label = "stdlib " + index.string();
   if (!parsed->is_object()) return make_error(label + " must be a map");
@@ -73,10 +72,9 @@ Result<Stdlib> load_stdlib(const fs::path& dir) {
   stdlib.dir = dir;
   std::set<std::string, std::less<>> seen;
   for (size_t i = 0; i < steps->size(); ++i) {
-    auto entry = parse_entry(*steps->at(i), label + ": steps[" + std::to_string(i) + "]");
-    if (!entry) return std::move(entry).error();
-    if (!seen.insert(entry->kind).second) return make_error(label + ": step kind " + entry->kind + " is listed twice");
-    stdlib.steps.push_back(std::move(entry).value());
+    SINDRI_TRY(entry, parse_entry(*steps->at(i), label + ": steps[" + std::to_string(i) + "]"));
+    if (!seen.insert(entry.kind).second) return make_error(label + ": step kind " + entry.kind + " is listed twice");
+    stdlib.steps.push_back(std::move(entry));
   }
   return stdlib;
 }

@@ -75,21 +75,18 @@ Result<std::vector<fs::path>> manifest_files_in(const fs::path& dir, bool recurs
 Result<std::vector<Source>> read_sources(const ApplyArgs& args) {
   std::vector<Source> sources;
   auto add_file = [&](const fs::path& path) -> Status {
-    auto text = read_file(path, "manifest file");
-    if (!text) return std::move(text).error();
-    sources.push_back(Source{path.string(), std::move(text).value()});
+    SINDRI_TRY(text, read_file(path, "manifest file"));
+    sources.push_back(Source{path.string(), std::move(text)});
     return Ok{};
   };
   for (const std::string& path : args.paths) {
     std::error_code ec;
     if (path == "-") {
-      auto text = read_file(path, "manifest file");
-      if (!text) return std::move(text).error();
-      sources.push_back(Source{"<stdin>", std::move(text).value()});
+      SINDRI_TRY(text, read_file(path, "manifest file"));
+      sources.push_back(Source{"<stdin>", std::move(text)});
     } else if (fs::is_directory(path, ec)) {
-      auto files = manifest_files_in(path, args.recursive);
-      if (!files) return std::move(files).error();
-      for (const fs::path& file : *files) {
+      SINDRI_TRY(files, manifest_files_in(path, args.recursive));
+      for (const fs::path& file : files) {
         if (auto added = add_file(file); !added) return std::move(added).error();
       }
     } else if (auto added = add_file(path); !added) {
@@ -206,10 +203,9 @@ Status collect_manifests(const Source& source, Collected& collected) {
 }
 
 Result<std::vector<Value>> read_manifests(const ApplyArgs& args) {
-  auto sources = read_sources(args);
-  if (!sources) return std::move(sources).error();
+  SINDRI_TRY(sources, read_sources(args));
   Collected collected;
-  for (const Source& source : *sources) {
+  for (const Source& source : sources) {
     if (auto done = collect_manifests(source, collected); !done) return std::move(done).error();
   }
   std::vector<Value>& manifests = collected.manifests;

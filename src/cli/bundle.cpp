@@ -35,26 +35,22 @@ struct ConvertArgs {
 };
 
 Result<std::string> convert_bundle(const ConvertArgs& args, std::vector<std::string>& warnings) {
-  auto text = read_file(args.bundle, "bundle file");
-  if (!text) return std::move(text).error();
+  SINDRI_TRY(text, read_file(args.bundle, "bundle file"));
   YamlOptions options;
   options.record_positions = true;
-  auto documents = parse_yaml_stream(*text, args.bundle, options);
+  auto documents = parse_yaml_stream(text, args.bundle, options);
   if (!documents) return make_error(documents.error().describe());
   if (documents->size() != 1) return make_error("bundle file " + args.bundle + " must hold exactly one YAML document");
-  auto parsed = bundle::parse_bundle(documents->front(), args.bundle);
-  if (!parsed) return std::move(parsed).error();
+  SINDRI_TRY(parsed, bundle::parse_bundle(documents->front(), args.bundle));
 
   std::optional<bundle::Stdlib> stdlib;
   if (!args.no_stdlib) {
-    auto loaded = bundle::load_stdlib(args.stdlib);
-    if (!loaded) return std::move(loaded).error();
-    stdlib = std::move(loaded).value();
+    SINDRI_TRY(loaded, bundle::load_stdlib(args.stdlib));
+    stdlib = std::move(loaded);
   }
-  auto converted = bundle::convert(*parsed, stdlib ? &*stdlib : nullptr);
-  if (!converted) return std::move(converted).error();
-  warnings = converted->warnings;
-  return to_yaml(converted->composition);
+  SINDRI_TRY(converted, bundle::convert(parsed, stdlib ? &*stdlib : nullptr));
+  warnings = converted.warnings;
+  return to_yaml(converted.composition);
 }
 
 int run_convert(const ConvertArgs& args) {

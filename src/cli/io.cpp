@@ -34,9 +34,8 @@ Result<std::string> read_template_file(const fs::path& path) {
 }
 
 Result<Value> read_context(const fs::path& path) {
-  auto text = read_file(path, "context file");
-  if (!text) return std::move(text).error();
-  auto parsed = parse_json(*text);
+  SINDRI_TRY(text, read_file(path, "context file"));
+  auto parsed = parse_json(text);
   if (!parsed) {
     return make_error("invalid JSON in context file " + path.string() + ": " +
                       parsed.error().describe());
@@ -70,9 +69,8 @@ Result<std::vector<TemplateFile>> read_template_dir(const fs::path& root) {
     TemplateFile file;
     file.path = it->path();
     file.name = file.path.lexically_relative(root).generic_string();
-    auto source = read_template_file(file.path);
-    if (!source) return std::move(source).error();
-    file.source = std::move(source).value();
+    SINDRI_TRY(source, read_template_file(file.path));
+    file.source = std::move(source);
     files.push_back(std::move(file));
   }
   if (ec) return make_error("cannot read template directory " + root.string() + ": " + ec.message());

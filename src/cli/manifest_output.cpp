@@ -119,10 +119,9 @@ Status print_rendered(const std::string& text, const std::string& source, const 
     if (write_stdout(text)) return Ok{};
     return make_error("cannot write the output");
   }
-  auto manifests = read_manifests(text, source);
-  if (!manifests) return std::move(manifests).error();
-  if (!output_dir.empty()) return write_manifests(*manifests, output_dir);
-  if (write_stdout(output == "json" ? manifests_as_json(*manifests) : to_yaml_stream(*manifests))) return Ok{};
+  SINDRI_TRY(manifests, read_manifests(text, source));
+  if (!output_dir.empty()) return write_manifests(manifests, output_dir);
+  if (write_stdout(output == "json" ? manifests_as_json(manifests) : to_yaml_stream(manifests))) return Ok{};
   return make_error("cannot write the output");
 }
 

@@ -11,17 +11,14 @@
 namespace sindri::cli {
 
 Result<YamlDocument> read_values_file(const std::string& path) {
-  auto text = read_file(path, "values file");
-  if (!text) return std::move(text).error();
-  return params::parse_values(*text, path);
+  SINDRI_TRY(text, read_file(path, "values file"));
+  return params::parse_values(text, path);
 }
 
 Result<Value> read_schema_file(const std::string& path) {
-  auto text = read_file(path, "schema file");
-  if (!text) return std::move(text).error();
-  auto doc = params::parse_document(*text, path);
-  if (!doc) return std::move(doc).error();
-  return std::move(doc->value);
+  SINDRI_TRY(text, read_file(path, "schema file"));
+  SINDRI_TRY(doc, params::parse_document(text, path));
+  return std::move(doc.value);
 }
 
 namespace {
@@ -37,20 +34,17 @@ Status check_schema_document(const Value& document, const std::string& path) {
 }  // namespace
 
 Result<std::string> read_schema_as_json(const std::string& path) {
-  auto text = read_file(path, "schema file");
-  if (!text) return std::move(text).error();
-  auto document = params::parse_document(*text, path);
-  if (!document) return std::move(document).error();
-  if (auto valid = check_schema_document(document->value, path); !valid) return std::move(valid).error();
-  if (params::looks_like_json(*text)) return std::move(text).value();
-  return to_json(document->value);
+  SINDRI_TRY(text, read_file(path, "schema file"));
+  SINDRI_TRY(document, params::parse_document(text, path));
+  if (auto valid = check_schema_document(document.value, path); !valid) return std::move(valid).error();
+  if (params::looks_like_json(text)) return text;
+  return to_json(document.value);
 }
 
 Result<schema::CompiledSchema> load_schema(const std::string& path) {
-  auto document = read_schema_file(path);
-  if (!document) return std::move(document).error();
-  if (auto valid = check_schema_document(*document, path); !valid) return std::move(valid).error();
-  auto compiled = schema::compile_schema(*document);
+  SINDRI_TRY(document, read_schema_file(path));
+  if (auto valid = check_schema_document(document, path); !valid) return std::move(valid).error();
+  auto compiled = schema::compile_schema(document);
   if (!compiled) return make_error(path + ": " + compiled.error().describe());
   return std::move(compiled).value();
 }
@@ -108,10 +102,9 @@ Result<Value> gather_values(const ValuesSources& sources, std::vector<ValuesFile
     values = std::move(loaded).value();
   }
   for (const std::string& path : sources.files) {
-    auto doc = read_values_file(path);
-    if (!doc) return std::move(doc).error();
-    values = params::merge_values(values, doc->value);
-    files.push_back(ValuesFile{path, std::move(doc).value()});
+    SINDRI_TRY(doc, read_values_file(path));
+    values = params::merge_values(values, doc.value);
+    files.push_back(ValuesFile{path, std::move(doc)});
   }
   const std::pair<const std::vector<std::string>*, params::SetMode> layers[] = {
       {&sources.sets, params::SetMode::Typed}, {&sources.set_strings, params::SetMode::String}};

@@ -31,9 +31,8 @@ struct PatchArgs {
 };
 
 Result<std::vector<Value>> read_documents(const std::string& path, std::string_view what) {
-  auto text = read_file(path, what);
-  if (!text) return std::move(text).error();
-  auto stream = parse_yaml_stream(*text, path);
+  SINDRI_TRY(text, read_file(path, what));
+  auto stream = parse_yaml_stream(text, path);
   if (!stream) return make_error(stream.error().describe());
   std::vector<Value> documents;
   documents.reserve(stream->size());

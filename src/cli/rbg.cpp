@@ -27,9 +27,8 @@ struct RbgArgs {
 };
 
 Result<roles::RoleBasedGroup> read_group(const std::string& path) {
-  auto text = read_file(path, "RoleBasedGroup file");
-  if (!text) return std::move(text).error();
-  auto stream = parse_yaml_stream(*text, path);
+  SINDRI_TRY(text, read_file(path, "RoleBasedGroup file"));
+  auto stream = parse_yaml_stream(text, path);
   if (!stream) return make_error(stream.error().describe());
   const Value* found = nullptr;
   for (const YamlDocument& document : *stream) {

@@ -51,9 +51,8 @@ const std::vector<Column>& stack_columns() {
 // owner. Other owners may use the name (an admin then tells them apart by
 // id). A PAK sees its generator's stacks, an admin all of them.
 Status check_name_unused(BrokerClient& client, const StackArgs& args) {
-  auto stacks = client.get("/stacks");
-  if (!stacks) return stacks.error();
-  for (const Value& stack : stacks->get_array()) {
+  SINDRI_TRY(stacks, client.get("/stacks"));
+  for (const Value& stack : stacks.get_array()) {
     if (cell(stack, "name") != args.stack) continue;
     if (args.generator_id && cell(stack, "generator_id") != stored_uuid(*args.generator_id)) continue;
     return make_error("stack \"" + args.stack + "\" already exists (id " + cell(stack, "id") + ")");

@@ -83,12 +83,10 @@ std::vector<Column> template_columns(bool with_deleted) {
 
 // The body fields create and update share: the template text and its schema.
 Status add_content(Value& body, const TemplateArgs& args) {
-  auto content = read_template_file(args.template_file);
-  if (!content) return std::move(content).error();
-  auto schema = read_schema_as_json(args.schema_file);
-  if (!schema) return std::move(schema).error();
-  body.set("template_content", std::move(content).value());
-  body.set("parameters_schema", std::move(schema).value());
+  SINDRI_TRY(content, read_template_file(args.template_file));
+  SINDRI_TRY(schema, read_schema_as_json(args.schema_file));
+  body.set("template_content", std::move(content));
+  body.set("parameters_schema", std::move(schema));
   return Ok{};
 }
 

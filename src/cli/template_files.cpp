@@ -34,16 +34,14 @@ bool has_name(const std::vector<TemplateFile>& files, const std::string& name) {
 Result<TemplateSet> load_templates(const std::string& tpl, const std::string& dir) {
   TemplateSet set;
   if (dir.empty()) {
-    auto source = read_template_file(tpl);
-    if (!source) return std::move(source).error();
-    set.files.push_back(TemplateFile{tpl, tpl, std::move(source).value()});
+    SINDRI_TRY(source, read_template_file(tpl));
+    set.files.push_back(TemplateFile{tpl, tpl, std::move(source)});
     set.main = tpl;
     return set;
   }
 
-  auto files = read_template_dir(dir);
-  if (!files) return std::move(files).error();
-  set.files = std::move(files).value();
+  SINDRI_TRY(files, read_template_dir(dir));
+  set.files = std::move(files);
 
   std::error_code ec;
   const bool is_file = fs::is_regular_file(tpl, ec);

@@ -106,9 +106,8 @@ Status add(Value& doc, const Tokens& tokens, Value value) {
     doc = std::move(value);
     return Ok{};
   }
-  auto parent = parent_of(doc, tokens);
-  if (!parent) return std::move(parent).error();
-  Value& container = **parent;
+  SINDRI_TRY(parent, parent_of(doc, tokens));
+  Value& container = *parent;
   const std::string& last = tokens.back();
   if (container.is_object()) {
     container.set(last, std::move(value));
@@ -130,9 +129,8 @@ Status add(Value& doc, const Tokens& tokens, Value value) {
 
 Result<Value> remove(Value& doc, const Tokens& tokens) {
   if (tokens.empty()) return make_error("cannot remove the whole document");
-  auto parent = parent_of(doc, tokens);
-  if (!parent) return std::move(parent).error();
-  Value& container = **parent;
+  SINDRI_TRY(parent, parent_of(doc, tokens));
+  Value& container = *parent;
   const std::string& last = tokens.back();
   if (container.is_object()) {
     const Value* found = container.find(last);
@@ -159,8 +157,7 @@ Status apply_operation(Value& doc, const Value& operation) {
   const std::string_view name = op->get_string();
   const Value* path_value = operation.find("path");
   if (!path_value || !path_value->is_string()) return make_error("missing path");
-  auto path = parse_pointer(path_value->get_string());
-  if (!path) return std::move(path).error();
+  SINDRI_TRY(path, parse_pointer(path_value->get_string()));
   const Value* value = operation.find("value");
   auto need_value = [&]() -> Status {
     if (!value) return make_error("missing value");
@@ -169,30 +166,28 @@ Status apply_operation(Value& doc, const Value& operation) {
 
   if (name == "add") {
     if (auto s = need_value(); !s) return s;
-    return add(doc, *path, *value);
+    return add(doc, path, *value);
   }
   if (name == "remove") {
-    auto removed = remove(doc, *path);
-    if (!removed) return std::move(removed).error();
+    SINDRI_CHECK(remove(doc, path));
     return Ok{};
   }
   if (name == "replace") {
     if (auto s = need_value(); !s) return s;
-    if (path->empty()) {
+    if (path.empty()) {
       doc = *value;
       return Ok{};
     }
     // As kubectl (evanphx/json-patch v4): a missing object member is added,
     // a missing array element is an error.
-    if (get(doc, *path)) {
-      auto removed = remove(doc, *path);
-      if (!removed) return std::move(removed).error();
+    if (get(doc, path)) {
+      SINDRI_CHECK(remove(doc, path));
     }
-    return add(doc, *path, *value);
+    return add(doc, path, *value);
   }
   if (name == "test") {
     if (auto s = need_value(); !s) return s;
-    const Value* found = get(doc, *path);
+    const Value* found = get(doc, path);
     if (!found || !json_equal(*found, *value)) {
       return make_error("testing value " + std::string(path_value->get_string()) + " failed: test failed");
     }
@@ -202,9 +197,8 @@ Status apply_operation(Value& doc, const Value& operation) {
     const Value* from_value = operation.find("from");
     if (!from_value || !from_value->is_string()) return make_error("missing from");
     const std::string_view from_text = from_value->get_string();
-    auto from = parse_pointer(from_text);
-    if (!from) return std::move(from).error();
-    const Value* source = get(doc, *from);
+    SINDRI_TRY(from, parse_pointer(from_text));
+    const Value* source = get(doc, from);
     if (!source) return make_error("doc is missing from path: " + std::string(from_text) + ": missing value");
     Value moved = *source;
     if (name == "move") {
@@ -213,10 +207,9 @@ Status apply_operation(Value& doc, const Value& operation) {
           to[from_text.size()] == '/') {
         return make_error("cannot move a value into one of its children");
       }
-      auto removed = remove(doc, *from);
-      if (!removed) return std::move(removed).error();
+      SINDRI_CHECK(remove(doc, from));
     }
-    return add(doc, *path, std::move(moved));
+    return add(doc, path, std::move(moved));
   }
   return make_error("unknown op \"" + std::string(name) + "\"");
 }

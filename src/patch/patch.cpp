@@ -103,9 +103,8 @@ PatchResult<Patched> patch_object(const Value& original, const Value& patch, Pat
       out.value = merge_patch(original, patch);
       return out;
     case PatchType::Json: {
-      auto patched = json_patch(original, patch);
-      if (!patched) return std::move(patched).error();
-      out.value = std::move(*patched);
+      SINDRI_TRY(patched, json_patch(original, patch));
+      out.value = std::move(patched);
       return out;
     }
     case PatchType::Strategic:
@@ -125,9 +124,8 @@ PatchResult<Patched> patch_object(const Value& original, const Value& patch, Pat
                           "; applied as a JSON merge patch (lists are replaced)");
     return out;
   }
-  auto patched = strategic_merge_patch(original, patch, schema);
-  if (!patched) return std::move(patched).error();
-  out.value = std::move(*patched);
+  SINDRI_TRY(patched, strategic_merge_patch(original, patch, schema));
+  out.value = std::move(patched);
   return out;
 }
 
@@ -142,9 +140,8 @@ PatchResult<PatchedDocuments> patch_documents(std::span<const Value> originals, 
     const Value& patch = patches[p];
     if (patch.is_null()) continue;
     ++applied;
-    auto targets = targets_of(out.documents, patch, p, target);
-    if (!targets) return std::move(targets).error();
-    for (size_t index : *targets) {
+    SINDRI_TRY(targets, targets_of(out.documents, patch, p, target));
+    for (size_t index : targets) {
       auto patched = patch_object(out.documents[index], patch, type);
       if (!patched) {
         PatchError error = std::move(patched).error();

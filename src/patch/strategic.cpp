@@ -298,14 +298,13 @@ PatchResult<Value> Merger::merge_slice_handler(const Value& original, const Valu
 PatchResult<Value> Merger::merge_slice(const Value& original, const Value& patch, const FieldMeta& meta,
                                        bool is_delete_list) {
   if (original.size() == 0 && patch.size() == 0) return original;
-  auto kind = element_kind(original.get_array(), patch.get_array());
-  if (!kind) return std::move(kind).error();
+  SINDRI_TRY(kind, element_kind(original.get_array(), patch.get_array()));
   const std::string_view key = meta.merge_key;
 
   Array original_items = original.get_array();
   Array patch_items;
   Array merged;
-  if (*kind != Value::Kind::Object) {
+  if (kind != Value::Kind::Object) {
     if (is_delete_list) {
       for (const Value& item : original_items) {
         if (std::find(patch.get_array().begin(), patch.get_array().end(), item) == patch.get_array().end()) {
@@ -359,18 +358,16 @@ PatchResult<Value> Merger::merge_slice(const Value& original, const Value& patch
       const size_t path_length = path_.size();
       path_ += '/';
       path_ += std::to_string(at);
-      auto item_merged = merge_map(merged[static_cast<size_t>(at)], item, meta.type);
-      if (!item_merged) return std::move(item_merged).error();
+      SINDRI_TRY(item_merged, merge_map(merged[static_cast<size_t>(at)], item, meta.type));
       path_.resize(path_length);
-      merged[static_cast<size_t>(at)] = std::move(*item_merged);
+      merged[static_cast<size_t>(at)] = std::move(item_merged);
     }
   }
 
   Array in_patch, server_only;
   if (auto e = partition(merged, patch_items, key, in_patch, server_only)) return std::move(*e);
-  auto sorted = normalize(std::move(in_patch), std::move(server_only), patch_items, original_items, key, *kind);
-  if (!sorted) return std::move(sorted).error();
-  return Value(std::move(*sorted));
+  SINDRI_TRY(sorted, normalize(std::move(in_patch), std::move(server_only), patch_items, original_items, key, kind));
+  return Value(std::move(sorted));
 }
 
 // Go: sliceElementType. All elements of both lists share one type, and it is
@@ -465,25 +462,23 @@ std::optional<PatchError> Merger::partition(const Array& merged, const Array& by
 // there.
 PatchResult<Array> Merger::normalize(Array patch_items, Array server_only, const Array& patch_order,
                                      const Array& server_order, std::string_view key, Value::Kind kind) const {
-  auto left = sort_by(std::move(server_only), server_order, key, kind);
-  if (!left) return std::move(left).error();
-  auto right = sort_by(std::move(patch_items), patch_order, key, kind);
-  if (!right) return std::move(right).error();
+  SINDRI_TRY(left, sort_by(std::move(server_only), server_order, key, kind));
+  SINDRI_TRY(right, sort_by(std::move(patch_items), patch_order, key, kind));
   Array out;
-  out.reserve(left->size() + right->size());
+  out.reserve(left.size() + right.size());
   size_t i = 0, j = 0;
-  while (i < left->size() || j < right->size()) {
-    if (j >= right->size()) {
-      out.push_back(std::move((*left)[i++]));
-    } else if (i >= left->size()) {
-      out.push_back(std::move((*right)[j++]));
+  while (i < left.size() || j < right.size()) {
+    if (j >= right.size()) {
+      out.push_back(std::move(left[i++]));
+    } else if (i >= left.size()) {
+      out.push_back(std::move(right[j++]));
     } else {
-      const long li = position(server_order, (*left)[i], key, kind);
-      const long ri = position(server_order, (*right)[j], key, kind);
+      const long li = position(server_order, left[i], key, kind);
+      const long ri = position(server_order, right[j], key, kind);
       if (li >= 0 && ri >= 0 && li < ri) {
-        out.push_back(std::move((*left)[i++]));
+        out.push_back(std::move(left[i++]));
       } else {
-        out.push_back(std::move((*right)[j++]));
+        out.push_back(std::move(right[j++]));
       }
     }
   }

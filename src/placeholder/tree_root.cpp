@@ -54,9 +54,8 @@ Result<Value> TreeRoot::lookup(std::string_view rest) const {
     }
     const Value value = found != nullptr && !found->is_null() ? *found : empty_of_kind(field.kind);
     if (!kcl_view) return value;
-    auto text = kcl::to_kcl(value);
-    if (!text) return std::move(text).error();
-    return kcl::expression(*text);
+    SINDRI_TRY(text, kcl::to_kcl(value));
+    return kcl::expression(text);
   }
   return make_error("unknown field \"" + std::string(rest) + "\" (published: " + published(fields_) + ")");
 }

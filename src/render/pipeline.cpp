@@ -25,9 +25,8 @@ Rendered<Value> context_from(const Value& values, const schema::CompiledSchema* 
 }
 
 Rendered<std::string> render_values(const Value& values, const Steps& steps) {
-  auto context = context_from(values, steps.schema, steps.max_violations);
-  if (!context.ok()) return std::move(context).error();
-  auto rendered = steps.render(*context);
+  SINDRI_TRY(context, context_from(values, steps.schema, steps.max_violations));
+  auto rendered = steps.render(context);
   Failure failure;
   if (!rendered.ok()) {
     failure.kind = Failure::Kind::TemplateRender;

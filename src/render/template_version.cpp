@@ -56,9 +56,8 @@ Rendered<std::shared_ptr<const schema::CompiledSchema>> compiled_schema(std::str
   static BoundedCache<schema::CompiledSchema> cache;
   const std::string key = sha256_hex(text);
   if (auto cached = cache.find(key)) return cached;
-  auto document = parse_schema_text(text, false);
-  if (!document.ok()) return std::move(document).error();
-  auto compiled = schema::compile_schema(*document);
+  SINDRI_TRY(document, parse_schema_text(text, false));
+  auto compiled = schema::compile_schema(document);
   if (!compiled.ok()) {
     Failure failure = failure_of(Failure::Kind::SchemaUncompilable);
     failure.message = compiled.error().describe();
@@ -109,18 +108,16 @@ Rendered<Ok> check_template_content(std::string_view name, std::string_view cont
 }
 
 Rendered<Ok> check_parameters_schema(std::string_view schema_text) {
-  auto document = parse_schema_text(schema_text, true);
-  if (!document.ok()) return std::move(document).error();
-  auto problems = schema::check_schema(*document);
-  if (problems.empty()) return check_root_accepts_objects(*document);
+  SINDRI_TRY(document, parse_schema_text(schema_text, true));
+  auto problems = schema::check_schema(document);
+  if (problems.empty()) return check_root_accepts_objects(document);
   Failure failure = failure_of(Failure::Kind::SchemaInvalid);
   failure.violations = std::move(problems);
   return failure;
 }
 
 Rendered<CompiledTemplateVersion> compile_template_version(const TemplateVersion& version) {
-  auto parameters_schema = compiled_schema(version.parameters_schema);
-  if (!parameters_schema.ok()) return std::move(parameters_schema).error();
+  SINDRI_TRY(parameters_schema, compiled_schema(version.parameters_schema));
   // Compiled under the bare name, as at creation, so that creation's parse
   // is the only one.
   auto tpl = template_cache().get_or_compile(version.name, version.content);
@@ -129,7 +126,7 @@ Rendered<CompiledTemplateVersion> compile_template_version(const TemplateVersion
     error.template_name = display_name(version);
     return syntax_failure(std::move(error));
   }
-  return CompiledTemplateVersion{std::move(tpl).value(), std::move(parameters_schema).value(), display_name(version)};
+  return CompiledTemplateVersion{std::move(tpl).value(), std::move(parameters_schema), display_name(version)};
 }
 
 Rendered<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters,
@@ -145,9 +142,8 @@ Rendered<std::string> render_compiled(const CompiledTemplateVersion& version, co
 
 Rendered<std::string> render_template_version(const TemplateVersion& version, const Value& parameters,
                                               const RenderLimits& limits) {
-  auto compiled = compile_template_version(version);
-  if (!compiled.ok()) return std::move(compiled).error();
-  return render_compiled(*compiled, parameters, limits);
+  SINDRI_TRY(compiled, compile_template_version(version));
+  return render_compiled(compiled, parameters, limits);
 }
 
 }  // namespace sindri::render

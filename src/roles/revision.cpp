@@ -10,15 +10,14 @@ const Revision* RevisionHistory::find(int64_t number) const {
 }
 
 RoleResult<RevisionHistory> apply(RevisionHistory history, const Value& spec) {
-  auto roles = resolve_roles(spec);
-  if (!roles) return std::move(roles).error();
+  SINDRI_TRY(roles, resolve_roles(spec));
   Revision next;
   next.hash = content_hash(spec);
   const Revision* current = history.current();
   if (current && current->hash == next.hash) return history;
   next.number = current ? current->number + 1 : 1;
   next.spec = spec;
-  for (const ResolvedRole& role : *roles) next.role_hashes.emplace_back(role.name, role.hash);
+  for (const ResolvedRole& role : roles) next.role_hashes.emplace_back(role.name, role.hash);
   history.revisions.push_back(std::move(next));
   if (history.revisions.size() > kRevisionHistoryLimit) {
     history.revisions.erase(history.revisions.begin(),

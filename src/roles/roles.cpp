@@ -182,23 +182,19 @@ RoleResult<ResolvedRole> resolve_role(const Value& role, size_t index,
       return *bad;
     }
   }
-  auto kind = read_workload(role, resolved.name, pointer);
-  if (!kind) return std::move(kind).error();
-  resolved.workload = *kind;
-  auto base = base_template(role, resolved.name, pointer, templates);
-  if (!base) return std::move(base).error();
-  resolved.template_spec = std::move(base).value();
+  SINDRI_TRY(kind, read_workload(role, resolved.name, pointer));
+  resolved.workload = kind;
+  SINDRI_TRY(base, base_template(role, resolved.name, pointer, templates));
+  resolved.template_spec = std::move(base);
   if (resolved.workload == WorkloadKind::StatefulSet) {
     resolved.hash = content_hash(resolved.template_spec);
     return resolved;
   }
   // Both LWS patches start from the merged base (seed: processing order 4).
-  auto leader = apply_lws_patch(resolved.template_spec, role, "patchLeaderTemplate", resolved.name, pointer);
-  if (!leader) return std::move(leader).error();
-  auto worker = apply_lws_patch(resolved.template_spec, role, "patchWorkerTemplate", resolved.name, pointer);
-  if (!worker) return std::move(worker).error();
-  resolved.leader_template = std::move(leader).value();
-  resolved.worker_template = std::move(worker).value();
+  SINDRI_TRY(leader, apply_lws_patch(resolved.template_spec, role, "patchLeaderTemplate", resolved.name, pointer));
+  SINDRI_TRY(worker, apply_lws_patch(resolved.template_spec, role, "patchWorkerTemplate", resolved.name, pointer));
+  resolved.leader_template = std::move(leader);
+  resolved.worker_template = std::move(worker);
   resolved.hash = content_hash(Value(Object{{Value("leaderTemplate"), resolved.leader_template},
                                             {Value("workerTemplate"), resolved.worker_template}}));
   return resolved;
@@ -234,20 +230,18 @@ std::string content_hash(const Value& value) {
 
 RoleResult<std::vector<ResolvedRole>> resolve_roles(const Value& spec) {
   if (!spec.is_object()) return error_at("", "/spec", "spec must be an object");
-  auto templates = read_role_templates(spec);
-  if (!templates) return std::move(templates).error();
+  SINDRI_TRY(templates, read_role_templates(spec));
   const Value* list = spec.find("roles");
   if (!list || !list->is_array()) return error_at("", "/spec/roles", "spec.roles must be a list");
   if (list->size() == 0) return error_at("", "/spec/roles", "spec.roles must hold at least one role");
   std::vector<ResolvedRole> resolved;
   std::set<std::string> names;
   for (size_t i = 0; i < list->size(); ++i) {
-    auto role = resolve_role(*list->at(i), i, *templates);
-    if (!role) return std::move(role).error();
-    if (!names.insert(role->name).second) {
-      return error_at(role->name, "/spec/roles/" + std::to_string(i) + "/name", "duplicate role name");
+    SINDRI_TRY(role, resolve_role(*list->at(i), i, templates));
+    if (!names.insert(role.name).second) {
+      return error_at(role.name, "/spec/roles/" + std::to_string(i) + "/name", "duplicate role name");
     }
-    resolved.push_back(std::move(role).value());
+    resolved.push_back(std::move(role));
   }
   return resolved;
 }
@@ -271,9 +265,8 @@ RoleResult<RoleBasedGroup> parse_group(const Value& document) {
   const Value* spec = document.find("spec");
   if (!spec) return error_at("", "/spec", "a RoleBasedGroup needs a spec");
   group.spec = *spec;
-  auto roles = resolve_roles(group.spec);
-  if (!roles) return std::move(roles).error();
-  group.roles = std::move(roles).value();
+  SINDRI_TRY(roles, resolve_roles(group.spec));
+  group.roles = std::move(roles);
   for (size_t i = 0; i < group.roles.size(); ++i) {
     const std::string workload_name = group.name + "-" + group.roles[i].name;
     if (workload_name.size() > kMaxLabelLength) {

@@ -773,9 +773,8 @@ Draft draft_of(const Value& schema, Draft fallback) {
 
 Result<CompiledSchema, SchemaError> compile_schema(const Value& schema, const CompileOptions& options) {
   Compiler compiler(draft_of(schema, options.default_draft), options);
-  auto data = compiler.run(schema);
-  if (!data) return std::move(data).error();
-  return CompiledSchema(std::make_shared<const CompiledSchemaData>(std::move(*data)));
+  SINDRI_TRY(data, compiler.run(schema));
+  return CompiledSchema(std::make_shared<const CompiledSchemaData>(std::move(data)));
 }
 
 Result<CompiledSchema, SchemaError> compile_schema(const Value& schema, Draft default_draft) {

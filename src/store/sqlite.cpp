@@ -499,9 +499,8 @@ DbResult<std::unique_ptr<Database>> open_sqlite(std::string_view path, const Ope
   if (!writer.ok()) return std::move(writer).error();
   std::unique_ptr<WalCheckpointer> checkpointer;
   if (!memory) {
-    auto started = WalCheckpointer::start(name, (*writer)->handle(), options.busy_timeout);
-    if (!started.ok()) return std::move(started).error();
-    checkpointer = std::move(started).value();
+    SINDRI_TRY(started, WalCheckpointer::start(name, (*writer)->handle(), options.busy_timeout));
+    checkpointer = std::move(started);
   }
   return std::unique_ptr<Database>(std::make_unique<SqliteDatabase>(std::move(writer).value(), std::move(checkpointer),
                                                                     std::move(name), memory, options));

@@ -10,56 +10,56 @@ namespace sindri::broker {
 namespace {
 
 ApiResult<http::Response> report_event(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_agent(id)) {
     return forbidden("an agent may only report its own events");
   }
-  BROKER_TRY(body, BodyObject::parse(call.request, "NewAgentEvent"));
-  BROKER_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
-  BROKER_TRY(object_id, body.required_string("deployment_object_id", kUuidRule));
-  BROKER_TRY(event_type, body.required_string("event_type", TextRule{64, false, true, false, true}));
-  BROKER_TRY(status, body.required_string("status", TextRule{64, false, false, false}));
-  BROKER_TRY(message, body.optional_string("message", TextRule{65536, true, true, false}));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(body, BodyObject::parse(call.request, "NewAgentEvent"));
+  SINDRI_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
+  SINDRI_TRY(object_id, body.required_string("deployment_object_id", kUuidRule));
+  SINDRI_TRY(event_type, body.required_string("event_type", TextRule{64, false, true, false, true}));
+  SINDRI_TRY(status, body.required_string("status", TextRule{64, false, false, false}));
+  SINDRI_TRY(message, body.optional_string("message", TextRule{65536, true, true, false}));
+  SINDRI_CHECK(body.finish());
   if (agent_id && *agent_id != id) {
     return field_error("invalid_field", "/agent_id does not match the agent id in the path", "/agent_id");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
-    BROKER_TRY(object_exists, db::deployment_object_exists(connection, object_id));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
+    SINDRI_TRY(object_exists, db::deployment_object_exists(connection, object_id));
     if (!object_exists) {
       return field_error("invalid_field", "/deployment_object_id: deployment object " + object_id + " does not exist",
                          "/deployment_object_id");
     }
-    BROKER_TRY(event, db::insert_agent_event(connection, {id, object_id, event_type, status, message}));
+    SINDRI_TRY(event, db::insert_agent_event(connection, {id, object_id, event_type, status, message}));
     return json_response(201, event);
   });
 }
 
 ApiResult<http::Response> list_agent_events(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_agent(id)) {
     return forbidden("an agent may only read its own events");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
-    BROKER_TRY(events, db::list_agent_events(connection, id));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
+    SINDRI_TRY(events, db::list_agent_events(connection, id));
     return json_response(200, events);
   });
 }
 
 ApiResult<http::Response> list_all_events(Call& call) {
-  BROKER_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
+  SINDRI_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(events, db::list_all_agent_events(connection, generator_filter));
+    SINDRI_TRY(events, db::list_all_agent_events(connection, generator_filter));
     return json_response(200, events);
   });
 }
 
 ApiResult<http::Response> get_event(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(event, db::load_agent_event(connection, id));
+    SINDRI_TRY(event, db::load_agent_event(connection, id));
     return json_response(200, event);
   });
 }

@@ -15,34 +15,34 @@ namespace sindri::broker {
 namespace {
 
 ApiResult<http::Response> list_targets(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_agent(id)) {
     return forbidden("only an admin or the agent itself may list its targets");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
-    BROKER_TRY(targets, db::list_agent_targets(connection, id));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
+    SINDRI_TRY(targets, db::list_agent_targets(connection, id));
     return json_response(200, targets);
   });
 }
 
 ApiResult<http::Response> add_target(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_TRY(body, BodyObject::parse(call.request, "NewAgentTarget"));
-  BROKER_TRY(stack_id, body.required_string("stack_id", kUuidRule));
-  BROKER_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_TRY(body, BodyObject::parse(call.request, "NewAgentTarget"));
+  SINDRI_TRY(stack_id, body.required_string("stack_id", kUuidRule));
+  SINDRI_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
+  SINDRI_CHECK(body.finish());
   if (agent_id && *agent_id != id) {
     return field_error("invalid_field", "/agent_id does not match the agent id in the path", "/agent_id");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
-    BROKER_TRY(stack, db::load_stack(connection, stack_id));
-    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
+    SINDRI_TRY(stack, db::load_stack(connection, stack_id));
+    SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     if (call.caller.kind == Identity::Kind::Generator) {
       // A deregistration waits for this to commit, and then removes this
       // target too.
-      BROKER_TRY(registered, db::lock_registration(connection, id, call.caller.id));
+      SINDRI_TRY(registered, db::lock_registration(connection, id, call.caller.id));
       if (!registered) {
         return forbidden("agent " + id + " is not registered with generator " + call.caller.id +
                          ": a generator targets only agents registered with it");
@@ -52,18 +52,18 @@ ApiResult<http::Response> add_target(Call& call) {
     if (!target.ok() && db::is_unique_violation(target.error())) {
       return conflict("target_exists", "agent " + id + " already targets stack " + stack_id);
     }
-    BROKER_CHECK(target);
+    SINDRI_CHECK(target);
     return json_response(201, std::move(target).value());
   });
 }
 
 ApiResult<http::Response> remove_target(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_TRY(stack_id, call.id_param("stack_id"));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_TRY(stack_id, call.id_param("stack_id"));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, db::load_any_stack(connection, stack_id));
-    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    BROKER_TRY(removed, db::delete_agent_target(connection, id, stack_id));
+    SINDRI_TRY(stack, db::load_any_stack(connection, stack_id));
+    SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    SINDRI_TRY(removed, db::delete_agent_target(connection, id, stack_id));
     if (!removed) {
       return ApiError{404, "target_not_found", "agent " + id + " does not target stack " + stack_id, Value(),
                       std::nullopt};

@@ -33,23 +33,23 @@ ApiResult<http::Response> list_agents(Call& call) {
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     const std::string_view registered_with =
         call.caller.is_admin() ? std::string_view() : std::string_view(call.caller.id);
-    BROKER_TRY(agents, db::list_agents(connection, registered_with));
+    SINDRI_TRY(agents, db::list_agents(connection, registered_with));
     return json_response(200, agents);
   });
 }
 
 ApiResult<http::Response> create_agent(Call& call) {
-  BROKER_TRY(body, BodyObject::parse(call.request, "CreateAgentRequest"));
-  BROKER_TRY(name, body.required_string("name", kNameRule));
-  BROKER_TRY(cluster_name, body.required_string("cluster_name", kNameRule));
-  BROKER_TRY(generator_ids, body.optional_string_array("generator_ids", kUuidRule));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(body, BodyObject::parse(call.request, "CreateAgentRequest"));
+  SINDRI_TRY(name, body.required_string("name", kNameRule));
+  SINDRI_TRY(cluster_name, body.required_string("cluster_name", kNameRule));
+  SINDRI_TRY(generator_ids, body.optional_string_array("generator_ids", kUuidRule));
+  SINDRI_CHECK(body.finish());
   const IssuedPak pak = issue_pak();
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     // The system generator is always registered; the request adds to it.
-    BROKER_TRY(registrations, db::system_generator_ids(connection));
+    SINDRI_TRY(registrations, db::system_generator_ids(connection));
     for (size_t i = 0; i < generator_ids.size(); ++i) {
-      BROKER_CHECK(db::check_named_generator(connection, generator_ids[i], "/generator_ids/" + std::to_string(i)));
+      SINDRI_CHECK(db::check_named_generator(connection, generator_ids[i], "/generator_ids/" + std::to_string(i)));
       if (std::find(registrations.begin(), registrations.end(), generator_ids[i]) == registrations.end()) {
         registrations.push_back(generator_ids[i]);
       }
@@ -58,7 +58,7 @@ ApiResult<http::Response> create_agent(Call& call) {
     if (!agent.ok() && db::is_unique_violation(agent.error())) {
       return conflict("agent_exists", "an agent named \"" + name + "\" already exists in cluster \"" + cluster_name + "\"");
     }
-    BROKER_CHECK(agent);
+    SINDRI_CHECK(agent);
     return json_response(201, make_object({{"agent", std::move(agent).value()}, {"initial_pak", Value(pak.pak)}}));
   });
 }
@@ -70,76 +70,76 @@ ApiResult<http::Response> search_agent(Call& call) {
     return bad_request("missing_query_parameter", "give name, cluster_name or both to search agents");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(found, db::find_agent(connection, name, cluster));
+    SINDRI_TRY(found, db::find_agent(connection, name, cluster));
     if (!found) {
       return ApiError{404, "agent_not_found", "no agent matches the search", Value(), std::nullopt};
     }
-    BROKER_CHECK(check_self_or_admin(call, field(*found, "id")));
+    SINDRI_CHECK(check_self_or_admin(call, field(*found, "id")));
     return json_response(200, *found);
   });
 }
 
 ApiResult<http::Response> get_agent(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
     return json_response(200, agent);
   });
 }
 
 ApiResult<http::Response> update_agent(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
-  BROKER_TRY(body, BodyObject::parse(call.request, "Agent"));
-  BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
-  BROKER_TRY(name, body.optional_string("name", kNameRule, false));
-  BROKER_TRY(cluster_name, body.optional_string("cluster_name", kNameRule, false));
-  BROKER_TRY(status, body.optional_string("status", TextRule{64, false, false, false}, false));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(body, BodyObject::parse(call.request, "Agent"));
+  SINDRI_TRY(body_id, body.optional_string("id", kUuidRule));
+  SINDRI_TRY(name, body.optional_string("name", kNameRule, false));
+  SINDRI_TRY(cluster_name, body.optional_string("cluster_name", kNameRule, false));
+  SINDRI_TRY(status, body.optional_string("status", TextRule{64, false, false, false}, false));
   for (const char* read_only : {"created_at", "updated_at", "deleted_at", "last_heartbeat", "k8s_reachable",
                                 "k8s_api_latency_ms", "k8s_reported_at"}) {
     body.ignore(read_only);
   }
-  BROKER_CHECK(body.finish());
+  SINDRI_CHECK(body.finish());
   if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
   if (!call.caller.is_admin() && (name || cluster_name)) {
     return forbidden("only an admin may rename an agent or move it to another cluster");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
     auto updated = db::update_agent(connection, id, name ? Value(*name) : *agent.find("name"),
                                     cluster_name ? Value(*cluster_name) : *agent.find("cluster_name"),
                                     status ? Value(*status) : *agent.find("status"));
     if (!updated.ok() && db::is_unique_violation(updated.error())) {
       return conflict("agent_exists", "another agent has that name in that cluster");
     }
-    BROKER_CHECK(updated);
+    SINDRI_CHECK(updated);
     return json_response(200, std::move(updated).value());
   });
 }
 
 ApiResult<http::Response> delete_agent(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
-    BROKER_CHECK(db::delete_agent(connection, id));
-    BROKER_CHECK(db::touch_target_state(connection));
-    BROKER_CHECK(touch_credentials(call, connection));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
+    SINDRI_CHECK(db::delete_agent(connection, id));
+    SINDRI_CHECK(db::touch_target_state(connection));
+    SINDRI_CHECK(touch_credentials(call, connection));
     return empty_response(204);
   });
 }
 
 ApiResult<http::Response> heartbeat(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   if (!call.caller.is_agent(id)) return forbidden("only the agent itself may send its heartbeat");
   std::optional<bool> reachable;
   std::optional<int64_t> latency;
   // The body is optional: a plain heartbeat carries none.
   if (!call.request.body.empty()) {
-    BROKER_TRY(body, BodyObject::parse(call.request, "HeartbeatReport"));
-    BROKER_TRY(reachable_field, body.optional_bool("k8s_reachable"));
-    BROKER_TRY(latency_field, body.optional_int("k8s_api_latency_ms"));
-    BROKER_CHECK(body.finish());
+    SINDRI_TRY(body, BodyObject::parse(call.request, "HeartbeatReport"));
+    SINDRI_TRY(reachable_field, body.optional_bool("k8s_reachable"));
+    SINDRI_TRY(latency_field, body.optional_int("k8s_api_latency_ms"));
+    SINDRI_CHECK(body.finish());
     if (latency_field && (*latency_field < 0 || *latency_field > INT32_MAX)) {
       return field_error("invalid_field", "/k8s_api_latency_ms must be between 0 and 2147483647",
                          "/k8s_api_latency_ms");
@@ -148,28 +148,28 @@ ApiResult<http::Response> heartbeat(Call& call) {
     latency = latency_field;
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(db::record_heartbeat(connection, id, reachable, latency));
+    SINDRI_CHECK(db::record_heartbeat(connection, id, reachable, latency));
     return empty_response(204);
   });
 }
 
 ApiResult<http::Response> rotate_agent_pak(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
   const IssuedPak pak = issue_pak();
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::set_agent_pak(connection, id, pak.hash));
-    BROKER_CHECK(touch_credentials(call, connection));
+    SINDRI_TRY(agent, db::set_agent_pak(connection, id, pak.hash));
+    SINDRI_CHECK(touch_credentials(call, connection));
     return json_response(200, agent_with_pak(std::move(agent), "pak", pak.pak));
   });
 }
 
 ApiResult<http::Response> agent_stacks(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
-    BROKER_TRY(stacks, db::list_targeted_stacks(connection, id));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
+    SINDRI_TRY(stacks, db::list_targeted_stacks(connection, id));
     return json_response(200, stacks);
   });
 }
@@ -185,8 +185,8 @@ std::shared_ptr<const http::SharedBody> compressed(Call& call, const std::string
 // deleted stack, its deletion marker), oldest first. Incremental mode leaves
 // out what the agent has already reported as applied.
 ApiResult<http::Response> target_state(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
   bool incremental = true;
   if (const std::string* mode = call.request.query_param("mode")) {
     if (*mode != "incremental" && *mode != "full") {
@@ -213,8 +213,8 @@ ApiResult<http::Response> target_state(Call& call) {
     return response;
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, id));
-    BROKER_TRY(json, db::target_state_json(connection, id, incremental));
+    SINDRI_TRY(agent, db::load_agent(connection, id));
+    SINDRI_TRY(json, db::target_state_json(connection, id, incremental));
     auto body = http::SharedBody::make(std::move(json));
     call.services.target_states.store(cache_key, generation, body);
     response.shared_body = gzip ? compressed(call, cache_key, generation, *body) : body;

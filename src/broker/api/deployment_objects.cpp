@@ -33,34 +33,34 @@ ApiResult<Submission> read_submission(const http::Request& request) {
   Submission submission;
   if (is_yaml_media_type(request.header("Content-Type"))) {
     submission.yaml = request.body;
-    BROKER_TRY(marker, optional_bool_query(request, "deletion_marker"));
+    SINDRI_TRY(marker, optional_bool_query(request, "deletion_marker"));
     submission.deletion_marker = marker;
     // A marker's text is not read as manifests (whose errors say where in
     // the YAML), but it is served to agents as JSON all the same.
     if (submission.deletion_marker) {
-      BROKER_CHECK(check_text(submission.yaml, kYamlContentRule, ""));
+      SINDRI_CHECK(check_text(submission.yaml, kYamlContentRule, ""));
     } else {
-      BROKER_CHECK(check_manifests(submission.yaml, ""));
+      SINDRI_CHECK(check_manifests(submission.yaml, ""));
     }
     return submission;
   }
-  BROKER_TRY(body, BodyObject::parse(request, "CreateDeploymentObjectRequest"));
-  BROKER_TRY(yaml, body.required_string("yaml_content", kYamlContentRule));
-  BROKER_TRY(marker, body.optional_bool("is_deletion_marker"));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(body, BodyObject::parse(request, "CreateDeploymentObjectRequest"));
+  SINDRI_TRY(yaml, body.required_string("yaml_content", kYamlContentRule));
+  SINDRI_TRY(marker, body.optional_bool("is_deletion_marker"));
+  SINDRI_CHECK(body.finish());
   submission.yaml = std::move(yaml);
   submission.deletion_marker = marker.value_or(false);
-  if (!submission.deletion_marker) BROKER_CHECK(check_manifests(submission.yaml, "/yaml_content"));
+  if (!submission.deletion_marker) SINDRI_CHECK(check_manifests(submission.yaml, "/yaml_content"));
   return submission;
 }
 
 ApiResult<http::Response> create_deployment_object(Call& call) {
-  BROKER_TRY(stack_id, call.id_param());
-  BROKER_TRY(submission, read_submission(call.request));
+  SINDRI_TRY(stack_id, call.id_param());
+  SINDRI_TRY(submission, read_submission(call.request));
   const std::string checksum = sha256_hex(submission.yaml);
   // The answer is written outside the transaction: SQLite's writes queue
   // behind it.
-  BROKER_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
+  SINDRI_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     // One statement checks the stack and its owner as it inserts; only when
     // it inserts nothing does the stack's row say which answer is due.
     const std::string_view owner =
@@ -68,19 +68,19 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
     auto inserted =
         db::insert_deployment_object(connection, stack_id, submission.yaml, checksum, submission.deletion_marker, owner);
     if (inserted.ok() || inserted.error().status != 404) return inserted;
-    BROKER_TRY(stack, db::load_stack(connection, stack_id));
-    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    SINDRI_TRY(stack, db::load_stack(connection, stack_id));
+    SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     return inserted;
   }));
   return json_response(201, object);
 }
 
 ApiResult<http::Response> list_deployment_objects(Call& call) {
-  BROKER_TRY(stack_id, call.id_param());
+  SINDRI_TRY(stack_id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, db::load_stack(connection, stack_id));
-    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    BROKER_TRY(objects, db::list_deployment_objects(connection, stack_id));
+    SINDRI_TRY(stack, db::load_stack(connection, stack_id));
+    SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    SINDRI_TRY(objects, db::list_deployment_objects(connection, stack_id));
     return json_response(200, objects);
   });
 }
@@ -89,18 +89,18 @@ ApiResult<http::Response> list_deployment_objects(Call& call) {
 // owner and its agents may still read the objects (the deletion marker among
 // them).
 ApiResult<Value> load_readable_object(store::Connection& connection, const Identity& caller, std::string_view id) {
-  BROKER_TRY(object, db::load_deployment_object(connection, id));
+  SINDRI_TRY(object, db::load_deployment_object(connection, id));
   auto stack = db::load_any_stack(connection, field(object, "stack_id"));
   if (!stack.ok() && stack.error().status == 404) return not_found("deployment_object", id);
-  BROKER_CHECK(stack);
-  BROKER_CHECK(check_stack_access(connection, caller, stack.value(), StackAccess::Read));
+  SINDRI_CHECK(stack);
+  SINDRI_CHECK(check_stack_access(connection, caller, stack.value(), StackAccess::Read));
   return object;
 }
 
 ApiResult<http::Response> get_deployment_object(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(object, load_readable_object(connection, call.caller, id));
+    SINDRI_TRY(object, load_readable_object(connection, call.caller, id));
     return json_response(200, object);
   });
 }
@@ -109,10 +109,10 @@ ApiResult<http::Response> get_deployment_object(Call& call) {
 // from, with that version's record (superseded or not), so that anyone may
 // render it again and compare.
 ApiResult<http::Response> get_provenance(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(object, load_readable_object(connection, call.caller, id));
-    BROKER_TRY(recorded, db::load_provenance(connection, *object.find("sequence_id")));
+    SINDRI_TRY(object, load_readable_object(connection, call.caller, id));
+    SINDRI_TRY(recorded, db::load_provenance(connection, *object.find("sequence_id")));
     if (!recorded) {
       return ApiError{404, "provenance_not_found",
                       "deployment object " + id + " was not rendered from a template", Value(), std::nullopt};
@@ -122,7 +122,7 @@ ApiResult<http::Response> get_provenance(Call& call) {
       return ApiError{500, "corrupt_provenance", "the recorded parameters of " + id + " are not JSON", Value(),
                       std::nullopt};
     }
-    BROKER_TRY(tpl, db::load_any_template(connection, recorded->template_id.get_string()));
+    SINDRI_TRY(tpl, db::load_any_template(connection, recorded->template_id.get_string()));
     return json_response(200, make_object({{"deployment_object_id", Value(id)},
                                            {"template_id", std::move(recorded->template_id)},
                                            {"template_version", std::move(recorded->template_version)},

@@ -24,7 +24,7 @@ Value generator_with_pak(Value generator, std::string pak) {
 
 ApiResult<http::Response> list_generators(Call& call) {
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(generators, db::list_generators(connection));
+    SINDRI_TRY(generators, db::list_generators(connection));
     return json_response(200, generators);
   });
 }
@@ -33,52 +33,52 @@ ApiResult<http::Response> list_generators(Call& call) {
 // (all but the system generator, the admin's) as its id and name, by name.
 ApiResult<http::Response> list_paks(Call& call) {
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(owners, db::list_pak_owners(connection));
+    SINDRI_TRY(owners, db::list_pak_owners(connection));
     return json_response(200, owners);
   });
 }
 
 ApiResult<http::Response> create_generator(Call& call) {
-  BROKER_TRY(body, BodyObject::parse(call.request, "NewGenerator"));
-  BROKER_TRY(name, body.required_string("name", kNameRule));
-  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(body, BodyObject::parse(call.request, "NewGenerator"));
+  SINDRI_TRY(name, body.required_string("name", kNameRule));
+  SINDRI_TRY(description, body.optional_string("description", kDescriptionRule));
+  SINDRI_CHECK(body.finish());
   const IssuedPak pak = issue_pak();
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     auto generator = db::insert_generator(connection, name, description, pak.hash);
     if (!generator.ok() && db::is_unique_violation(generator.error())) {
       return conflict("generator_exists", "a generator named \"" + name + "\" already exists");
     }
-    BROKER_CHECK(generator);
+    SINDRI_CHECK(generator);
     return json_response(201, generator_with_pak(std::move(generator).value(), pak.pak));
   });
 }
 
 ApiResult<http::Response> get_generator(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(generator, db::load_generator(connection, id));
+    SINDRI_TRY(generator, db::load_generator(connection, id));
     return json_response(200, generator);
   });
 }
 
 ApiResult<http::Response> update_generator(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
-  BROKER_TRY(body, BodyObject::parse(call.request, "Generator"));
-  BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
-  BROKER_TRY(name, body.optional_string("name", kNameRule, false));
-  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
-  BROKER_TRY(is_active, body.optional_bool("is_active"));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(body, BodyObject::parse(call.request, "Generator"));
+  SINDRI_TRY(body_id, body.optional_string("id", kUuidRule));
+  SINDRI_TRY(name, body.optional_string("name", kNameRule, false));
+  SINDRI_TRY(description, body.optional_string("description", kDescriptionRule));
+  SINDRI_TRY(is_active, body.optional_bool("is_active"));
   for (const char* read_only : {"created_at", "updated_at", "deleted_at", "last_active_at", "is_system"}) {
     body.ignore(read_only);
   }
-  BROKER_CHECK(body.finish());
+  SINDRI_CHECK(body.finish());
   if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
   if (is_active && !call.caller.is_admin()) return forbidden("only an admin may activate or deactivate a generator");
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(current, db::load_generator(connection, id));
+    SINDRI_TRY(current, db::load_generator(connection, id));
     const Value* current_description = current.find("description");
     auto updated = db::update_generator(connection, id, name ? *name : field(current, "name"),
                                         description ? Value(*description) : *current_description,
@@ -86,34 +86,34 @@ ApiResult<http::Response> update_generator(Call& call) {
     if (!updated.ok() && db::is_unique_violation(updated.error())) {
       return conflict("generator_exists", "a generator named \"" + *name + "\" already exists");
     }
-    BROKER_CHECK(updated);
-    if (is_active) BROKER_CHECK(touch_credentials(call, connection));
+    SINDRI_CHECK(updated);
+    if (is_active) SINDRI_CHECK(touch_credentials(call, connection));
     return json_response(200, std::move(updated).value());
   });
 }
 
 ApiResult<http::Response> delete_generator(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(generator, db::load_generator(connection, id));
+    SINDRI_TRY(generator, db::load_generator(connection, id));
     if (generator.find("is_system")->get_bool()) return forbidden("the system generator cannot be deleted");
     // Its templates and stacks go with it, soft as always; agents remove
     // what they applied from its stacks.
-    BROKER_TRY(stacks_deleted, db::delete_generator(connection, id, now_timestamp()));
-    if (stacks_deleted != 0) BROKER_CHECK(db::touch_target_state(connection));
-    BROKER_CHECK(touch_credentials(call, connection));
+    SINDRI_TRY(stacks_deleted, db::delete_generator(connection, id, now_timestamp()));
+    if (stacks_deleted != 0) SINDRI_CHECK(db::touch_target_state(connection));
+    SINDRI_CHECK(touch_credentials(call, connection));
     return empty_response(204);
   });
 }
 
 ApiResult<http::Response> rotate_generator_pak(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_CHECK(check_self_or_admin(call, id));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_CHECK(check_self_or_admin(call, id));
   const IssuedPak pak = issue_pak();
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(generator, db::set_generator_pak(connection, id, pak.hash));
-    BROKER_CHECK(touch_credentials(call, connection));
+    SINDRI_TRY(generator, db::set_generator_pak(connection, id, pak.hash));
+    SINDRI_CHECK(touch_credentials(call, connection));
     return json_response(201, generator_with_pak(std::move(generator), pak.pak));
   });
 }

@@ -42,10 +42,10 @@ render::BoundedCache<LoadedVersion>& loaded_versions() {
 // The version by id, live or not (liveness is checked with the stack).
 ApiResult<LoadedVersionPtr> load_version(Call& call, const std::string& template_id) {
   if (LoadedVersionPtr cached = loaded_versions().find(template_id)) return cached;
-  BROKER_TRY(source, in_read<std::optional<db::TemplateSource>>(
+  SINDRI_TRY(source, in_read<std::optional<db::TemplateSource>>(
                          call.db(), [&](store::Connection& connection) { return db::load_template_source(connection, template_id); }));
   if (!source) return not_found("template", template_id);
-  BROKER_TRY(compiled, compile_stored_version(
+  SINDRI_TRY(compiled, compile_stored_version(
                            render::TemplateVersion{source->name, source->version, source->content, source->parameters_schema}));
   auto loaded = std::make_shared<const LoadedVersion>(LoadedVersion{source->version, std::move(compiled)});
   loaded_versions().add(template_id, loaded);
@@ -80,15 +80,15 @@ ApiError mismatch_error(const db::TemplateMismatch& mismatch, std::string_view t
 // stack lacks. One query answers it when all is well.
 ApiResult<Ok> check_target(store::Connection& connection, const Identity& caller, const std::string& template_id,
                            const std::string& stack_id) {
-  BROKER_TRY(target, db::load_instantiation_target(connection, template_id, stack_id));
+  SINDRI_TRY(target, db::load_instantiation_target(connection, template_id, stack_id));
   if (!target) return not_found("stack", stack_id);
   if (!target->template_live) return not_found("template", template_id);
-  BROKER_CHECK(check_stack_access(
+  SINDRI_CHECK(check_stack_access(
       connection, caller,
       make_object({{"id", Value(stack_id)}, {"generator_id", std::move(target->stack_generator_id)}}),
       StackAccess::Manage));
   if (!target->labels_match) {
-    BROKER_TRY(mismatch, db::template_mismatch(connection, template_id, stack_id));
+    SINDRI_TRY(mismatch, db::template_mismatch(connection, template_id, stack_id));
     return mismatch_error(mismatch, template_id, stack_id);
   }
   return Ok{};
@@ -109,29 +109,29 @@ struct Rendered {
 };
 
 ApiResult<Rendered> render_version(Call& call, const std::string& template_id, const Value& parameters) {
-  BROKER_TRY(loaded, load_version(call, template_id));
-  BROKER_TRY(yaml, render_stored_version(loaded->compiled, parameters, call.services.object_limit));
+  SINDRI_TRY(loaded, load_version(call, template_id));
+  SINDRI_TRY(yaml, render_stored_version(loaded->compiled, parameters, call.services.object_limit));
   return Rendered{std::move(yaml), loaded->version};
 }
 
 ApiResult<http::Response> instantiate(Call& call) {
-  BROKER_TRY(stack_id, call.id_param());
-  BROKER_TRY(body, BodyObject::parse(call.request, "TemplateInstantiationRequest"));
-  BROKER_TRY(template_id, body.required_string("template_id", kUuidRule));
-  BROKER_TRY(parameters, body.required_value("parameters"));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(stack_id, call.id_param());
+  SINDRI_TRY(body, BodyObject::parse(call.request, "TemplateInstantiationRequest"));
+  SINDRI_TRY(template_id, body.required_string("template_id", kUuidRule));
+  SINDRI_TRY(parameters, body.required_value("parameters"));
+  SINDRI_CHECK(body.finish());
   auto rendered = render_version(call, template_id, parameters);
   if (!rendered.ok()) {
     // A failure to load or render yields to the error the seed's order puts
     // first (404, 403, 422), when there is one.
-    BROKER_CHECK(check_in_read(call, template_id, stack_id));
+    SINDRI_CHECK(check_in_read(call, template_id, stack_id));
     return std::move(rendered).error();
   }
   const std::string checksum = sha256_hex(rendered->yaml);
   const std::string recorded_parameters = to_json(parameters);
   // The answer is written outside the transaction: SQLite's writes queue
   // behind it.
-  BROKER_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
+  SINDRI_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     // One statement checks the stack, its owner, the template and their
     // labels as it inserts; only when it inserts nothing does check_target
     // say which answer is due.
@@ -140,7 +140,7 @@ ApiResult<http::Response> instantiate(Call& call) {
     const db::Provenance provenance{template_id, rendered->version, recorded_parameters};
     auto inserted = db::insert_deployment_object(connection, stack_id, rendered->yaml, checksum, false, owner, &provenance);
     if (!inserted.ok() && inserted.error().status == 404) {
-      BROKER_CHECK(check_target(connection, call.caller, template_id, stack_id));
+      SINDRI_CHECK(check_target(connection, call.caller, template_id, stack_id));
     }
     return inserted;
   }));
@@ -150,13 +150,13 @@ ApiResult<http::Response> instantiate(Call& call) {
 // Beyond Brokkr: every check of an instantiation, nothing stored; the
 // preview of the admin UI and of `sindri template render`.
 ApiResult<http::Response> dry_run(Call& call) {
-  BROKER_TRY(template_id, call.id_param());
-  BROKER_TRY(body, BodyObject::parse(call.request, "TemplateRenderRequest"));
-  BROKER_TRY(parameters, body.required_value("parameters"));
-  BROKER_TRY(stack_id, body.optional_string("stack_id", kUuidRule));
-  BROKER_CHECK(body.finish());
-  BROKER_CHECK(check_in_read(call, template_id, stack_id));
-  BROKER_TRY(rendered, render_version(call, template_id, parameters));
+  SINDRI_TRY(template_id, call.id_param());
+  SINDRI_TRY(body, BodyObject::parse(call.request, "TemplateRenderRequest"));
+  SINDRI_TRY(parameters, body.required_value("parameters"));
+  SINDRI_TRY(stack_id, body.optional_string("stack_id", kUuidRule));
+  SINDRI_CHECK(body.finish());
+  SINDRI_CHECK(check_in_read(call, template_id, stack_id));
+  SINDRI_TRY(rendered, render_version(call, template_id, parameters));
   return json_response(200, make_object({{"template_id", Value(template_id)},
                                          {"template_version", Value(rendered.version)},
                                          {"checksum", Value(sha256_hex(rendered.yaml))},

@@ -17,9 +17,9 @@ namespace {
 ApiResult<std::string> registering_agent(const Call& call) {
   std::optional<std::string> named;
   if (!call.request.body.empty()) {
-    BROKER_TRY(body, BodyObject::parse(call.request, "AgentRegistrationBody"));
-    BROKER_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
-    BROKER_CHECK(body.finish());
+    SINDRI_TRY(body, BodyObject::parse(call.request, "AgentRegistrationBody"));
+    SINDRI_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
+    SINDRI_CHECK(body.finish());
     named = std::move(agent_id);
   }
   if (call.caller.kind == Identity::Kind::Agent) {
@@ -31,26 +31,26 @@ ApiResult<std::string> registering_agent(const Call& call) {
 }
 
 ApiResult<http::Response> register_agent(Call& call) {
-  BROKER_TRY(generator_id, call.id_param());
-  BROKER_TRY(agent_id, registering_agent(call));
+  SINDRI_TRY(generator_id, call.id_param());
+  SINDRI_TRY(agent_id, registering_agent(call));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(generator, db::load_generator(connection, generator_id));
-    BROKER_TRY(agent, db::load_agent(connection, agent_id));
+    SINDRI_TRY(generator, db::load_generator(connection, generator_id));
+    SINDRI_TRY(agent, db::load_agent(connection, agent_id));
     auto registration = db::insert_registration(connection, agent_id, generator_id);
     if (!registration.ok() && db::is_unique_violation(registration.error())) {
       return conflict("registration_exists", "agent " + agent_id + " is already registered with generator " + generator_id);
     }
-    BROKER_CHECK(registration);
+    SINDRI_CHECK(registration);
     return json_response(201, std::move(registration).value());
   });
 }
 
 ApiResult<http::Response> deregister_agent(Call& call) {
-  BROKER_TRY(generator_id, call.id_param());
-  BROKER_TRY(agent_id, registering_agent(call));
+  SINDRI_TRY(generator_id, call.id_param());
+  SINDRI_TRY(agent_id, registering_agent(call));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(generator, db::load_generator(connection, generator_id));
-    BROKER_TRY(removed, db::delete_registration(connection, agent_id, generator_id));
+    SINDRI_TRY(generator, db::load_generator(connection, generator_id));
+    SINDRI_TRY(removed, db::delete_registration(connection, agent_id, generator_id));
     if (!removed) {
       return ApiError{404, "registration_not_found",
                       "agent " + agent_id + " is not registered with generator " + generator_id, Value(), std::nullopt};
@@ -60,25 +60,25 @@ ApiResult<http::Response> deregister_agent(Call& call) {
 }
 
 ApiResult<http::Response> registered_agents(Call& call) {
-  BROKER_TRY(generator_id, call.id_param());
+  SINDRI_TRY(generator_id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_generator(generator_id)) {
     return forbidden("only an admin or the generator itself may list its registered agents");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(generator, db::load_generator(connection, generator_id));
-    BROKER_TRY(registrations, db::list_generator_registrations(connection, generator_id));
+    SINDRI_TRY(generator, db::load_generator(connection, generator_id));
+    SINDRI_TRY(registrations, db::list_generator_registrations(connection, generator_id));
     return json_response(200, registrations);
   });
 }
 
 ApiResult<http::Response> agent_registrations(Call& call) {
-  BROKER_TRY(agent_id, call.id_param());
+  SINDRI_TRY(agent_id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_agent(agent_id)) {
     return forbidden("only an admin or the agent itself may list its registrations");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(agent, db::load_agent(connection, agent_id));
-    BROKER_TRY(registrations, db::list_agent_registrations(connection, agent_id));
+    SINDRI_TRY(agent, db::load_agent(connection, agent_id));
+    SINDRI_TRY(registrations, db::list_agent_registrations(connection, agent_id));
     return json_response(200, registrations);
   });
 }

@@ -98,7 +98,7 @@ ApiResult<bool> optional_bool_query(const http::Request& request, std::string_vi
 }
 
 ApiResult<BodyObject> BodyObject::parse(const http::Request& request, std::string_view schema) {
-  BROKER_TRY(value, parse_json_body(request));
+  SINDRI_TRY(value, parse_json_body(request));
   if (!value.is_object()) {
     return field_error("invalid_body",
                        "the request body must be a JSON object (" + std::string(schema) + "), got " +
@@ -125,7 +125,7 @@ ApiResult<std::string> BodyObject::required_string(std::string_view key, const T
     return field_error("missing_field", pointer + " is required by " + schema_, pointer);
   }
   if (!value->is_string()) return wrong_type(key, "a string", *value);
-  BROKER_CHECK(check_text(value->get_string(), rule, pointer));
+  SINDRI_CHECK(check_text(value->get_string(), rule, pointer));
   return as_stored(value->get_string(), rule);
 }
 
@@ -143,7 +143,7 @@ ApiResult<std::optional<std::string>> BodyObject::optional_string(std::string_vi
   const Value* value = take(key);
   if (value == nullptr || (nullable && value->is_null())) return std::optional<std::string>();
   if (!value->is_string()) return wrong_type(key, nullable ? "a string or null" : "a string", *value);
-  BROKER_CHECK(check_text(value->get_string(), rule, field_pointer(key)));
+  SINDRI_CHECK(check_text(value->get_string(), rule, field_pointer(key)));
   return std::optional<std::string>(as_stored(value->get_string(), rule));
 }
 
@@ -173,7 +173,7 @@ ApiResult<std::vector<std::string>> BodyObject::optional_string_array(std::strin
     if (!item.is_string()) {
       return field_error("invalid_field", item_pointer + " must be a string, got " + item.kind_name(), item_pointer);
     }
-    BROKER_CHECK(check_text(item.get_string(), rule, item_pointer));
+    SINDRI_CHECK(check_text(item.get_string(), rule, item_pointer));
     out.push_back(as_stored(item.get_string(), rule));
   }
   return out;

@@ -12,7 +12,7 @@ namespace sindri::broker {
 namespace {
 
 ApiResult<http::Response> list_stacks(Call& call) {
-  BROKER_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
+  SINDRI_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
   if (call.caller.kind == Identity::Kind::Generator) {
     if (!generator_filter.empty() && generator_filter != call.caller.id) {
       return forbidden("a generator may only list its own stacks");
@@ -20,18 +20,18 @@ ApiResult<http::Response> list_stacks(Call& call) {
     generator_filter = call.caller.id;
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stacks, db::list_stacks(connection, generator_filter));
+    SINDRI_TRY(stacks, db::list_stacks(connection, generator_filter));
     return json_response(200, stacks);
   });
 }
 
 ApiResult<http::Response> create_stack(Call& call) {
-  BROKER_TRY(body, BodyObject::parse(call.request, "NewStack"));
-  BROKER_TRY(name, body.required_string("name", kNameRule));
-  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
+  SINDRI_TRY(body, BodyObject::parse(call.request, "NewStack"));
+  SINDRI_TRY(name, body.required_string("name", kNameRule));
+  SINDRI_TRY(description, body.optional_string("description", kDescriptionRule));
   // A generator may leave out its own id; an admin must say whose stack it is.
-  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule, false));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(generator_id, body.optional_string("generator_id", kUuidRule, false));
+  SINDRI_CHECK(body.finish());
   if (call.caller.kind == Identity::Kind::Generator) {
     if (generator_id && *generator_id != call.caller.id) {
       return forbidden("a generator may only create stacks for itself");
@@ -41,39 +41,39 @@ ApiResult<http::Response> create_stack(Call& call) {
     return field_error("missing_field", "/generator_id is required by NewStack", "/generator_id");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
-    BROKER_TRY(stack, db::insert_stack(connection, name, description, *generator_id));
+    SINDRI_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
+    SINDRI_TRY(stack, db::insert_stack(connection, name, description, *generator_id));
     return json_response(201, stack);
   });
 }
 
 ApiResult<http::Response> get_stack(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, db::load_stack(connection, id));
-    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    SINDRI_TRY(stack, db::load_stack(connection, id));
+    SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     return json_response(200, stack);
   });
 }
 
 ApiResult<http::Response> update_stack(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_TRY(body, BodyObject::parse(call.request, "Stack"));
-  BROKER_TRY(body_id, body.optional_string("id", kUuidRule));
-  BROKER_TRY(name, body.optional_string("name", kNameRule, false));
-  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
-  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule, false));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_TRY(body, BodyObject::parse(call.request, "Stack"));
+  SINDRI_TRY(body_id, body.optional_string("id", kUuidRule));
+  SINDRI_TRY(name, body.optional_string("name", kNameRule, false));
+  SINDRI_TRY(description, body.optional_string("description", kDescriptionRule));
+  SINDRI_TRY(generator_id, body.optional_string("generator_id", kUuidRule, false));
   for (const char* read_only : {"created_at", "updated_at", "deleted_at"}) body.ignore(read_only);
-  BROKER_CHECK(body.finish());
+  SINDRI_CHECK(body.finish());
   if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, db::load_stack(connection, id));
-    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    SINDRI_TRY(stack, db::load_stack(connection, id));
+    SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     if (generator_id && *generator_id != field(stack, "generator_id")) {
       if (!call.caller.is_admin()) return forbidden("only an admin may give a stack to another generator");
-      BROKER_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
+      SINDRI_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
     }
-    BROKER_TRY(updated, db::update_stack(connection, id, name ? Value(*name) : *stack.find("name"),
+    SINDRI_TRY(updated, db::update_stack(connection, id, name ? Value(*name) : *stack.find("name"),
                                          description ? Value(*description) : *stack.find("description"),
                                          generator_id ? Value(*generator_id) : *stack.find("generator_id")));
     return json_response(200, updated);
@@ -83,12 +83,12 @@ ApiResult<http::Response> update_stack(Call& call) {
 // Deleting a stack leaves a deletion marker behind: agents that targeted it
 // see the marker in their target state and remove what they applied.
 ApiResult<http::Response> delete_stack(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(stack, db::load_stack(connection, id));
-    BROKER_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    BROKER_CHECK(db::delete_stack(connection, id, now_timestamp()));
-    BROKER_CHECK(db::touch_target_state(connection));
+    SINDRI_TRY(stack, db::load_stack(connection, id));
+    SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    SINDRI_CHECK(db::delete_stack(connection, id, now_timestamp()));
+    SINDRI_CHECK(db::touch_target_state(connection));
     return empty_response(204);
   });
 }

@@ -26,7 +26,7 @@ struct TagOwner {
 };
 
 ApiResult<Ok> stack_access(store::Connection& connection, const Identity& caller, std::string_view id, bool change) {
-  BROKER_TRY(stack, db::load_stack(connection, id));
+  SINDRI_TRY(stack, db::load_stack(connection, id));
   return check_stack_access(connection, caller, stack, change ? StackAccess::Manage : StackAccess::Read);
 }
 
@@ -35,14 +35,14 @@ ApiResult<Ok> agent_access(store::Connection& connection, const Identity& caller
     return forbidden(change ? "only an admin may change an agent's labels and annotations"
                             : "an agent may only read its own labels and annotations");
   }
-  BROKER_TRY(agent, db::load_agent(connection, id));
+  SINDRI_TRY(agent, db::load_agent(connection, id));
   return Ok{};
 }
 
 // A stack's labels decide both which agents deploy it and which templates
 // may be instantiated into it.
 ApiResult<Ok> sync_stack(store::Connection& connection, std::string_view id) {
-  BROKER_CHECK(db::sync_targets_for_stack(connection, id));
+  SINDRI_CHECK(db::sync_targets_for_stack(connection, id));
   return db::sync_template_targets_for_stack(connection, id);
 }
 
@@ -56,7 +56,7 @@ const TagOwner kTemplate{db::TagOwner::Template, "template", "template_id", "New
 // The owner's id may be repeated in the body (Brokkr's New*Label shapes
 // carry it); when it is, it must be the path's.
 ApiResult<Ok> check_owner_field(BodyObject& body, const TagOwner& owner, std::string_view id) {
-  BROKER_TRY(body_id, body.optional_string(owner.id_field, kUuidRule));
+  SINDRI_TRY(body_id, body.optional_string(owner.id_field, kUuidRule));
   if (body_id && *body_id != id) {
     const std::string pointer = std::string("/") + owner.id_field;
     return field_error("invalid_field", pointer + " does not match the " + owner.entity + " id in the path", pointer);
@@ -67,9 +67,9 @@ ApiResult<Ok> check_owner_field(BodyObject& body, const TagOwner& owner, std::st
 // A label arrives as a JSON string ("env=prod") or as an object with a
 // "label" member.
 ApiResult<std::string> read_label(const http::Request& request, const TagOwner& owner, std::string_view id) {
-  BROKER_TRY(value, parse_json_body(request));
+  SINDRI_TRY(value, parse_json_body(request));
   if (value.is_string()) {
-    BROKER_CHECK(check_text(value.get_string(), kTagRule, ""));
+    SINDRI_CHECK(check_text(value.get_string(), kTagRule, ""));
     return std::string(value.get_string());
   }
   if (!value.is_object()) {
@@ -79,9 +79,9 @@ ApiResult<std::string> read_label(const http::Request& request, const TagOwner& 
                        "");
   }
   BodyObject body(std::move(value), owner.label_schema);
-  BROKER_TRY(label, body.required_string("label", kTagRule));
-  BROKER_CHECK(check_owner_field(body, owner, id));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(label, body.required_string("label", kTagRule));
+  SINDRI_CHECK(check_owner_field(body, owner, id));
+  SINDRI_CHECK(body.finish());
   return label;
 }
 
@@ -89,62 +89,62 @@ using ListTags = ApiResult<Value> (*)(store::Connection&, db::TagOwner, std::str
 using RemoveTag = ApiResult<bool> (*)(store::Connection&, db::TagOwner, std::string_view, std::string_view);
 
 ApiResult<http::Response> list_tags(Call& call, const TagOwner& owner, ListTags list) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(owner.check_access(connection, call.caller, id, false));
-    BROKER_TRY(tags, list(connection, owner.table, id));
+    SINDRI_CHECK(owner.check_access(connection, call.caller, id, false));
+    SINDRI_TRY(tags, list(connection, owner.table, id));
     return json_response(200, tags);
   });
 }
 
 ApiResult<http::Response> add_label(Call& call, const TagOwner& owner) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_TRY(label, read_label(call.request, owner, id));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_TRY(label, read_label(call.request, owner, id));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(owner.check_access(connection, call.caller, id, true));
+    SINDRI_CHECK(owner.check_access(connection, call.caller, id, true));
     auto added = db::insert_label(connection, owner.table, id, label);
     if (!added.ok() && db::is_unique_violation(added.error())) {
       return conflict("label_exists", std::string(owner.entity) + " " + id + " already has label \"" + label + "\"");
     }
-    BROKER_CHECK(added);
-    BROKER_CHECK(owner.sync(connection, id));
+    SINDRI_CHECK(added);
+    SINDRI_CHECK(owner.sync(connection, id));
     return json_response(201, std::move(added).value());
   });
 }
 
 ApiResult<http::Response> add_annotation(Call& call, const TagOwner& owner) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_TRY(body, BodyObject::parse(call.request, owner.annotation_schema));
-  BROKER_TRY(key, body.required_string("key", kTagRule));
-  BROKER_TRY(value, body.required_string("value", kTagRule));
-  BROKER_CHECK(check_owner_field(body, owner, id));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_TRY(body, BodyObject::parse(call.request, owner.annotation_schema));
+  SINDRI_TRY(key, body.required_string("key", kTagRule));
+  SINDRI_TRY(value, body.required_string("value", kTagRule));
+  SINDRI_CHECK(check_owner_field(body, owner, id));
+  SINDRI_CHECK(body.finish());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(owner.check_access(connection, call.caller, id, true));
+    SINDRI_CHECK(owner.check_access(connection, call.caller, id, true));
     auto added = db::insert_annotation(connection, owner.table, id, key, value);
     if (!added.ok() && db::is_unique_violation(added.error())) {
       return conflict("annotation_exists",
                       std::string(owner.entity) + " " + id + " already has an annotation \"" + key + "\"");
     }
-    BROKER_CHECK(added);
-    BROKER_CHECK(owner.sync(connection, id));
+    SINDRI_CHECK(added);
+    SINDRI_CHECK(owner.sync(connection, id));
     return json_response(201, std::move(added).value());
   });
 }
 
 ApiResult<http::Response> remove_tag(Call& call, const TagOwner& owner, RemoveTag remove, const char* param,
                                      const char* what) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   const std::string& tag = call.params[param];
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(owner.check_access(connection, call.caller, id, true));
-    BROKER_TRY(removed, remove(connection, owner.table, id, tag));
+    SINDRI_CHECK(owner.check_access(connection, call.caller, id, true));
+    SINDRI_TRY(removed, remove(connection, owner.table, id, tag));
     if (!removed) {
       return ApiError{404, std::string(what) + "_not_found",
                       std::string(owner.entity) + " " + id + " has no " + what + " \"" + tag + "\"", Value(),
                       std::nullopt};
     }
-    BROKER_CHECK(owner.sync(connection, id));
+    SINDRI_CHECK(owner.sync(connection, id));
     return empty_response(204);
   });
 }

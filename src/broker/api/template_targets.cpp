@@ -9,12 +9,12 @@ namespace sindri::broker {
 namespace {
 
 ApiResult<http::Response> list_template_targets(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(check_template_access(connection, call.caller, id, false));
+    SINDRI_CHECK(check_template_access(connection, call.caller, id, false));
     // A generator sees only its own stacks among the targets.
     const std::string_view owner = call.caller.is_admin() ? std::string_view() : std::string_view(call.caller.id);
-    BROKER_TRY(targets, db::list_template_targets(connection, id, owner));
+    SINDRI_TRY(targets, db::list_template_targets(connection, id, owner));
     return json_response(200, targets);
   });
 }

@@ -20,10 +20,10 @@ using db::TemplateText;
 // The fields create and update share.
 ApiResult<TemplateText> read_template_text(BodyObject& body) {
   TemplateText text;
-  BROKER_TRY(description, body.optional_string("description", kDescriptionRule));
-  BROKER_TRY(content, body.required_string("template_content", kContentRule));
-  BROKER_TRY(schema, body.required_string("parameters_schema", kContentRule));
-  BROKER_CHECK(body.finish());
+  SINDRI_TRY(description, body.optional_string("description", kDescriptionRule));
+  SINDRI_TRY(content, body.required_string("template_content", kContentRule));
+  SINDRI_TRY(schema, body.required_string("parameters_schema", kContentRule));
+  SINDRI_CHECK(body.finish());
   text.description = std::move(description);
   text.content = std::move(content);
   text.parameters_schema = std::move(schema);
@@ -33,17 +33,17 @@ ApiResult<TemplateText> read_template_text(BodyObject& body) {
 // As seed 000 asks, the Tera syntax and the schema fail fast, before
 // anything is stored.
 ApiResult<Ok> check_template_text(std::string_view name, const TemplateText& text) {
-  BROKER_CHECK(check_template_content(name, text.content));
+  SINDRI_CHECK(check_template_content(name, text.content));
   return check_parameters_schema(text.parameters_schema);
 }
 
 ApiResult<http::Response> create_template(Call& call) {
-  BROKER_TRY(body, BodyObject::parse(call.request, "CreateTemplateRequest"));
-  BROKER_TRY(name, body.required_string("name", kNameRule));
+  SINDRI_TRY(body, BodyObject::parse(call.request, "CreateTemplateRequest"));
+  SINDRI_TRY(name, body.required_string("name", kNameRule));
   // Seed 000 names the owner in the body; a generator may only name itself,
   // an admin names a generator or none (a system template).
-  BROKER_TRY(generator_id, body.optional_string("generator_id", kUuidRule));
-  BROKER_TRY(text, read_template_text(body));
+  SINDRI_TRY(generator_id, body.optional_string("generator_id", kUuidRule));
+  SINDRI_TRY(text, read_template_text(body));
   if (call.caller.kind == Identity::Kind::Generator) {
     if (!generator_id && body.has("generator_id")) {
       return forbidden("only an admin may create system templates (generator_id null)");
@@ -53,78 +53,78 @@ ApiResult<http::Response> create_template(Call& call) {
     }
     generator_id = call.caller.id;
   }
-  BROKER_CHECK(check_template_text(name, text));
-  BROKER_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
+  SINDRI_CHECK(check_template_text(name, text));
+  SINDRI_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     if (generator_id && call.caller.is_admin()) {
-      BROKER_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
+      SINDRI_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
     }
     const Value owner = generator_id ? Value(*generator_id) : Value();
-    BROKER_CHECK(db::lock_template_name(connection, owner, name));
-    BROKER_TRY(tpl, db::insert_template_version(connection, owner, name, text));
-    BROKER_CHECK(db::sync_template_targets_for_template(connection, field(tpl, "id")));
+    SINDRI_CHECK(db::lock_template_name(connection, owner, name));
+    SINDRI_TRY(tpl, db::insert_template_version(connection, owner, name, text));
+    SINDRI_CHECK(db::sync_template_targets_for_template(connection, field(tpl, "id")));
     return tpl;
   }));
   return json_response(201, created);
 }
 
 ApiResult<http::Response> list_templates(Call& call) {
-  BROKER_TRY(generator_filter, optional_uuid_query(call.request, "generator_id"));
+  SINDRI_TRY(generator_filter, optional_uuid_query(call.request, "generator_id"));
   const std::string* name = call.request.query_param("name");
   // Listing by name is the seed's "list versions of a template": superseded
   // and deleted versions too, unless all_versions=false; other listings show
   // the live versions unless all_versions=true.
-  BROKER_TRY(asked_all_versions, optional_bool_query(call.request, "all_versions"));
+  SINDRI_TRY(asked_all_versions, optional_bool_query(call.request, "all_versions"));
   const bool all_versions =
       call.request.query_param("all_versions") != nullptr ? asked_all_versions : name != nullptr;
   const db::TemplateFilter filter{generator_filter, name, all_versions};
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(templates, db::list_templates(connection, filter));
+    SINDRI_TRY(templates, db::list_templates(connection, filter));
     return json_response(200, templates);
   });
 }
 
 ApiResult<http::Response> get_template(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_TRY(tpl, db::load_template(connection, id));
+    SINDRI_TRY(tpl, db::load_template(connection, id));
     return json_response(200, tpl);
   });
 }
 
 ApiResult<http::Response> update_template(Call& call) {
-  BROKER_TRY(id, call.id_param());
-  BROKER_TRY(body, BodyObject::parse(call.request, "UpdateTemplateRequest"));
-  BROKER_TRY(text, read_template_text(body));
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_TRY(body, BodyObject::parse(call.request, "UpdateTemplateRequest"));
+  SINDRI_TRY(text, read_template_text(body));
   // Errors name the template as the version being replaced is called.
-  BROKER_TRY(current, in_read<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
-    BROKER_TRY(tpl, db::load_template(connection, id));
-    BROKER_CHECK(check_template_change(call.caller, tpl));
+  SINDRI_TRY(current, in_read<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
+    SINDRI_TRY(tpl, db::load_template(connection, id));
+    SINDRI_CHECK(check_template_change(call.caller, tpl));
     return tpl;
   }));
-  BROKER_CHECK(check_template_text(field(current, "name"), text));
-  BROKER_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
-    BROKER_TRY(old, load_template_for_change(connection, call.caller, id));
+  SINDRI_CHECK(check_template_text(field(current, "name"), text));
+  SINDRI_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
+    SINDRI_TRY(old, load_template_for_change(connection, call.caller, id));
     TemplateText next = text;
     if (!next.description) {
       const Value* description = old.find("description");
       if (description != nullptr && description->is_string()) next.description = std::string(description->get_string());
     }
-    BROKER_TRY(tpl, db::insert_template_version(connection, *old.find("generator_id"), field(old, "name"), next));
+    SINDRI_TRY(tpl, db::insert_template_version(connection, *old.find("generator_id"), field(old, "name"), next));
     // Labels and annotations go with the template to its new version: they
     // say where the template belongs, which a content fix does not change.
-    BROKER_CHECK(db::copy_template_tags(connection, id, field(tpl, "id")));
-    BROKER_CHECK(db::retire_template(connection, id));
-    BROKER_CHECK(db::sync_template_targets_for_template(connection, field(tpl, "id")));
+    SINDRI_CHECK(db::copy_template_tags(connection, id, field(tpl, "id")));
+    SINDRI_CHECK(db::retire_template(connection, id));
+    SINDRI_CHECK(db::sync_template_targets_for_template(connection, field(tpl, "id")));
     return tpl;
   }));
   return json_response(200, created);
 }
 
 ApiResult<http::Response> delete_template(Call& call) {
-  BROKER_TRY(id, call.id_param());
+  SINDRI_TRY(id, call.id_param());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    BROKER_CHECK(load_template_for_change(connection, call.caller, id));
-    BROKER_CHECK(db::retire_template(connection, id));
+    SINDRI_CHECK(load_template_for_change(connection, call.caller, id));
+    SINDRI_CHECK(db::retire_template(connection, id));
     return empty_response(204);
   });
 }

@@ -7,25 +7,25 @@
 namespace sindri::broker::db {
 
 ApiResult<Value> insert_agent_event(store::Connection& connection, const NewAgentEvent& event) {
-  BROKER_TRY(rows, connection.query("INSERT INTO agent_events (id, agent_id, deployment_object_id, event_type, "
+  SINDRI_TRY(rows, connection.query("INSERT INTO agent_events (id, agent_id, deployment_object_id, event_type, "
                                     "status, message, created_at, updated_at) "
                                     "VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING " SINDRI_AGENT_EVENT_COLUMNS,
                                     {Value(new_uuid()), Value(event.agent_id), Value(event.deployment_object_id),
                                      Value(event.event_type), Value(event.status),
                                      event.message ? Value(*event.message) : Value(), Value(now_timestamp())}));
-  BROKER_CHECK(touch_target_state(connection));
+  SINDRI_CHECK(touch_target_state(connection));
   return row_object(rows, 0);
 }
 
 ApiResult<Value> list_agent_events(store::Connection& connection, std::string_view agent_id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_AGENT_EVENT_COLUMNS " FROM agent_events WHERE agent_id = $1 AND "
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_AGENT_EVENT_COLUMNS " FROM agent_events WHERE agent_id = $1 AND "
                                     SINDRI_LIVE " ORDER BY created_at, id",
                                     {Value(agent_id)}));
   return rows_array(rows);
 }
 
 ApiResult<Value> list_all_agent_events(store::Connection& connection, std::string_view generator_id) {
-  BROKER_TRY(rows, generator_id.empty()
+  SINDRI_TRY(rows, generator_id.empty()
                        ? connection.query("SELECT " SINDRI_AGENT_EVENT_COLUMNS " FROM agent_events WHERE " SINDRI_LIVE
                                           " ORDER BY created_at, id")
                        : connection.query("SELECT " SINDRI_AGENT_EVENT_COLUMNS " FROM agent_events e WHERE " SINDRI_LIVE
@@ -37,7 +37,7 @@ ApiResult<Value> list_all_agent_events(store::Connection& connection, std::strin
 }
 
 ApiResult<Value> load_agent_event(store::Connection& connection, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_AGENT_EVENT_COLUMNS " FROM agent_events WHERE id = $1 AND "
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_AGENT_EVENT_COLUMNS " FROM agent_events WHERE id = $1 AND "
                                     SINDRI_LIVE,
                                     {Value(id)}));
   if (rows.empty()) return not_found("agent_event", id);

@@ -8,13 +8,13 @@ namespace sindri::broker::db {
 
 ApiResult<bool> agent_targets_stack(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id) {
-  BROKER_TRY(rows, connection.query("SELECT 1 FROM agent_targets WHERE agent_id = $1 AND stack_id = $2",
+  SINDRI_TRY(rows, connection.query("SELECT 1 FROM agent_targets WHERE agent_id = $1 AND stack_id = $2",
                                     {Value(agent_id), Value(stack_id)}));
   return !rows.empty();
 }
 
 ApiResult<Value> list_agent_targets(store::Connection& connection, std::string_view agent_id) {
-  BROKER_TRY(rows, connection.query("SELECT id, agent_id, stack_id FROM agent_targets WHERE agent_id = $1 "
+  SINDRI_TRY(rows, connection.query("SELECT id, agent_id, stack_id FROM agent_targets WHERE agent_id = $1 "
                                     "ORDER BY stack_id",
                                     {Value(agent_id)}));
   return rows_array(rows);
@@ -22,19 +22,19 @@ ApiResult<Value> list_agent_targets(store::Connection& connection, std::string_v
 
 ApiResult<Value> insert_agent_target(store::Connection& connection, std::string_view agent_id,
                                      std::string_view stack_id) {
-  BROKER_TRY(rows, connection.query("INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) "
+  SINDRI_TRY(rows, connection.query("INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) "
                                     "VALUES ($1, $2, $3, FALSE) RETURNING id, agent_id, stack_id",
                                     {Value(new_uuid()), Value(agent_id), Value(stack_id)}));
-  BROKER_CHECK(touch_target_state(connection));
+  SINDRI_CHECK(touch_target_state(connection));
   return row_object(rows, 0);
 }
 
 ApiResult<bool> delete_agent_target(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id) {
-  BROKER_TRY(rows, connection.query("DELETE FROM agent_targets WHERE agent_id = $1 AND stack_id = $2 RETURNING id",
+  SINDRI_TRY(rows, connection.query("DELETE FROM agent_targets WHERE agent_id = $1 AND stack_id = $2 RETURNING id",
                                     {Value(agent_id), Value(stack_id)}));
   if (rows.empty()) return false;
-  BROKER_CHECK(touch_target_state(connection));
+  SINDRI_CHECK(touch_target_state(connection));
   return true;
 }
 

@@ -9,14 +9,14 @@
 namespace sindri::broker::db {
 
 ApiResult<Value> load_agent(store::Connection& connection, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_AGENT_COLUMNS " FROM agents WHERE id = $1 AND " SINDRI_LIVE,
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_AGENT_COLUMNS " FROM agents WHERE id = $1 AND " SINDRI_LIVE,
                                     {Value(id)}));
   if (rows.empty()) return not_found("agent", id);
   return agent_object(rows, 0);
 }
 
 ApiResult<Value> list_agents(store::Connection& connection, std::string_view generator_id) {
-  BROKER_TRY(rows, generator_id.empty()
+  SINDRI_TRY(rows, generator_id.empty()
                        ? connection.query("SELECT " SINDRI_AGENT_COLUMNS " FROM agents WHERE " SINDRI_LIVE
                                           " ORDER BY created_at, id")
                        : connection.query("SELECT " SINDRI_AGENT_COLUMNS " FROM agents WHERE " SINDRI_LIVE
@@ -28,7 +28,7 @@ ApiResult<Value> list_agents(store::Connection& connection, std::string_view gen
 
 ApiResult<std::optional<Value>> find_agent(store::Connection& connection, const std::string* name,
                                            const std::string* cluster_name) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_AGENT_COLUMNS " FROM agents WHERE " SINDRI_LIVE
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_AGENT_COLUMNS " FROM agents WHERE " SINDRI_LIVE
                                     " AND (CAST($1 AS TEXT) IS NULL OR name = $1) "
                                     "AND (CAST($2 AS TEXT) IS NULL OR cluster_name = $2) "
                                     "ORDER BY created_at, id LIMIT 1",
@@ -41,11 +41,11 @@ ApiResult<Value> insert_agent(store::Connection& connection, std::string_view na
                               std::string_view pak_hash, const std::vector<std::string>& generator_ids) {
   const std::string now = now_timestamp();
   const std::string id = new_uuid();
-  BROKER_TRY(rows, connection.query("INSERT INTO agents (id, name, cluster_name, status, pak_hash, created_at, "
+  SINDRI_TRY(rows, connection.query("INSERT INTO agents (id, name, cluster_name, status, pak_hash, created_at, "
                                     "updated_at) VALUES ($1, $2, $3, 'ACTIVE', $4, $5, $5) RETURNING " SINDRI_AGENT_COLUMNS,
                                     {Value(id), Value(name), Value(cluster_name), Value(pak_hash), Value(now)}));
   for (const std::string& generator_id : generator_ids) {
-    BROKER_CHECK(connection.query(
+    SINDRI_CHECK(connection.query(
         "INSERT INTO agent_generators (id, agent_id, generator_id, created_at) VALUES ($1, $2, $3, $4)",
         {Value(new_uuid()), Value(id), Value(generator_id), Value(now)}));
   }
@@ -54,7 +54,7 @@ ApiResult<Value> insert_agent(store::Connection& connection, std::string_view na
 
 ApiResult<Value> update_agent(store::Connection& connection, std::string_view id, const Value& name,
                               const Value& cluster_name, const Value& status) {
-  BROKER_TRY(rows, connection.query("UPDATE agents SET name = $2, cluster_name = $3, status = $4, updated_at = $5 "
+  SINDRI_TRY(rows, connection.query("UPDATE agents SET name = $2, cluster_name = $3, status = $4, updated_at = $5 "
                                     "WHERE id = $1 RETURNING " SINDRI_AGENT_COLUMNS,
                                     {Value(id), name, cluster_name, status, Value(now_timestamp())}));
   if (rows.empty()) return not_found("agent", id);
@@ -62,7 +62,7 @@ ApiResult<Value> update_agent(store::Connection& connection, std::string_view id
 }
 
 ApiResult<Ok> delete_agent(store::Connection& connection, std::string_view id) {
-  BROKER_CHECK(connection.query("UPDATE agents SET deleted_at = $2, updated_at = $2 WHERE id = $1",
+  SINDRI_CHECK(connection.query("UPDATE agents SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                 {Value(id), Value(now_timestamp())}));
   return Ok{};
 }
@@ -71,7 +71,7 @@ ApiResult<Ok> record_heartbeat(store::Connection& connection, std::string_view i
                                std::optional<int64_t> k8s_api_latency_ms) {
   const std::string now = now_timestamp();
   const bool reported = k8s_reachable.has_value() || k8s_api_latency_ms.has_value();
-  BROKER_TRY(rows, reported
+  SINDRI_TRY(rows, reported
                        ? connection.query("UPDATE agents SET last_heartbeat = $2, k8s_reachable = $3, "
                                           "k8s_api_latency_ms = $4, k8s_reported_at = $2 "
                                           "WHERE id = $1 AND " SINDRI_LIVE " RETURNING id",
@@ -85,7 +85,7 @@ ApiResult<Ok> record_heartbeat(store::Connection& connection, std::string_view i
 }
 
 ApiResult<Value> set_agent_pak(store::Connection& connection, std::string_view id, std::string_view pak_hash) {
-  BROKER_TRY(rows, connection.query("UPDATE agents SET pak_hash = $2, updated_at = $3 "
+  SINDRI_TRY(rows, connection.query("UPDATE agents SET pak_hash = $2, updated_at = $3 "
                                     "WHERE id = $1 AND " SINDRI_LIVE " RETURNING " SINDRI_AGENT_COLUMNS,
                                     {Value(id), Value(pak_hash), Value(now_timestamp())}));
   if (rows.empty()) return not_found("agent", id);
@@ -94,7 +94,7 @@ ApiResult<Value> set_agent_pak(store::Connection& connection, std::string_view i
 
 ApiResult<Value> insert_registration(store::Connection& connection, std::string_view agent_id,
                                      std::string_view generator_id) {
-  BROKER_TRY(rows, connection.query("INSERT INTO agent_generators (id, agent_id, generator_id, created_at) "
+  SINDRI_TRY(rows, connection.query("INSERT INTO agent_generators (id, agent_id, generator_id, created_at) "
                                     "VALUES ($1, $2, $3, $4) RETURNING " SINDRI_REGISTRATION_COLUMNS,
                                     {Value(new_uuid()), Value(agent_id), Value(generator_id), Value(now_timestamp())}));
   return row_object(rows, 0);
@@ -102,22 +102,22 @@ ApiResult<Value> insert_registration(store::Connection& connection, std::string_
 
 ApiResult<bool> delete_registration(store::Connection& connection, std::string_view agent_id,
                                     std::string_view generator_id) {
-  BROKER_TRY(rows, connection.query("DELETE FROM agent_generators WHERE agent_id = $1 AND generator_id = $2 "
+  SINDRI_TRY(rows, connection.query("DELETE FROM agent_generators WHERE agent_id = $1 AND generator_id = $2 "
                                     "RETURNING id",
                                     {Value(agent_id), Value(generator_id)}));
   if (rows.empty()) return false;
-  BROKER_TRY(untargeted, connection.query("DELETE FROM agent_targets WHERE agent_id = $1 AND NOT matched_by_labels "
+  SINDRI_TRY(untargeted, connection.query("DELETE FROM agent_targets WHERE agent_id = $1 AND NOT matched_by_labels "
                                           "AND stack_id IN (SELECT id FROM stacks WHERE generator_id = $2) "
                                           "RETURNING id",
                                           {Value(agent_id), Value(generator_id)}));
-  if (!untargeted.empty()) BROKER_CHECK(touch_target_state(connection));
+  if (!untargeted.empty()) SINDRI_CHECK(touch_target_state(connection));
   return true;
 }
 
 ApiResult<bool> lock_registration(store::Connection& connection, std::string_view agent_id,
                                   std::string_view generator_id) {
   // SQLite runs one write transaction at a time: nothing to lock.
-  BROKER_TRY(rows, connection.dialect() == store::Dialect::Postgres
+  SINDRI_TRY(rows, connection.dialect() == store::Dialect::Postgres
                        ? connection.query("SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2 "
                                           "FOR SHARE",
                                           {Value(agent_id), Value(generator_id)})
@@ -127,7 +127,7 @@ ApiResult<bool> lock_registration(store::Connection& connection, std::string_vie
 }
 
 ApiResult<Value> list_generator_registrations(store::Connection& connection, std::string_view generator_id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_REGISTRATION_COLUMNS " FROM agent_generators r "
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_REGISTRATION_COLUMNS " FROM agent_generators r "
                                     "WHERE generator_id = $1 AND EXISTS (SELECT 1 FROM agents a "
                                     "WHERE a.id = r.agent_id AND " SINDRI_LIVE_IN("a") ") ORDER BY created_at, id",
                                     {Value(generator_id)}));
@@ -135,7 +135,7 @@ ApiResult<Value> list_generator_registrations(store::Connection& connection, std
 }
 
 ApiResult<Value> list_agent_registrations(store::Connection& connection, std::string_view agent_id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_REGISTRATION_COLUMNS " FROM agent_generators r "
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_REGISTRATION_COLUMNS " FROM agent_generators r "
                                     "WHERE agent_id = $1 AND EXISTS (SELECT 1 FROM generators g "
                                     "WHERE g.id = r.generator_id AND " SINDRI_LIVE_IN("g") ") ORDER BY created_at, id",
                                     {Value(agent_id)}));

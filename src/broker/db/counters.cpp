@@ -17,8 +17,7 @@ ApiResult<Generations> read_generations(store::Database& db) {
 }
 
 store::DbStatus check_readable(store::Database& db) {
-  auto rows = db.read_statement("SELECT credentials_generation FROM broker_state WHERE id = 1");
-  if (!rows.ok()) return std::move(rows).error();
+  SINDRI_CHECK(db.read_statement("SELECT credentials_generation FROM broker_state WHERE id = 1"));
   return Ok{};
 }
 
@@ -32,13 +31,13 @@ int64_t target_state_shard() {
 }
 
 ApiResult<Ok> touch_target_state(store::Connection& connection) {
-  BROKER_CHECK(connection.query("UPDATE target_state_generations SET generation = generation + 1 WHERE shard = $1",
+  SINDRI_CHECK(connection.query("UPDATE target_state_generations SET generation = generation + 1 WHERE shard = $1",
                                 {Value(target_state_shard())}));
   return Ok{};
 }
 
 ApiResult<Ok> touch_credentials(store::Connection& connection) {
-  BROKER_CHECK(connection.query("UPDATE broker_state SET credentials_generation = credentials_generation + 1 WHERE id = 1"));
+  SINDRI_CHECK(connection.query("UPDATE broker_state SET credentials_generation = credentials_generation + 1 WHERE id = 1"));
   return Ok{};
 }
 

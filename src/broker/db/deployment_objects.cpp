@@ -63,16 +63,16 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
                : (provenance ? std::string_view(SINDRI_INSERT_RENDERED_DEPLOYMENT_OBJECT SINDRI_RETURNING_DEPLOYMENT_OBJECT)
                              : std::string_view(SINDRI_INSERT_DEPLOYMENT_OBJECT SINDRI_RETURNING_DEPLOYMENT_OBJECT));
   const size_t statement_params = postgres ? params.size() : (provenance ? 8 : 7);
-  BROKER_TRY(rows, connection.query(sql, std::span<const Value>(params).first(statement_params)));
+  SINDRI_TRY(rows, connection.query(sql, std::span<const Value>(params).first(statement_params)));
   if (rows.empty()) return not_found("stack", stack_id);
   if (!postgres) {
     if (provenance) {
-      BROKER_CHECK(connection.query(
+      SINDRI_CHECK(connection.query(
           "INSERT INTO rendered_deployment_objects (deployment_object_sequence_id, template_id, template_version, "
           "template_parameters, created_at) VALUES ($1, $2, $3, $4, $5)",
           {rows.rows[0][0], params[7], params[8], params[9], params[5]}));
     }
-    BROKER_CHECK(touch_target_state(connection));
+    SINDRI_CHECK(touch_target_state(connection));
   }
   return make_object({{"id", std::move(params[0])},
                       {"sequence_id", std::move(rows.rows[0][0])},
@@ -87,7 +87,7 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
 }
 
 ApiResult<Value> list_deployment_objects(store::Connection& connection, std::string_view stack_id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
                                     " FROM deployment_objects WHERE stack_id = $1 AND " SINDRI_LIVE
                                     " ORDER BY sequence_id",
                                     {Value(stack_id)}));
@@ -95,7 +95,7 @@ ApiResult<Value> list_deployment_objects(store::Connection& connection, std::str
 }
 
 ApiResult<Value> load_deployment_object(store::Connection& connection, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
                                     " FROM deployment_objects WHERE id = $1 AND " SINDRI_LIVE,
                                     {Value(id)}));
   if (rows.empty()) return not_found("deployment_object", id);
@@ -103,12 +103,12 @@ ApiResult<Value> load_deployment_object(store::Connection& connection, std::stri
 }
 
 ApiResult<bool> deployment_object_exists(store::Connection& connection, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT 1 FROM deployment_objects WHERE id = $1 AND " SINDRI_LIVE, {Value(id)}));
+  SINDRI_TRY(rows, connection.query("SELECT 1 FROM deployment_objects WHERE id = $1 AND " SINDRI_LIVE, {Value(id)}));
   return !rows.empty();
 }
 
 ApiResult<std::optional<RecordedProvenance>> load_provenance(store::Connection& connection, const Value& sequence_id) {
-  BROKER_TRY(rows, connection.query("SELECT template_id, template_version, template_parameters, created_at "
+  SINDRI_TRY(rows, connection.query("SELECT template_id, template_version, template_parameters, created_at "
                                     "FROM rendered_deployment_objects WHERE deployment_object_sequence_id = $1",
                                     {sequence_id}));
   if (rows.empty()) return std::optional<RecordedProvenance>();
@@ -118,7 +118,7 @@ ApiResult<std::optional<RecordedProvenance>> load_provenance(store::Connection& 
 }
 
 ApiResult<std::string> target_state_json(store::Connection& connection, std::string_view agent_id, bool incremental) {
-  BROKER_TRY(rows, incremental
+  SINDRI_TRY(rows, incremental
                        ? connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS
                                           " FROM deployment_objects d WHERE sequence_id IN "
                                           "(SELECT max(o.sequence_id) FROM agent_targets t JOIN deployment_objects o "

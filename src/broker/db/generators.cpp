@@ -7,7 +7,7 @@
 namespace sindri::broker::db {
 
 ApiResult<Value> load_generator(store::Connection& connection, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_GENERATOR_COLUMNS " FROM generators WHERE id = $1 AND " SINDRI_LIVE,
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_GENERATOR_COLUMNS " FROM generators WHERE id = $1 AND " SINDRI_LIVE,
                                     {Value(id)}));
   if (rows.empty()) return not_found("generator", id);
   return generator_object(rows, 0);
@@ -22,19 +22,19 @@ ApiResult<Ok> check_named_generator(store::Connection& connection, std::string_v
 }
 
 ApiResult<Value> list_generators(store::Connection& connection) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_GENERATOR_COLUMNS " FROM generators WHERE " SINDRI_LIVE
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_GENERATOR_COLUMNS " FROM generators WHERE " SINDRI_LIVE
                                     " ORDER BY created_at, id"));
   return rows_array(rows, {"is_active", "is_system"});
 }
 
 ApiResult<Value> list_pak_owners(store::Connection& connection) {
-  BROKER_TRY(rows, connection.query("SELECT id, name FROM generators WHERE " SINDRI_LIVE " AND NOT is_system "
+  SINDRI_TRY(rows, connection.query("SELECT id, name FROM generators WHERE " SINDRI_LIVE " AND NOT is_system "
                                     "ORDER BY name, id"));
   return rows_array(rows);
 }
 
 ApiResult<std::vector<std::string>> system_generator_ids(store::Connection& connection) {
-  BROKER_TRY(rows, connection.query("SELECT id FROM generators WHERE is_system AND " SINDRI_LIVE));
+  SINDRI_TRY(rows, connection.query("SELECT id FROM generators WHERE is_system AND " SINDRI_LIVE));
   std::vector<std::string> ids;
   for (const auto& row : rows.rows) ids.emplace_back(row[0].get_string());
   return ids;
@@ -42,7 +42,7 @@ ApiResult<std::vector<std::string>> system_generator_ids(store::Connection& conn
 
 ApiResult<Value> insert_generator(store::Connection& connection, std::string_view name,
                                   const std::optional<std::string>& description, std::string_view pak_hash) {
-  BROKER_TRY(rows, connection.query(
+  SINDRI_TRY(rows, connection.query(
                        "INSERT INTO generators (id, name, description, pak_hash, is_active, is_system, created_at, "
                        "updated_at) VALUES ($1, $2, $3, $4, TRUE, FALSE, $5, $5) RETURNING " SINDRI_GENERATOR_COLUMNS,
                        {Value(new_uuid()), Value(name), description ? Value(*description) : Value(), Value(pak_hash),
@@ -52,7 +52,7 @@ ApiResult<Value> insert_generator(store::Connection& connection, std::string_vie
 
 ApiResult<Value> update_generator(store::Connection& connection, std::string_view id, std::string_view name,
                                   const Value& description, bool is_active) {
-  BROKER_TRY(rows, connection.query("UPDATE generators SET name = $2, description = $3, is_active = $4, updated_at = $5 "
+  SINDRI_TRY(rows, connection.query("UPDATE generators SET name = $2, description = $3, is_active = $4, updated_at = $5 "
                                     "WHERE id = $1 AND " SINDRI_LIVE " RETURNING " SINDRI_GENERATOR_COLUMNS,
                                     {Value(id), Value(name), description, Value(is_active), Value(now_timestamp())}));
   if (rows.empty()) return not_found("generator", id);
@@ -60,7 +60,7 @@ ApiResult<Value> update_generator(store::Connection& connection, std::string_vie
 }
 
 ApiResult<Value> set_generator_pak(store::Connection& connection, std::string_view id, std::string_view pak_hash) {
-  BROKER_TRY(rows, connection.query("UPDATE generators SET pak_hash = $2, updated_at = $3 "
+  SINDRI_TRY(rows, connection.query("UPDATE generators SET pak_hash = $2, updated_at = $3 "
                                     "WHERE id = $1 AND " SINDRI_LIVE " RETURNING " SINDRI_GENERATOR_COLUMNS,
                                     {Value(id), Value(pak_hash), Value(now_timestamp())}));
   if (rows.empty()) return not_found("generator", id);
@@ -68,16 +68,16 @@ ApiResult<Value> set_generator_pak(store::Connection& connection, std::string_vi
 }
 
 ApiResult<size_t> delete_generator(store::Connection& connection, std::string_view id, const std::string& now) {
-  BROKER_CHECK(connection.query("UPDATE generators SET deleted_at = $2, updated_at = $2 WHERE id = $1",
+  SINDRI_CHECK(connection.query("UPDATE generators SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                 {Value(id), Value(now)}));
-  BROKER_CHECK(connection.query("UPDATE stack_templates SET deleted_at = $2, updated_at = $2 "
+  SINDRI_CHECK(connection.query("UPDATE stack_templates SET deleted_at = $2, updated_at = $2 "
                                 "WHERE generator_id = $1 AND " SINDRI_LIVE,
                                 {Value(id), Value(now)}));
-  BROKER_CHECK(connection.query("DELETE FROM template_targets WHERE template_id IN "
+  SINDRI_CHECK(connection.query("DELETE FROM template_targets WHERE template_id IN "
                                 "(SELECT id FROM stack_templates WHERE generator_id = $1)",
                                 {Value(id)}));
-  BROKER_TRY(stacks, connection.query("SELECT id FROM stacks WHERE generator_id = $1 AND " SINDRI_LIVE, {Value(id)}));
-  for (const auto& row : stacks.rows) BROKER_CHECK(delete_stack(connection, row[0].get_string(), now));
+  SINDRI_TRY(stacks, connection.query("SELECT id FROM stacks WHERE generator_id = $1 AND " SINDRI_LIVE, {Value(id)}));
+  for (const auto& row : stacks.rows) SINDRI_CHECK(delete_stack(connection, row[0].get_string(), now));
   return stacks.size();
 }
 

@@ -7,7 +7,7 @@
 namespace sindri::broker::db {
 
 ApiResult<std::optional<PakOwner>> find_pak_owner(store::Connection& connection, std::string_view pak_hash) {
-  BROKER_TRY(rows, connection.query(
+  SINDRI_TRY(rows, connection.query(
                        "SELECT 0, id FROM admin_role WHERE pak_hash = $1 "
                        "UNION ALL SELECT 1, id FROM agents WHERE pak_hash = $1 AND " SINDRI_LIVE
                        " UNION ALL SELECT 2, id FROM generators WHERE pak_hash = $1 AND " SINDRI_LIVE " AND is_active",
@@ -20,7 +20,7 @@ ApiResult<std::optional<PakOwner>> find_pak_owner(store::Connection& connection,
 }
 
 ApiResult<bool> claim_first_start(store::Connection& connection, const std::string& now) {
-  BROKER_TRY(claimed, connection.query("INSERT INTO app_initialization (id, initialized_at) VALUES (1, $1) "
+  SINDRI_TRY(claimed, connection.query("INSERT INTO app_initialization (id, initialized_at) VALUES (1, $1) "
                                        "ON CONFLICT (id) DO NOTHING RETURNING id",
                                        {Value(now)}));
   return !claimed.empty();
@@ -28,9 +28,9 @@ ApiResult<bool> claim_first_start(store::Connection& connection, const std::stri
 
 ApiResult<Ok> insert_admin_and_system_generator(store::Connection& connection, std::string_view admin_pak_hash,
                                                 const std::string& now) {
-  BROKER_CHECK(connection.query("INSERT INTO admin_role (id, pak_hash, created_at, updated_at) VALUES ($1, $2, $3, $3)",
+  SINDRI_CHECK(connection.query("INSERT INTO admin_role (id, pak_hash, created_at, updated_at) VALUES ($1, $2, $3, $3)",
                                 {Value(new_uuid()), Value(admin_pak_hash), Value(now)}));
-  BROKER_CHECK(connection.query(
+  SINDRI_CHECK(connection.query(
       "INSERT INTO generators (id, name, description, pak_hash, is_active, is_system, created_at, updated_at) "
       "VALUES ($1, 'system', 'The system generator, provisioned at the first start', NULL, TRUE, TRUE, $2, $2)",
       {Value(new_uuid()), Value(now)}));
@@ -44,7 +44,7 @@ store::DbResult<bool> initialized(store::Connection& connection) {
 }
 
 ApiResult<Ok> set_admin_pak(store::Connection& connection, std::string_view pak_hash) {
-  BROKER_CHECK(connection.query("UPDATE admin_role SET pak_hash = $1, updated_at = $2",
+  SINDRI_CHECK(connection.query("UPDATE admin_role SET pak_hash = $1, updated_at = $2",
                                 {Value(pak_hash), Value(now_timestamp())}));
   return touch_credentials(connection);
 }

@@ -60,25 +60,25 @@ const TagStatements& statements(TagOwner owner) {
 
 ApiResult<Value> insert(store::Connection& connection, TagOwner owner, const char* sql, std::vector<Value> params) {
   if (statements(owner).timestamped) params.push_back(Value(now_timestamp()));
-  BROKER_TRY(rows, connection.query(sql, params));
+  SINDRI_TRY(rows, connection.query(sql, params));
   return row_object(rows, 0);
 }
 
 ApiResult<bool> remove(store::Connection& connection, const char* sql, std::string_view owner_id,
                        std::string_view tag) {
-  BROKER_TRY(rows, connection.query(sql, {Value(owner_id), Value(tag)}));
+  SINDRI_TRY(rows, connection.query(sql, {Value(owner_id), Value(tag)}));
   return !rows.empty();
 }
 
 }  // namespace
 
 ApiResult<Value> list_labels(store::Connection& connection, TagOwner owner, std::string_view owner_id) {
-  BROKER_TRY(rows, connection.query(statements(owner).list_labels, {Value(owner_id)}));
+  SINDRI_TRY(rows, connection.query(statements(owner).list_labels, {Value(owner_id)}));
   return rows_array(rows);
 }
 
 ApiResult<Value> list_annotations(store::Connection& connection, TagOwner owner, std::string_view owner_id) {
-  BROKER_TRY(rows, connection.query(statements(owner).list_annotations, {Value(owner_id)}));
+  SINDRI_TRY(rows, connection.query(statements(owner).list_annotations, {Value(owner_id)}));
   return rows_array(rows);
 }
 

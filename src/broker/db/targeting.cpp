@@ -21,10 +21,10 @@ namespace {
 // `missing` selects (agent id, stack id) pairs; both take the id as $1.
 ApiResult<Ok> sync_targets(store::Connection& connection, std::string_view id, const char* stale, const char* missing) {
   const Value key(id);
-  BROKER_CHECK(connection.query(stale, {key}));
-  BROKER_TRY(pairs, connection.query(missing, {key}));
+  SINDRI_CHECK(connection.query(stale, {key}));
+  SINDRI_TRY(pairs, connection.query(missing, {key}));
   for (const auto& row : pairs.rows) {
-    BROKER_CHECK(connection.query(
+    SINDRI_CHECK(connection.query(
         "INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) VALUES ($1, $2, $3, TRUE)",
         {Value(new_uuid()), row[0], row[1]}));
   }

@@ -16,11 +16,11 @@ namespace {
 // moment, hence DO NOTHING.
 ApiResult<Ok> sync(store::Connection& connection, std::string_view id, const char* stale, const char* missing) {
   const Value key(id);
-  BROKER_CHECK(connection.query(stale, {key}));
-  BROKER_TRY(pairs, connection.query(missing, {key}));
+  SINDRI_CHECK(connection.query(stale, {key}));
+  SINDRI_TRY(pairs, connection.query(missing, {key}));
   const Value now(now_timestamp());
   for (const auto& row : pairs.rows) {
-    BROKER_CHECK(connection.query("INSERT INTO template_targets (id, template_id, stack_id, created_at) "
+    SINDRI_CHECK(connection.query("INSERT INTO template_targets (id, template_id, stack_id, created_at) "
                                   "SELECT $1, t.id, s.id, $4 " SINDRI_FROM_LIVE_MATCHING_PAIRS
                                   " AND t.id = $2 AND s.id = $3 ON CONFLICT (template_id, stack_id) DO NOTHING",
                                   {Value(new_uuid()), row[0], row[1], now}));
@@ -47,7 +47,7 @@ ApiResult<Ok> sync_template_targets_for_stack(store::Connection& connection, std
 }
 
 ApiResult<Ok> drop_dead_template_targets(store::Connection& connection) {
-  BROKER_CHECK(connection.query(
+  SINDRI_CHECK(connection.query(
       "DELETE FROM template_targets WHERE template_id IN (SELECT id FROM stack_templates WHERE deleted_at IS NOT NULL) "
       "OR stack_id IN (SELECT id FROM stacks WHERE deleted_at IS NOT NULL)"));
   return Ok{};
@@ -55,7 +55,7 @@ ApiResult<Ok> drop_dead_template_targets(store::Connection& connection) {
 
 ApiResult<Value> list_template_targets(store::Connection& connection, std::string_view template_id,
                                        std::string_view generator_id) {
-  BROKER_TRY(rows, generator_id.empty()
+  SINDRI_TRY(rows, generator_id.empty()
                        ? connection.query("SELECT tt.id, tt.template_id, tt.stack_id, tt.created_at "
                                           "FROM template_targets tt WHERE tt.template_id = $1 "
                                           "ORDER BY tt.created_at, tt.stack_id",
@@ -71,12 +71,12 @@ ApiResult<Value> list_template_targets(store::Connection& connection, std::strin
 ApiResult<TemplateMismatch> template_mismatch(store::Connection& connection, std::string_view template_id,
                                               std::string_view stack_id) {
   TemplateMismatch mismatch;
-  BROKER_TRY(labels, connection.query("SELECT tl.label FROM template_labels tl WHERE tl.template_id = $1 "
+  SINDRI_TRY(labels, connection.query("SELECT tl.label FROM template_labels tl WHERE tl.template_id = $1 "
                                       "AND NOT EXISTS (SELECT 1 FROM stack_labels sl WHERE sl.stack_id = $2 "
                                       "AND sl.label = tl.label) ORDER BY tl.label",
                                       {Value(template_id), Value(stack_id)}));
   for (const auto& row : labels.rows) mismatch.missing_labels.emplace_back(row[0].get_string());
-  BROKER_TRY(annotations,
+  SINDRI_TRY(annotations,
              connection.query("SELECT ta.key, ta.value FROM template_annotations ta WHERE ta.template_id = $1 "
                               "AND NOT EXISTS (SELECT 1 FROM stack_annotations sa WHERE sa.stack_id = $2 "
                               "AND sa.key = ta.key AND sa.value = ta.value) ORDER BY ta.key",

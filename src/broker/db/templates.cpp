@@ -8,7 +8,7 @@
 namespace sindri::broker::db {
 
 ApiResult<Value> load_template(store::Connection& connection, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_TEMPLATE_COLUMNS " FROM stack_templates WHERE id = $1 AND "
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_TEMPLATE_COLUMNS " FROM stack_templates WHERE id = $1 AND "
                                     SINDRI_LIVE,
                                     {Value(id)}));
   if (rows.empty()) return not_found("template", id);
@@ -16,14 +16,14 @@ ApiResult<Value> load_template(store::Connection& connection, std::string_view i
 }
 
 ApiResult<Value> load_any_template(store::Connection& connection, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT " SINDRI_TEMPLATE_COLUMNS " FROM stack_templates WHERE id = $1",
+  SINDRI_TRY(rows, connection.query("SELECT " SINDRI_TEMPLATE_COLUMNS " FROM stack_templates WHERE id = $1",
                                     {Value(id)}));
   if (rows.empty()) return not_found("template", id);
   return row_object(rows, 0);
 }
 
 ApiResult<std::optional<TemplateSource>> load_template_source(store::Connection& connection, std::string_view id) {
-  BROKER_TRY(rows, connection.query("SELECT name, version, template_content, parameters_schema "
+  SINDRI_TRY(rows, connection.query("SELECT name, version, template_content, parameters_schema "
                                     "FROM stack_templates WHERE id = $1",
                                     {Value(id)}));
   if (rows.empty()) return std::optional<TemplateSource>();
@@ -46,12 +46,12 @@ ApiResult<Value> list_templates(store::Connection& connection, const TemplateFil
     sql += " AND name = $" + std::to_string(params.size());
   }
   sql += " ORDER BY name, COALESCE(generator_id, ''), version";
-  BROKER_TRY(rows, connection.query(sql, params));
+  SINDRI_TRY(rows, connection.query(sql, params));
   return rows_array(rows);
 }
 
 ApiResult<std::vector<std::string>> live_template_ids(store::Connection& connection) {
-  BROKER_TRY(rows, connection.query("SELECT id FROM stack_templates WHERE " SINDRI_LIVE " ORDER BY id"));
+  SINDRI_TRY(rows, connection.query("SELECT id FROM stack_templates WHERE " SINDRI_LIVE " ORDER BY id"));
   std::vector<std::string> ids;
   ids.reserve(rows.size());
   for (const auto& row : rows.rows) ids.emplace_back(row[0].get_string());
@@ -64,18 +64,18 @@ ApiResult<Ok> lock_template_name(store::Connection& connection, const Value& own
   key += owner.is_string() ? owner.get_string() : std::string_view();
   key += '\n';
   key += name;
-  BROKER_CHECK(connection.query("SELECT 1 FROM pg_advisory_xact_lock(hashtextextended($1, 0))", {Value(key)}));
+  SINDRI_CHECK(connection.query("SELECT 1 FROM pg_advisory_xact_lock(hashtextextended($1, 0))", {Value(key)}));
   return Ok{};
 }
 
 ApiResult<Value> insert_template_version(store::Connection& connection, const Value& owner, std::string_view name,
                                          const TemplateText& text) {
   const Value owner_key = owner.is_null() ? Value("") : owner;
-  BROKER_TRY(latest, connection.query("SELECT COALESCE(MAX(version), 0) FROM stack_templates "
+  SINDRI_TRY(latest, connection.query("SELECT COALESCE(MAX(version), 0) FROM stack_templates "
                                       "WHERE COALESCE(generator_id, '') = $1 AND name = $2",
                                       {owner_key, Value(name)}));
   const int64_t version = latest.rows[0][0].get_int() + 1;
-  BROKER_TRY(rows, connection.query(
+  SINDRI_TRY(rows, connection.query(
                        "INSERT INTO stack_templates (id, generator_id, name, description, version, template_content, "
                        "parameters_schema, checksum, created_at, updated_at) "
                        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING " SINDRI_TEMPLATE_COLUMNS,
@@ -87,16 +87,16 @@ ApiResult<Value> insert_template_version(store::Connection& connection, const Va
 
 ApiResult<Ok> copy_template_tags(store::Connection& connection, std::string_view from, std::string_view to) {
   const std::string now = now_timestamp();
-  BROKER_TRY(labels, connection.query("SELECT label FROM template_labels WHERE template_id = $1", {Value(from)}));
+  SINDRI_TRY(labels, connection.query("SELECT label FROM template_labels WHERE template_id = $1", {Value(from)}));
   for (const auto& row : labels.rows) {
-    BROKER_CHECK(connection.query(
+    SINDRI_CHECK(connection.query(
         "INSERT INTO template_labels (id, template_id, label, created_at) VALUES ($1, $2, $3, $4)",
         {Value(new_uuid()), Value(to), row[0], Value(now)}));
   }
-  BROKER_TRY(annotations, connection.query("SELECT key, value FROM template_annotations WHERE template_id = $1",
+  SINDRI_TRY(annotations, connection.query("SELECT key, value FROM template_annotations WHERE template_id = $1",
                                            {Value(from)}));
   for (const auto& row : annotations.rows) {
-    BROKER_CHECK(connection.query(
+    SINDRI_CHECK(connection.query(
         "INSERT INTO template_annotations (id, template_id, key, value, created_at) VALUES ($1, $2, $3, $4, $5)",
         {Value(new_uuid()), Value(to), row[0], row[1], Value(now)}));
   }
@@ -104,16 +104,16 @@ ApiResult<Ok> copy_template_tags(store::Connection& connection, std::string_view
 }
 
 ApiResult<Ok> retire_template(store::Connection& connection, std::string_view id) {
-  BROKER_CHECK(connection.query("UPDATE stack_templates SET deleted_at = $2, updated_at = $2 WHERE id = $1",
+  SINDRI_CHECK(connection.query("UPDATE stack_templates SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                 {Value(id), Value(now_timestamp())}));
-  BROKER_CHECK(connection.query("DELETE FROM template_targets WHERE template_id = $1", {Value(id)}));
+  SINDRI_CHECK(connection.query("DELETE FROM template_targets WHERE template_id = $1", {Value(id)}));
   return Ok{};
 }
 
 ApiResult<std::optional<InstantiationTarget>> load_instantiation_target(store::Connection& connection,
                                                                         std::string_view template_id,
                                                                         std::string_view stack_id) {
-  BROKER_TRY(rows, connection.query("SELECT s.generator_id, t.id IS NOT NULL AND " SINDRI_LIVE_IN("t") ", "
+  SINDRI_TRY(rows, connection.query("SELECT s.generator_id, t.id IS NOT NULL AND " SINDRI_LIVE_IN("t") ", "
                                     SINDRI_STACK_MATCHES_TEMPLATE
                                     " FROM stacks s LEFT JOIN stack_templates t ON t.id = $2 "
                                     "WHERE s.id = $1 AND " SINDRI_LIVE_IN("s"),

@@ -24,9 +24,8 @@ std::string offset_name(int32_t off) {
 }  // namespace
 
 Result<Value> f_date(const Value& input, const Args& args, Budget& budget) {
-  auto fmt_arg = arg_string(args, "date", "format", "%Y-%m-%d");
-  if (!fmt_arg) return fmt_arg.error();
-  std::string_view format = *fmt_arg;
+  SINDRI_TRY(fmt_arg, arg_string(args, "date", "format", "%Y-%m-%d"));
+  std::string_view format = fmt_arg;
   if (!budget.charge(format.size())) return Budget::stopped();
   {
     std::string scratch;

@@ -104,9 +104,8 @@ Result<Value> f_join(const Value& input, const Args& args, Budget& budget) {
 Result<Value> f_sort(const Value& input, const Args& args, Budget& budget) {
   SINDRI_ARRAY_INPUT(arr, "sort");
   if (arr.empty()) return input;
-  auto attr = arg_string(args, "sort", "attribute", "");
-  if (!attr) return attr.error();
-  std::string_view attribute = *attr;
+  SINDRI_TRY(attr, arg_string(args, "sort", "attribute", ""));
+  std::string_view attribute = attr;
   if (!budget.charge(attribute_steps(arr, attribute))) return Budget::stopped();
   const Value* first = dotted_pointer(arr[0], attribute);
   if (!first) return attribute_error(attribute);
@@ -196,9 +195,8 @@ Result<Value> f_unique(const Value& input, const Args& args, Budget& budget) {
   if (arr.empty()) return input;
   auto cs = arg_bool(args, "unique", "case_sensitive", false);
   if (!cs) return cs.error();
-  auto attr = arg_string(args, "unique", "attribute", "");
-  if (!attr) return attr.error();
-  std::string_view attribute = *attr;
+  SINDRI_TRY(attr, arg_string(args, "unique", "attribute", ""));
+  std::string_view attribute = attr;
   if (!budget.charge(attribute_steps(arr, attribute) + arr.size() * kHashInsertSteps)) return Budget::stopped();
   const Value* first = dotted_pointer(arr[0], attribute);
   if (!first) return attribute_error(attribute);

@@ -22,19 +22,16 @@ Result<Value> f_abs(const Value& input, const Args&, Budget&) {
 Result<Value> f_pluralize(const Value& input, const Args& args, Budget&) {
   double num;
   if (!as_f64(input, num)) return incorrect_value("pluralize", input, "f64");
-  auto plural = arg_string(args, "pluralize", "plural", "s");
-  if (!plural) return plural.error();
-  auto singular = arg_string(args, "pluralize", "singular", "");
-  if (!singular) return singular.error();
-  if (std::fabs(std::fabs(num) - 1.0) > 2.220446049250313e-16) return Value(*plural);
-  return Value(*singular);
+  SINDRI_TRY(plural, arg_string(args, "pluralize", "plural", "s"));
+  SINDRI_TRY(singular, arg_string(args, "pluralize", "singular", ""));
+  if (std::fabs(std::fabs(num) - 1.0) > 2.220446049250313e-16) return Value(plural);
+  return Value(singular);
 }
 
 Result<Value> f_round(const Value& input, const Args& args, Budget&) {
   double num;
   if (!as_f64(input, num)) return incorrect_value("round", input, "f64");
-  auto method = arg_string(args, "round", "method", "common");
-  if (!method) return method.error();
+  SINDRI_TRY(method, arg_string(args, "round", "method", "common"));
   int32_t precision = 0;
   if (const Value* p = args.find("precision")) {
     if (!p->is_int() || p->get_int() < INT32_MIN || p->get_int() > INT32_MAX) {
@@ -57,15 +54,15 @@ Result<Value> f_round(const Value& input, const Args& args, Budget&) {
   }
   double x = multiplier * num;
   double r;
-  if (*method == "common") {
+  if (method == "common") {
     r = std::round(x);
-  } else if (*method == "ceil") {
+  } else if (method == "ceil") {
     r = std::ceil(x);
-  } else if (*method == "floor") {
+  } else if (method == "floor") {
     r = std::floor(x);
   } else {
     std::string m = "Filter `round` received an incorrect value for arg `method`: got `";
-    append_rust_debug_str(m, *method);
+    append_rust_debug_str(m, method);
     m.append("`, only common, ceil and floor are allowed");
     return Error{std::move(m)};
   }
@@ -77,8 +74,7 @@ Result<Value> f_round(const Value& input, const Args& args, Budget&) {
 Result<Value> f_filesizeformat(const Value& input, const Args& args, Budget&) {
   uint64_t num;
   if (!as_usize(input, num)) return incorrect_value("filesizeformat", input, "usize");
-  auto binary = arg_bool(args, "filesizeformat", "binary", false);
-  if (!binary) return binary.error();
+  SINDRI_TRY(binary, arg_bool(args, "filesizeformat", "binary", false));
   static const char* const kDecimal[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
   static const char* const kBinary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
   double size = static_cast<double>(num);
@@ -89,7 +85,7 @@ Result<Value> f_filesizeformat(const Value& input, const Args& args, Budget&) {
   }
   int places = size == std::trunc(size) ? 0 : 2;
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f %s", places, size, (*binary ? kBinary : kDecimal)[idx]);
+  std::snprintf(buf, sizeof buf, "%.*f %s", places, size, (binary ? kBinary : kDecimal)[idx]);
   return Value(std::string_view(buf));
 }
 

@@ -122,20 +122,18 @@ Result<Value> f_trim_end_matches(const Value& input, const Args& args, Budget& b
 
 Result<Value> f_truncate(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "truncate");
-  auto length = arg_usize(args, "truncate", "length", 255);
-  if (!length) return length.error();
-  auto end = arg_string(args, "truncate", "end", "…");
-  if (!end) return end.error();
+  SINDRI_TRY(length, arg_usize(args, "truncate", "length", 255));
+  SINDRI_TRY(end, arg_string(args, "truncate", "end", "…"));
   // Fewer bytes than `length` means fewer graphemes too.
-  if (*length >= s.size()) return input;
+  if (length >= s.size()) return input;
   if (!budget.charge(unicode::kGraphemeSetupSteps)) return Budget::stopped();
-  size_t cut = unicode::grapheme_offset(s, static_cast<size_t>(*length));
+  size_t cut = unicode::grapheme_offset(s, static_cast<size_t>(length));
   if (cut == std::string_view::npos) return input;
-  if (!budget.charge(end->size())) return Budget::stopped();
+  if (!budget.charge(end.size())) return Budget::stopped();
   std::string out;
-  out.reserve(cut + end->size());
+  out.reserve(cut + end.size());
   out.append(s.substr(0, cut));
-  out.append(*end);
+  out.append(end);
   return Value(out);
 }
 
@@ -251,15 +249,13 @@ Result<Value> f_linebreaksbr(const Value& input, const Args&, Budget& budget) {
 // Rust's str::lines(): a final newline ends the last line, "\r\n" counts as one.
 Result<Value> f_indent(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "indent");
-  auto prefix = arg_string(args, "indent", "prefix", "    ");
-  if (!prefix) return prefix.error();
+  SINDRI_TRY(prefix, arg_string(args, "indent", "prefix", "    "));
   auto first = arg_bool(args, "indent", "first", false);
   if (!first) return first.error();
-  auto blank = arg_bool(args, "indent", "blank", false);
-  if (!blank) return blank.error();
+  SINDRI_TRY(blank, arg_bool(args, "indent", "blank", false));
 
   std::string out;
-  out.reserve(s.size() + prefix->size() * 8);
+  out.reserve(s.size() + prefix.size() * 8);
   size_t pos = 0;
   bool first_pass = true;
   while (pos < s.size()) {
@@ -274,13 +270,13 @@ Result<Value> f_indent(const Value& input, const Args& args, Budget& budget) {
       pos = nl + 1;
     }
     // Each line may add all of the prefix.
-    if (!budget.fits(out.size() + 1 + prefix->size() + line.size())) return Budget::stopped();
+    if (!budget.fits(out.size() + 1 + prefix.size() + line.size())) return Budget::stopped();
     if (first_pass) {
-      if (*first) out.append(*prefix);
+      if (*first) out.append(prefix);
       first_pass = false;
     } else {
       out.push_back('\n');
-      if (*blank || !rust_trim_start(line).empty()) out.append(*prefix);
+      if (blank || !rust_trim_start(line).empty()) out.append(prefix);
     }
     out.append(line);
   }
@@ -437,10 +433,9 @@ Result<Value> f_addslashes(const Value& input, const Args&, Budget& budget) {
 
 Result<Value> f_split(const Value& input, const Args& args, Budget& budget) {
   SINDRI_STRING_INPUT(s, "split");
-  auto pat = pat_arg(args, "split", budget);
-  if (!pat) return pat.error();
+  SINDRI_TRY(pat, pat_arg(args, "split", budget));
   Array parts;
-  if (pat->empty()) {
+  if (pat.empty()) {
     const size_t count = count_chars(s) + 2;
     if (!budget.fits_list(count)) return Budget::stopped();
     parts.reserve(count);
@@ -457,11 +452,11 @@ Result<Value> f_split(const Value& input, const Args& args, Budget& budget) {
   }
   size_t pos = 0;
   while (true) {
-    size_t hit = find_text(s, *pat, pos);
+    size_t hit = find_text(s, pat, pos);
     if (hit == std::string_view::npos) break;
     if (!budget.fits_list(parts.size() + 2)) return Budget::stopped();  // this part and the last
     parts.emplace_back(s.substr(pos, hit - pos));
-    pos = hit + pat->size();
+    pos = hit + pat.size();
   }
   parts.emplace_back(s.substr(pos));
   if (!budget.charge(parts.size())) return Budget::stopped();

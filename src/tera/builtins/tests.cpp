@@ -38,12 +38,6 @@ Result<std::string_view> string_of(std::string_view name, std::string_view part,
   return Error{std::move(m)};
 }
 
-#define SINDRI_CHECK(expr)      \
-  do {                          \
-    auto _st = (expr);          \
-    if (!_st) return _st.error(); \
-  } while (0)
-
 }  // namespace
 
 Result<bool> t_defined(const Value* input, std::span<const Value> args, Budget&) {
@@ -108,23 +102,19 @@ Result<bool> t_object(const Value* input, std::span<const Value> args, Budget&) 
 Result<bool> t_starting_with(const Value* input, std::span<const Value> args, Budget& budget) {
   SINDRI_CHECK(args_allowed("starting_with", 1, args.size()));
   SINDRI_CHECK(defined("starting_with", input));
-  auto s = string_of("starting_with", "on a variable", input);
-  if (!s) return s.error();
-  auto needle = string_of("starting_with", "with a parameter", args.empty() ? nullptr : &args[0]);
-  if (!needle) return needle.error();
-  if (!budget.charge(needle->size())) return Budget::stopped();
-  return s->substr(0, needle->size()) == *needle;
+  SINDRI_TRY(s, string_of("starting_with", "on a variable", input));
+  SINDRI_TRY(needle, string_of("starting_with", "with a parameter", args.empty() ? nullptr : &args[0]));
+  if (!budget.charge(needle.size())) return Budget::stopped();
+  return s.substr(0, needle.size()) == needle;
 }
 
 Result<bool> t_ending_with(const Value* input, std::span<const Value> args, Budget& budget) {
   SINDRI_CHECK(args_allowed("ending_with", 1, args.size()));
   SINDRI_CHECK(defined("ending_with", input));
-  auto s = string_of("ending_with", "on a variable", input);
-  if (!s) return s.error();
-  auto needle = string_of("ending_with", "with a parameter", args.empty() ? nullptr : &args[0]);
-  if (!needle) return needle.error();
-  if (!budget.charge(needle->size())) return Budget::stopped();
-  return s->size() >= needle->size() && s->substr(s->size() - needle->size()) == *needle;
+  SINDRI_TRY(s, string_of("ending_with", "on a variable", input));
+  SINDRI_TRY(needle, string_of("ending_with", "with a parameter", args.empty() ? nullptr : &args[0]));
+  if (!budget.charge(needle.size())) return Budget::stopped();
+  return s.size() >= needle.size() && s.substr(s.size() - needle.size()) == needle;
 }
 
 Result<bool> t_containing(const Value* input, std::span<const Value> args, Budget& budget) {
@@ -133,10 +123,9 @@ Result<bool> t_containing(const Value* input, std::span<const Value> args, Budge
   const Value* param = args.empty() ? nullptr : &args[0];
   switch (input->kind()) {
     case Value::Kind::String: {
-      auto needle = string_of("containing", "with a parameter", param);
-      if (!needle) return needle.error();
-      if (!budget.charge(input->get_string().size() + needle->size())) return Budget::stopped();
-      return find_text(input->get_string(), *needle) != std::string_view::npos;
+      SINDRI_TRY(needle, string_of("containing", "with a parameter", param));
+      if (!budget.charge(input->get_string().size() + needle.size())) return Budget::stopped();
+      return find_text(input->get_string(), needle) != std::string_view::npos;
     }
     case Value::Kind::Array: {
       // Tera panics here; an error is kinder.
@@ -149,10 +138,9 @@ Result<bool> t_containing(const Value* input, std::span<const Value> args, Budge
       return false;
     }
     case Value::Kind::Object: {
-      auto needle = string_of("containing", "with a parameter", param);
-      if (!needle) return needle.error();
-      if (!budget.charge(needle->size())) return Budget::stopped();
-      return input->find(*needle) != nullptr;
+      SINDRI_TRY(needle, string_of("containing", "with a parameter", param));
+      if (!budget.charge(needle.size())) return Budget::stopped();
+      return input->find(needle) != nullptr;
     }
     default:
       return Error{"Tester `containing` can only be used on string, array or map"};
@@ -162,12 +150,10 @@ Result<bool> t_containing(const Value* input, std::span<const Value> args, Budge
 Result<bool> t_matching(const Value* input, std::span<const Value> args, Budget& budget) {
   SINDRI_CHECK(args_allowed("matching", 1, args.size()));
   SINDRI_CHECK(defined("matching", input));
-  auto s = string_of("matching", "on a variable", input);
-  if (!s) return s.error();
-  auto pattern = string_of("matching", "with a parameter", args.empty() ? nullptr : &args[0]);
-  if (!pattern) return pattern.error();
-  if (!budget.charge(s->size() + pattern->size())) return Budget::stopped();
-  auto m = regex::is_match(*pattern, *s, budget);
+  SINDRI_TRY(s, string_of("matching", "on a variable", input));
+  SINDRI_TRY(pattern, string_of("matching", "with a parameter", args.empty() ? nullptr : &args[0]));
+  if (!budget.charge(s.size() + pattern.size())) return Budget::stopped();
+  auto m = regex::is_match(pattern, s, budget);
   if (!m) return Error{"Tester `matching`: Invalid regular expression: " + m.error().message};
   return *m;
 }

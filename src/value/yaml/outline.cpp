@@ -170,11 +170,10 @@ std::optional<YamlOutlines> outline_yaml_stream_by_events(std::string_view text,
 YamlOutlines outline_yaml_stream(std::string_view text, std::span<const std::string_view> top_level_keys) {
   if (auto outlines = outline_block_yaml(text, top_level_keys)) return std::move(*outlines);
   if (auto outlines = outline_yaml_stream_by_events(text, top_level_keys)) return std::move(*outlines);
-  auto documents = parse_yaml_stream(text);
-  if (!documents) return std::move(documents).error();
+  SINDRI_TRY(documents, parse_yaml_stream(text));
   std::vector<YamlDocumentOutline> outlines;
-  outlines.reserve(documents->size());
-  for (const YamlDocument& document : *documents) {
+  outlines.reserve(documents.size());
+  for (const YamlDocument& document : documents) {
     outlines.push_back(YamlDocumentOutline{document.line, outline_of(document.value, top_level_keys)});
   }
   return outlines;

@@ -464,13 +464,12 @@ Result<std::vector<YamlDocument>, YamlError> parse_yaml_stream(std::string_view 
 }
 
 Result<Value, YamlError> parse_yaml(std::string_view text, std::string_view file_name, const YamlOptions& options) {
-  auto documents = parse_yaml_stream(text, file_name, options);
-  if (!documents) return std::move(documents).error();
-  if (documents->size() > 1) {
-    return YamlError{std::string(file_name), 1, (*documents)[1].line, 1,
-                     "expected one YAML document, found " + std::to_string(documents->size())};
+  SINDRI_TRY(documents, parse_yaml_stream(text, file_name, options));
+  if (documents.size() > 1) {
+    return YamlError{std::string(file_name), 1, documents[1].line, 1,
+                     "expected one YAML document, found " + std::to_string(documents.size())};
   }
-  return documents->empty() ? Value() : std::move((*documents)[0].value);
+  return documents.empty() ? Value() : std::move(documents[0].value);
 }
 
 }  // namespace sindri
