@@ -29,16 +29,14 @@ g++ -O2 -o "$TMP/hello" "$TMP/hello.cpp"
 awk -v RS='---\n' '/kind: Deployment/ && /name: shop-front-backend/ { printf "%s", $0 }' \
   "${SHARED_DIR:-$ROOT/../shared}/corpus/bench/three-tier.expected.out" >"$TMP/backend.yaml"
 
-# Mean task-clock and elapsed milliseconds of RUNS runs of the command.
+# Mean task-clock and elapsed milliseconds of RUNS runs of the command, from
+# one perf run.
 measure() {
   local label=$1
   shift
-  local stats
-  stats=$(perf stat -r "$RUNS" -x, -e task-clock "$@" 2>&1 >/dev/null | grep task-clock)
-  local cpu_ms=${stats%%,*}
-  local elapsed
-  elapsed=$( { perf stat -r "$RUNS" "$@" >/dev/null; } 2>&1 | awk '/seconds time elapsed/ {printf "%.2f", $1 * 1000}')
-  printf '%-52s %8.2f ms CPU %8s ms elapsed\n' "$label" "$cpu_ms" "$elapsed"
+  { perf stat -r "$RUNS" -e task-clock "$@" >/dev/null; } 2>&1 |
+    awk -v label="$label" '/task-clock/ {cpu = $1} /seconds time elapsed/ {elapsed = $1 * 1000}
+      END {printf "%-52s %8.2f ms CPU %8.2f ms elapsed\n", label, cpu, elapsed}'
 }
 
 cd "$ROOT"

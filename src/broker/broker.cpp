@@ -47,14 +47,14 @@ Broker::Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_
       const bool reads_target_state = route.method == "GET";
       auto counters = counters_.current(db_, reads_target_state);
       if (!counters.ok()) return error_response(counters.error());
-      auto caller = authenticate(db_, request, credentials_, counters->credentials_generation);
+      auto caller = authenticate(db_, request, credentials_, counters->credentials);
       if (!caller.ok()) return error_response(caller.error());
       if (!allows(route.allowed, caller->kind)) {
         return error_response(forbidden(std::string(caller->kind_name()) + " PAKs may not call " + route.method + " " +
                                         std::string(kApiPrefix) + route.pattern));
       }
       Call call{request, params, caller.value(), services_, std::nullopt};
-      if (reads_target_state) call.target_state_generation = counters->target_state_generation;
+      if (reads_target_state) call.target_state_generation = counters->target_state;
       auto response = route.handler(call);
       if (!reads_target_state) counters_.wrote(call.touched_credentials);
       if (response.ok()) return std::move(response).value();
@@ -137,7 +137,7 @@ std::optional<http::Response> Broker::refuse_before_body(const http::Request& he
   if (match.handler == nullptr) return unmatched(match, head);
   auto counters = counters_.current(db_, false);
   if (!counters.ok()) return std::nullopt;
-  auto caller = authenticate(db_, head, credentials_, counters->credentials_generation);
+  auto caller = authenticate(db_, head, credentials_, counters->credentials);
   if (caller.ok()) return std::nullopt;
   return error_response(caller.error());
 }

@@ -1,7 +1,5 @@
 #include "broker/counters.hpp"
 
-#include "broker/db/counters.hpp"
-
 namespace sindri::broker {
 
 void CountersReader::wrote(bool touched_credentials) {
@@ -18,7 +16,7 @@ CountersReader::WriteCounts CountersReader::write_counts() const {
   return counts;
 }
 
-ApiResult<BrokerCounters> CountersReader::current(store::Database& db, bool with_target_state) {
+ApiResult<db::Generations> CountersReader::current(store::Database& db, bool with_target_state) {
   const auto now = std::chrono::steady_clock::now();
   const WriteCounts writes = write_counts();
   if (peer_change_delay_.count() > 0) {
@@ -29,16 +27,14 @@ ApiResult<BrokerCounters> CountersReader::current(store::Database& db, bool with
   }
   // A read that starts after a write was counted sees that write: it had
   // committed before it was counted.
-  auto generations = db::read_generations(db);
+  auto counters = db::read_generations(db);
   reads_.fetch_add(1, std::memory_order_relaxed);
-  if (!generations.ok()) return std::move(generations).error();
-  const BrokerCounters counters{generations->target_state, generations->credentials};
-  if (peer_change_delay_.count() == 0) return counters;
+  if (!counters.ok() || peer_change_delay_.count() == 0) return counters;
   std::lock_guard lock(mutex_);
   const bool newer = !have_latest_ || writes.any > latest_.writes_before.any ||
                      (writes.any == latest_.writes_before.any && now > latest_.read_started);
   if (newer) {
-    latest_ = Snapshot{counters, now, writes};
+    latest_ = Snapshot{*counters, now, writes};
     have_latest_ = true;
   }
   return counters;

@@ -13,13 +13,9 @@
 #include <mutex>
 
 #include "broker/context.hpp"
+#include "broker/db/counters.hpp"
 
 namespace sindri::broker {
-
-struct BrokerCounters {
-  int64_t target_state_generation = 0;
-  int64_t credentials_generation = 0;
-};
 
 class CountersReader {
  public:
@@ -29,7 +25,7 @@ class CountersReader {
   // write that `wrote` was called for. A request that does not read target
   // states passes `with_target_state` false: then only writes that touched
   // credentials make it read again.
-  ApiResult<BrokerCounters> current(store::Database& db, bool with_target_state);
+  ApiResult<db::Generations> current(store::Database& db, bool with_target_state);
   // Call once a write of this broker has committed, before answering it.
   void wrote(bool touched_credentials);
   // Reads that went to the database.
@@ -42,7 +38,7 @@ class CountersReader {
     uint64_t credentials = 0;
   };
   struct Snapshot {
-    BrokerCounters counters;
+    db::Generations counters;
     std::chrono::steady_clock::time_point read_started;
     WriteCounts writes_before;  // when the read started
   };

@@ -101,16 +101,6 @@ bool closed_under_us(const beast::error_code& error) {
          error == asio::ssl::error::stream_truncated;
 }
 
-bool is_gzip(std::string_view content_encoding) {
-  while (!content_encoding.empty() && content_encoding.front() == ' ') content_encoding.remove_prefix(1);
-  while (!content_encoding.empty() && content_encoding.back() == ' ') content_encoding.remove_suffix(1);
-  if (content_encoding.size() != 4) return false;
-  for (size_t i = 0; i < 4; ++i) {
-    if ((content_encoding[i] | 0x20) != "gzip"[i]) return false;
-  }
-  return true;
-}
-
 std::string describe(const beast::error_code& error) {
   if (error.category() == asio::error::get_ssl_category()) {
     std::string reason = error.message();
@@ -328,7 +318,7 @@ Result<ClientResponse> Client::request(std::string_view method, std::string_view
     }
     response.body = std::move(answer.body());
     if (!answer.keep_alive()) impl.disconnect();
-    if (impl.accept_gzip && is_gzip(response.header("Content-Encoding"))) {
+    if (impl.accept_gzip && is_gzip_encoded(response.header("Content-Encoding"))) {
       auto decoded = gzip_decompress(response.body, kMaxResponseBytes);
       if (!decoded.ok()) return make_error(what + decoded.error().message);
       response.body = std::move(decoded).value();

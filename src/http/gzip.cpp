@@ -51,6 +51,8 @@ bool accepts_gzip(std::string_view accept_encoding) {
   return false;
 }
 
+bool is_gzip_encoded(std::string_view content_encoding) { return equals_ignoring_case(trim(content_encoding), "gzip"); }
+
 std::string gzip_compress(std::string_view bytes) {
   z_stream stream{};
   // 15 + 16: a gzip header and trailer around the deflate stream.

@@ -13,6 +13,9 @@ namespace sindri::http {
 // listed without q=0).
 bool accepts_gzip(std::string_view accept_encoding);
 
+// True when a Content-Encoding header value says gzip.
+bool is_gzip_encoded(std::string_view content_encoding);
+
 // `bytes` as a gzip stream.
 std::string gzip_compress(std::string_view bytes);
 // The bytes a gzip stream holds, at most `max_bytes` of them; an error for a

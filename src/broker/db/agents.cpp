@@ -5,6 +5,7 @@
 #include "broker/ids.hpp"
 
 #define SINDRI_REGISTRATION_COLUMNS "id, agent_id, generator_id, created_at AS registered_at"
+#define SINDRI_REGISTRATION_OF "SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2"
 
 namespace sindri::broker::db {
 
@@ -117,12 +118,10 @@ ApiResult<bool> delete_registration(store::Connection& connection, std::string_v
 ApiResult<bool> lock_registration(store::Connection& connection, std::string_view agent_id,
                                   std::string_view generator_id) {
   // SQLite runs one write transaction at a time: nothing to lock.
-  SINDRI_TRY(rows, connection.dialect() == store::Dialect::Postgres
-                       ? connection.query("SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2 "
-                                          "FOR SHARE",
-                                          {Value(agent_id), Value(generator_id)})
-                       : connection.query("SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2",
-                                          {Value(agent_id), Value(generator_id)}));
+  const std::string_view sql = connection.dialect() == store::Dialect::Postgres
+                                   ? SINDRI_REGISTRATION_OF " FOR SHARE"
+                                   : SINDRI_REGISTRATION_OF;
+  SINDRI_TRY(rows, connection.query(sql, {Value(agent_id), Value(generator_id)}));
   return !rows.empty();
 }
 
