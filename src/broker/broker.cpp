@@ -31,6 +31,13 @@ std::vector<ApiRoute> all_routes() {
   add_template_tag_routes(routes);
   add_template_target_routes(routes);
   add_instantiation_routes(routes);
+  add_work_order_routes(routes);
+  add_diagnostic_routes(routes);
+  add_webhook_routes(routes);
+  add_health_routes(routes);
+  add_fleet_routes(routes);
+  add_telemetry_routes(routes);
+  add_admin_routes(routes);
   return routes;
 }
 

@@ -31,6 +31,18 @@ ApiResult<std::string> Call::id_param(std::string_view name) const {
   return stored_uuid(value);
 }
 
+db::AuditEntry audit_entry(const Call& call, std::string action, std::string resource_type, std::string resource_id,
+                           Value details) {
+  return db::AuditEntry{call.caller.kind_name(),
+                        call.caller.id,
+                        std::move(action),
+                        std::move(resource_type),
+                        std::move(resource_id),
+                        std::move(details),
+                        call.request.remote,
+                        std::string(http::find_header(call.request.headers, "User-Agent"))};
+}
+
 ApiResult<Ok> touch_credentials(Call& call, store::Connection& connection) {
   call.touched_credentials = true;
   return db::touch_credentials(connection);

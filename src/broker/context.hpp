@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "broker/api_error.hpp"
+#include "broker/db/audit.hpp"
 #include "broker/log.hpp"
 #include "broker/target_state_cache.hpp"
 #include "http/router.hpp"
@@ -97,6 +98,11 @@ template <class T, class Work>
 ApiResult<T> in_read(store::Database& db, Work&& work) {
   return run_transaction<T>([&db](const auto& body) { return db.read(body); }, std::forward<Work>(work));
 }
+
+// An audit entry for a change `call` made: the caller as actor, its address
+// and user agent.
+db::AuditEntry audit_entry(const Call& call, std::string action, std::string resource_type, std::string resource_id,
+                           Value details = Value());
 
 // Bumps the credentials generation (db/counters.hpp) and tells `call`, so
 // that this broker's next requests read the counter again.

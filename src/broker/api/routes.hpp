@@ -23,5 +23,12 @@ void add_template_routes(std::vector<ApiRoute>& routes);            // templates
 void add_template_tag_routes(std::vector<ApiRoute>& routes);        // tags.cpp
 void add_template_target_routes(std::vector<ApiRoute>& routes);     // template_targets.cpp
 void add_instantiation_routes(std::vector<ApiRoute>& routes);       // instantiation.cpp
+void add_work_order_routes(std::vector<ApiRoute>& routes);          // work_orders.cpp
+void add_diagnostic_routes(std::vector<ApiRoute>& routes);          // diagnostics.cpp
+void add_webhook_routes(std::vector<ApiRoute>& routes);             // webhooks.cpp
+void add_health_routes(std::vector<ApiRoute>& routes);              // health.cpp
+void add_fleet_routes(std::vector<ApiRoute>& routes);               // fleet.cpp
+void add_telemetry_routes(std::vector<ApiRoute>& routes);           // telemetry.cpp
+void add_admin_routes(std::vector<ApiRoute>& routes);               // admin.cpp
 
 }  // namespace sindri::broker

@@ -268,6 +268,36 @@ ALTER TABLE rendered_deployment_objects_by_sequence RENAME TO rendered_deploymen
 CREATE INDEX rendered_deployment_objects_template ON rendered_deployment_objects (template_id, template_version);
 )sql";
 
+
+// Seed 002's audit trail: entries are never updated, only aged out; details
+// is JSON text. job_turns lets one broker of many take each periodic pass
+// (db/jobs.hpp).
+constexpr std::string_view kAuditAndJobTables = R"sql(
+CREATE TABLE audit_logs (
+  @SEQUENCE_ID@,
+  id TEXT NOT NULL UNIQUE,
+  timestamp TEXT NOT NULL,
+  actor_type TEXT NOT NULL CHECK (actor_type IN ('admin', 'agent', 'generator', 'system')),
+  actor_id TEXT,
+  action TEXT NOT NULL,
+  resource_type TEXT NOT NULL,
+  resource_id TEXT,
+  details TEXT,
+  ip_address TEXT,
+  user_agent TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX audit_logs_timestamp ON audit_logs (timestamp);
+CREATE INDEX audit_logs_actor ON audit_logs (actor_type, actor_id, timestamp);
+CREATE INDEX audit_logs_resource ON audit_logs (resource_type, resource_id, timestamp);
+CREATE INDEX audit_logs_action ON audit_logs (action, timestamp);
+CREATE TABLE job_turns (
+  name TEXT PRIMARY KEY,
+  next_run_at TEXT NOT NULL,
+  taken_by TEXT
+);
+)sql";
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -281,12 +311,17 @@ std::span<const store::Migration> broker_migrations() {
       with_sequence_column(kProvenanceBySequence, "deployment_object_sequence_id INTEGER PRIMARY KEY");
   static const std::string provenance_postgres =
       with_sequence_column(kProvenanceBySequence, "deployment_object_sequence_id BIGINT PRIMARY KEY");
+  static const std::string audit_sqlite =
+      with_sequence_column(kAuditAndJobTables, "sequence_id INTEGER PRIMARY KEY AUTOINCREMENT");
+  static const std::string audit_postgres =
+      with_sequence_column(kAuditAndJobTables, "sequence_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY");
   static const store::Migration migrations[] = {
       {1, "core: identities, stacks, deployment objects, agents, events", core_sqlite, core_postgres},
       {2, "templates: versions, labels, annotations, targets, provenance", kTemplateTables, kTemplateTables},
       {3, "target-state generation in shards", target_state_shards, target_state_shards},
       {4, "an id for every agent registration", kRegistrationIdsSqlite, kRegistrationIdsPostgres},
       {5, "provenance keyed by its object's sequence id", provenance_sqlite, provenance_postgres},
+      {6, "audit log; turns of the periodic jobs", audit_sqlite, audit_postgres},
   };
   return migrations;
 }

@@ -1,0 +1,1 @@
+// Issue 25 fills this in.
