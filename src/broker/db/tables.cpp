@@ -298,6 +298,66 @@ CREATE TABLE job_turns (
 );
 )sql";
 
+// Webhooks (seed 002): subscriptions keep their URL, auth header and signing
+// secret encrypted (webhook_crypto.hpp, as hex text, so one column type
+// serves both dialects); event_types, filters and target_labels are JSON
+// text, and target labels have rows of their own so that an agent's claim is
+// one statement. A delivery is claimable when pending or failed and due
+// (next_retry_at), or acquired past its lease. webhook_key_check holds an
+// HMAC of a constant under the key, so a broker with another key refuses to
+// start.
+constexpr std::string_view kWebhookTables = R"sql(
+CREATE TABLE webhook_subscriptions (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  url_encrypted TEXT NOT NULL,
+  auth_header_encrypted TEXT,
+  signing_secret_encrypted TEXT,
+  event_types TEXT NOT NULL,
+  filters TEXT,
+  target_labels TEXT,
+  enabled BOOLEAN NOT NULL DEFAULT TRUE,
+  max_retries INTEGER NOT NULL DEFAULT 5,
+  timeout_seconds INTEGER NOT NULL DEFAULT 30,
+  created_by TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  deleted_at TEXT
+);
+CREATE INDEX webhook_subscriptions_live ON webhook_subscriptions (created_at) WHERE deleted_at IS NULL;
+CREATE TABLE webhook_subscription_labels (
+  subscription_id TEXT NOT NULL REFERENCES webhook_subscriptions (id),
+  label TEXT NOT NULL,
+  PRIMARY KEY (subscription_id, label)
+);
+CREATE TABLE webhook_deliveries (
+  id TEXT PRIMARY KEY,
+  subscription_id TEXT NOT NULL REFERENCES webhook_subscriptions (id),
+  event_type TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  target_labels TEXT,
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'acquired', 'success', 'failed', 'dead')),
+  acquired_by TEXT,
+  acquired_until TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_attempt_at TEXT,
+  next_retry_at TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  completed_at TEXT
+);
+CREATE INDEX webhook_deliveries_open ON webhook_deliveries (next_retry_at) WHERE status IN ('pending', 'failed');
+CREATE INDEX webhook_deliveries_acquired ON webhook_deliveries (acquired_until) WHERE status = 'acquired';
+CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id, created_at);
+CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);
+CREATE TABLE webhook_key_check (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  check_value TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+)sql";
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -322,6 +382,7 @@ std::span<const store::Migration> broker_migrations() {
       {4, "an id for every agent registration", kRegistrationIdsSqlite, kRegistrationIdsPostgres},
       {5, "provenance keyed by its object's sequence id", provenance_sqlite, provenance_postgres},
       {6, "audit log; turns of the periodic jobs", audit_sqlite, audit_postgres},
+      {9, "webhook subscriptions and deliveries", kWebhookTables, kWebhookTables},
   };
   return migrations;
 }
