@@ -6,6 +6,8 @@
 #include "broker/auth.hpp"
 #include "broker/db/counters.hpp"
 #include "broker/db/tables.hpp"
+#include "broker/ids.hpp"
+#include "broker/template_targets_pass.hpp"
 #include "broker/openapi.hpp"
 #include "store/migrations.hpp"
 #include "value/object_literal.hpp"
@@ -43,8 +45,13 @@ std::vector<ApiRoute> all_routes() {
 
 }  // namespace
 
-Broker::Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_change_delay, size_t object_limit)
-    : db_(db), log_(log), counters_(peer_change_delay), services_{db, log, target_states_, object_limit} {
+Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
+    : db_(db),
+      log_(log),
+      config_(config),
+      broker_id_(new_uuid()),
+      counters_(std::chrono::milliseconds(config.current()->peer_change_delay_ms)),
+      services_{db, log, target_states_, config, static_cast<size_t>(config.current()->body_limit)} {
   for (ApiRoute& route : all_routes()) {
     const std::string pattern = std::string(kApiPrefix) + route.pattern;
     const std::string method = route.method;
@@ -92,8 +99,12 @@ Status Broker::initialize(const std::string& admin_pak_file) {
   return Ok{};
 }
 
-void Broker::start_background_jobs(std::chrono::seconds template_targets_interval) {
-  template_targets_job_ = std::make_unique<TemplateTargetsJob>(db_, log_, template_targets_interval);
+void Broker::start_background_jobs() {
+  std::vector<PeriodicJob> jobs;
+  jobs.push_back({"template_targets",
+                  [](const BrokerConfig& config) { return static_cast<double>(config.template_targets_interval); },
+                  true, [this] { return sync_all_template_targets(db_); }});
+  jobs_ = std::make_unique<JobRunner>(db_, log_, config_, broker_id_, std::move(jobs));
 }
 
 void Broker::add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source) {

@@ -14,7 +14,7 @@
 #include "broker/auth.hpp"
 #include "broker/context.hpp"
 #include "broker/counters.hpp"
-#include "broker/template_targets_job.hpp"
+#include "broker/jobs.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 
@@ -22,15 +22,15 @@ namespace sindri::broker {
 
 class Broker {
  public:
-  // `peer_change_delay`: how long a change made through another broker
-  // sharing the database may go unseen here (see CountersReader);
-  // `object_limit`: Services::object_limit.
-  Broker(store::Database& db, Logger& log, std::chrono::microseconds peer_change_delay, size_t object_limit);
+  // Reads peer_change_delay_ms (see CountersReader) and body_limit
+  // (Services::object_limit) once; the passes read their settings at each
+  // round.
+  Broker(store::Database& db, Logger& log, LiveConfig& config);
 
   // Migrations, then the first-start bootstrap. Errors name what failed.
   Status initialize(const std::string& admin_pak_file);
-  // The periodic jobs (template targets); they stop with the broker.
-  void start_background_jobs(std::chrono::seconds template_targets_interval);
+  // The periodic passes (jobs.hpp); they stop with the broker.
+  void start_background_jobs();
 
   http::Response handle(http::Request& request);
   // For http::ServerOptions::refuse_before_body: an API request whose PAK
@@ -52,6 +52,8 @@ class Broker {
 
   store::Database& db_;
   Logger& log_;
+  LiveConfig& config_;
+  const std::string broker_id_;  // this process among brokers sharing the database
   CountersReader counters_;
   TargetStateCache target_states_;
   CredentialCache credentials_;
@@ -59,7 +61,7 @@ class Broker {
   http::Router router_;
   http::Metrics metrics_;
   std::vector<std::function<void(std::vector<http::Metrics::Gauge>&)>> gauge_sources_;
-  std::unique_ptr<TemplateTargetsJob> template_targets_job_;
+  std::unique_ptr<JobRunner> jobs_;
 };
 
 }  // namespace sindri::broker

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 
 #include "value/file_text.hpp"
 #include "value/yaml/yaml.hpp"
@@ -66,7 +68,8 @@ const std::array kSettings = {
             .unit = "seconds",
             .description = "Time between full recomputations of template targets, at least 1",
             .naming_note = "A top-level key, in no section, and it has no flag: kept as it was.",
-            .field = &BrokerConfig::template_targets_interval},
+            .field = &BrokerConfig::template_targets_interval,
+            .reloadable = true},
     Setting{.key = "peer_change_delay_ms",
             .variable = "SINDRI_PEER_CHANGE_DELAY_MS",
             .flag = "--peer-change-delay-ms",
@@ -87,7 +90,125 @@ const std::array kSettings = {
             .variable = "SINDRI_LOG_LEVEL",
             .flag = "--log-level",
             .description = "debug, info, warn or error (trace and warning are read as debug and warn)",
-            .field = &BrokerConfig::log_level},
+            .field = &BrokerConfig::log_level,
+            .reloadable = true},
+    Setting{.key = "work_orders.maintenance_interval",
+            .variable = "SINDRI_WORK_ORDERS_MAINTENANCE_INTERVAL",
+            .flag = "--work-orders-maintenance-interval",
+            .unit = "seconds",
+            .description = "Time between passes that return timed-out work-order claims and due retries to pending",
+            .field = &BrokerConfig::work_orders_maintenance_interval,
+            .reloadable = true},
+    Setting{.key = "diagnostics.cleanup_interval",
+            .variable = "SINDRI_DIAGNOSTICS_CLEANUP_INTERVAL",
+            .flag = "--diagnostics-cleanup-interval",
+            .unit = "seconds",
+            .description = "Time between passes that delete diagnostic requests past their retention",
+            .field = &BrokerConfig::diagnostics_cleanup_interval,
+            .reloadable = true},
+    Setting{.key = "webhooks.encryption_key",
+            .variable = "SINDRI_WEBHOOKS_ENCRYPTION_KEY",
+            .flag = "--webhooks-encryption-key",
+            .description = "AES-256 key (64 hex digits) for webhook URLs and auth headers; every broker on a "
+                           "database needs the same one",
+            .field = &BrokerConfig::webhooks_encryption_key},
+    Setting{.key = "webhooks.encryption_key_file",
+            .variable = "SINDRI_WEBHOOKS_ENCRYPTION_KEY_FILE",
+            .flag = "--webhooks-encryption-key-file",
+            .description = "Where the key is read from when webhooks.encryption_key is not set, written there "
+                           "(mode 0600) on the first start; empty: webhook.key beside the admin PAK file",
+            .field = &BrokerConfig::webhooks_encryption_key_file},
+    Setting{.key = "webhooks.delivery_interval",
+            .variable = "SINDRI_WEBHOOKS_DELIVERY_INTERVAL",
+            .flag = "--webhooks-delivery-interval",
+            .unit = "seconds",
+            .description = "Time between webhook delivery passes",
+            .field = &BrokerConfig::webhooks_delivery_interval,
+            .reloadable = true},
+    Setting{.key = "webhooks.delivery_batch_size",
+            .variable = "SINDRI_WEBHOOKS_DELIVERY_BATCH_SIZE",
+            .flag = "--webhooks-delivery-batch-size",
+            .unit = "deliveries",
+            .description = "Deliveries a pass claims at once, 1 to 1000",
+            .field = &BrokerConfig::webhooks_delivery_batch_size,
+            .reloadable = true},
+    Setting{.key = "webhooks.delivery_lease",
+            .variable = "SINDRI_WEBHOOKS_DELIVERY_LEASE",
+            .flag = "--webhooks-delivery-lease",
+            .unit = "seconds",
+            .description = "How long a claimed delivery stays with its broker before another may take it",
+            .field = &BrokerConfig::webhooks_delivery_lease,
+            .reloadable = true},
+    Setting{.key = "webhooks.backoff_unit",
+            .variable = "SINDRI_WEBHOOKS_BACKOFF_UNIT",
+            .flag = "--webhooks-backoff-unit",
+            .unit = "seconds",
+            .description = "A failed delivery is retried after this times 2^attempts",
+            .field = &BrokerConfig::webhooks_backoff_unit,
+            .reloadable = true},
+    Setting{.key = "webhooks.cleanup_interval",
+            .variable = "SINDRI_WEBHOOKS_CLEANUP_INTERVAL",
+            .flag = "--webhooks-cleanup-interval",
+            .unit = "seconds",
+            .description = "Time between passes that delete finished deliveries past their retention",
+            .field = &BrokerConfig::webhooks_cleanup_interval,
+            .reloadable = true},
+    Setting{.key = "webhooks.retention_days",
+            .variable = "SINDRI_WEBHOOKS_RETENTION_DAYS",
+            .flag = "--webhooks-retention-days",
+            .unit = "days",
+            .description = "How long finished deliveries are kept, at least 1",
+            .field = &BrokerConfig::webhooks_retention_days,
+            .reloadable = true},
+    Setting{.key = "audit.flush_interval",
+            .variable = "SINDRI_AUDIT_FLUSH_INTERVAL",
+            .flag = "--audit-flush-interval",
+            .unit = "seconds",
+            .description = "Most time refused authentications wait to be written to the audit log (100 at once "
+                           "are written at once)",
+            .field = &BrokerConfig::audit_flush_interval,
+            .reloadable = true},
+    Setting{.key = "audit.retention_days",
+            .variable = "SINDRI_AUDIT_RETENTION_DAYS",
+            .flag = "--audit-retention-days",
+            .unit = "days",
+            .description = "How long audit entries are kept, at least 1",
+            .field = &BrokerConfig::audit_retention_days,
+            .reloadable = true},
+    Setting{.key = "agent_events.retention_days",
+            .variable = "SINDRI_AGENT_EVENTS_RETENTION_DAYS",
+            .flag = "--agent-events-retention-days",
+            .unit = "days",
+            .description = "How long agent events are kept, at least 1",
+            .field = &BrokerConfig::agent_events_retention_days,
+            .reloadable = true},
+    Setting{.key = "retention.interval",
+            .variable = "SINDRI_RETENTION_INTERVAL",
+            .flag = "--retention-interval",
+            .unit = "seconds",
+            .description = "Time between passes that delete audit entries and agent events past their retention",
+            .field = &BrokerConfig::retention_interval,
+            .reloadable = true},
+    Setting{.key = "cors.allowed_origins",
+            .variable = "SINDRI_CORS_ALLOWED_ORIGINS",
+            .flag = "--cors-allowed-origins",
+            .description = "Origins whose pages may call the API (https://console.example.com; * for any); "
+                           "none by default",
+            .field = &BrokerConfig::cors_allowed_origins,
+            .reloadable = true},
+    Setting{.key = "cors.max_age_seconds",
+            .variable = "SINDRI_CORS_MAX_AGE_SECONDS",
+            .flag = "--cors-max-age-seconds",
+            .unit = "seconds",
+            .description = "How long a browser may keep a preflight's answer, 0 to 86400",
+            .field = &BrokerConfig::cors_max_age_seconds,
+            .reloadable = true},
+    Setting{.key = "config.watch_debounce",
+            .variable = "SINDRI_CONFIG_WATCH_DEBOUNCE",
+            .flag = "--config-watch-debounce",
+            .unit = "seconds",
+            .description = "The configuration file is reloaded this long after it last changed",
+            .field = &BrokerConfig::config_watch_debounce},
 };
 
 const char* log_level_name(LogLevel level) {
@@ -107,6 +228,53 @@ Result<int64_t> parse_integer(std::string_view text, std::string_view setting) {
     return make_error(std::string(setting) + ": expected an integer, got \"" + std::string(text) + "\"");
   }
   return value;
+}
+
+Result<double> parse_seconds(std::string_view text, std::string_view setting) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
+    return make_error(std::string(setting) + ": expected a number of seconds (fractions allowed), got \"" +
+                      std::string(text) + "\"");
+  }
+  return value;
+}
+
+std::string duration_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
+std::string number_text(const Value& value) {
+  return value.is_int() ? std::to_string(value.get_int()) : duration_text(value.as_double());
+}
+
+// A sequence of strings, or one string of comma-separated items.
+Result<std::vector<std::string>> list_items(const Value& value, const std::string& where) {
+  std::vector<std::string> items;
+  auto add = [&](std::string_view text) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+    if (!text.empty()) items.emplace_back(text);
+  };
+  if (value.is_string()) {
+    std::string_view rest = value.get_string();
+    for (size_t comma; (comma = rest.find(',')) != std::string_view::npos; rest.remove_prefix(comma + 1)) {
+      add(rest.substr(0, comma));
+    }
+    add(rest);
+    return items;
+  }
+  if (!value.is_array()) return make_error(where + ": expected a list of strings, got " + value.kind_name());
+  for (size_t i = 0; i < value.get_array().size(); ++i) {
+    const Value& item = value.get_array()[i];
+    if (!item.is_string()) {
+      return make_error(where + "[" + std::to_string(i) + "]: expected a string, got " + item.kind_name());
+    }
+    add(item.get_string());
+  }
+  return items;
 }
 
 const Setting* find_by_key(std::string_view key) {
@@ -145,17 +313,27 @@ Status read_section(BrokerConfig& config, const Value& section, const std::strin
 
 std::span<const Setting> settings() { return kSettings; }
 
-std::string default_text(const Setting& setting) {
-  static const BrokerConfig defaults;
+std::string value_text(const BrokerConfig& config, const Setting& setting) {
   return std::visit(
-      [](const auto& field) -> std::string {
+      [&](const auto& field) -> std::string {
         using Field = std::decay_t<decltype(field)>;
-        if constexpr (std::is_same_v<Field, std::string BrokerConfig::*>) return defaults.*field;
-        if constexpr (std::is_same_v<Field, int64_t BrokerConfig::*>) return std::to_string(defaults.*field);
-        if constexpr (std::is_same_v<Field, LogLevel BrokerConfig::*>) return log_level_name(defaults.*field);
+        if constexpr (std::is_same_v<Field, std::string BrokerConfig::*>) return config.*field;
+        if constexpr (std::is_same_v<Field, int64_t BrokerConfig::*>) return std::to_string(config.*field);
+        if constexpr (std::is_same_v<Field, LogLevel BrokerConfig::*>) return log_level_name(config.*field);
+        if constexpr (std::is_same_v<Field, double BrokerConfig::*>) return duration_text(config.*field);
+        if constexpr (std::is_same_v<Field, std::vector<std::string> BrokerConfig::*>) {
+          std::string joined;
+          for (const std::string& item : config.*field) joined += (joined.empty() ? "" : ",") + item;
+          return joined;
+        }
         return "";
       },
       setting.field);
+}
+
+std::string default_text(const Setting& setting) {
+  static const BrokerConfig defaults;
+  return value_text(defaults, setting);
 }
 
 Status apply_setting(BrokerConfig& config, const Setting& setting, const Value& value, const std::string& where) {
@@ -172,6 +350,15 @@ Status apply_setting(BrokerConfig& config, const Setting& setting, const Value& 
         } else if constexpr (std::is_same_v<Field, int64_t BrokerConfig::*>) {
           if (!value.is_int()) return make_error(where + ": expected an integer, got " + value.kind_name());
           config.*field = value.get_int();
+        } else if constexpr (std::is_same_v<Field, double BrokerConfig::*>) {
+          if (!value.is_number() || !std::isfinite(value.as_double()) || value.as_double() < 0) {
+            return make_error(where + ": expected a number of seconds (fractions allowed), got " +
+                              (value.is_number() ? number_text(value) : std::string(value.kind_name())));
+          }
+          config.*field = value.as_double();
+        } else if constexpr (std::is_same_v<Field, std::vector<std::string> BrokerConfig::*>) {
+          SINDRI_TRY(items, list_items(value, where));
+          config.*field = std::move(items);
         } else if constexpr (std::is_same_v<Field, LogLevel BrokerConfig::*>) {
           if (auto status = expect_string(); !status.ok()) return status;
           auto level = parse_log_level(value.get_string());
@@ -207,11 +394,26 @@ Status apply_environment(BrokerConfig& config, const std::function<const char*(c
     if (setting.is_integer()) {
       SINDRI_TRY(number, parse_integer(text, variable));
       value = Value(number);
+    } else if (setting.is_duration()) {
+      SINDRI_TRY(seconds, parse_seconds(text, variable));
+      value = Value(seconds);
     }
     if (auto status = apply_setting(config, setting, value, variable); !status.ok()) return status;
   }
   return Ok{};
 }
+
+namespace {
+
+bool is_hex_key(std::string_view text) {
+  if (text.size() != 64) return false;
+  for (char c : text) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 Status validate_config(const BrokerConfig& config) {
   if (auto address = parse_listen_address(config.listen); !address.ok()) return address.error();
@@ -237,6 +439,39 @@ Status validate_config(const BrokerConfig& config) {
     return make_error("body limit must be at least 1024 bytes, got " + std::to_string(config.body_limit));
   }
   if (config.admin_pak_file.empty()) return make_error("the admin PAK file path must not be empty");
+  for (const Setting& setting : kSettings) {
+    if (!setting.is_duration()) continue;
+    const double seconds = config.*std::get<double BrokerConfig::*>(setting.field);
+    // A pass every 0 s would spin; the watch may reload at once.
+    if (seconds < 0.001 && setting.key != "config.watch_debounce") {
+      return make_error(std::string(setting.key) + " must be at least 0.001 seconds, got " + duration_text(seconds));
+    }
+  }
+  if (!config.webhooks_encryption_key.empty() && !is_hex_key(config.webhooks_encryption_key)) {
+    return make_error("webhooks.encryption_key must be 64 hexadecimal digits (32 bytes), got " +
+                      std::to_string(config.webhooks_encryption_key.size()) + " characters");
+  }
+  const std::pair<const char*, int64_t> at_least_one_day[] = {{"webhooks.retention_days", config.webhooks_retention_days},
+                                                              {"audit.retention_days", config.audit_retention_days},
+                                                              {"agent_events.retention_days",
+                                                               config.agent_events_retention_days}};
+  for (const auto& [key, days] : at_least_one_day) {
+    if (days < 1) return make_error(std::string(key) + " must be at least 1 day, got " + std::to_string(days));
+  }
+  if (config.webhooks_delivery_batch_size < 1 || config.webhooks_delivery_batch_size > 1000) {
+    return make_error("webhooks.delivery_batch_size must be between 1 and 1000, got " +
+                      std::to_string(config.webhooks_delivery_batch_size));
+  }
+  if (config.cors_max_age_seconds < 0 || config.cors_max_age_seconds > 86400) {
+    return make_error("cors.max_age_seconds must be between 0 and 86400, got " +
+                      std::to_string(config.cors_max_age_seconds));
+  }
+  for (const std::string& origin : config.cors_allowed_origins) {
+    if (origin != "*" && !origin.starts_with("http://") && !origin.starts_with("https://")) {
+      return make_error("cors.allowed_origins: \"" + origin +
+                        "\" is not an origin (scheme://host[:port], or * for any)");
+    }
+  }
   return Ok{};
 }
 

@@ -10,10 +10,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "broker/log.hpp"
 #include "value/result.hpp"
@@ -36,6 +39,47 @@ struct BrokerConfig {
   // are always seen at once.
   int64_t peer_change_delay_ms = 1;
   LogLevel log_level = LogLevel::Info;
+
+  // Periodic passes and what they keep (seconds may be fractions).
+  double work_orders_maintenance_interval = 10;
+  double diagnostics_cleanup_interval = 900;
+  std::string webhooks_encryption_key;       // 64 hex digits; see webhook_crypto.hpp
+  std::string webhooks_encryption_key_file;  // empty: webhook.key beside the admin PAK
+  double webhooks_delivery_interval = 5;
+  int64_t webhooks_delivery_batch_size = 50;
+  double webhooks_delivery_lease = 60;
+  double webhooks_backoff_unit = 1;
+  double webhooks_cleanup_interval = 3600;
+  int64_t webhooks_retention_days = 7;
+  double audit_flush_interval = 1;
+  int64_t audit_retention_days = 90;
+  int64_t agent_events_retention_days = 30;
+  double retention_interval = 86400;
+  std::vector<std::string> cors_allowed_origins;
+  int64_t cors_max_age_seconds = 3600;
+  double config_watch_debounce = 5;
+
+  bool operator==(const BrokerConfig&) const = default;
+};
+
+// The settings a running broker reads: replaced whole by a reload, read as
+// a snapshot that stays valid while it is held.
+class LiveConfig {
+ public:
+  explicit LiveConfig(BrokerConfig config) : current_(std::make_shared<const BrokerConfig>(std::move(config))) {}
+  std::shared_ptr<const BrokerConfig> current() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return current_;
+  }
+  void replace(BrokerConfig config) {
+    auto next = std::make_shared<const BrokerConfig>(std::move(config));
+    std::lock_guard<std::mutex> lock(mutex_);
+    current_ = std::move(next);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const BrokerConfig> current_;
 };
 
 // One setting of `sindri serve`. The rule for names: the key sits in a dotted
@@ -45,7 +89,7 @@ struct BrokerConfig {
 struct Setting {
   // Where the value goes; none for the setting that names the file itself.
   using Field = std::variant<std::monostate, std::string BrokerConfig::*, int64_t BrokerConfig::*,
-                             LogLevel BrokerConfig::*>;
+                             LogLevel BrokerConfig::*, double BrokerConfig::*, std::vector<std::string> BrokerConfig::*>;
 
   std::string_view key = {};  // empty where the file cannot hold it
   std::string_view variable = {};
@@ -56,10 +100,17 @@ struct Setting {
   // empty when every name follows it.
   std::string_view naming_note = {};
   Field field = {};
+  // Applied by POST /admin/config/reload and the file watch; a change to any
+  // other setting needs a restart.
   bool reloadable = false;
 
   bool names_the_file() const { return std::holds_alternative<std::monostate>(field); }
   bool is_integer() const { return std::holds_alternative<int64_t BrokerConfig::*>(field); }
+  // Seconds, fractions allowed.
+  bool is_duration() const { return std::holds_alternative<double BrokerConfig::*>(field); }
+  bool is_number() const { return is_integer() || is_duration(); }
+  // A list: a sequence in the file, comma-separated in a variable or a flag.
+  bool is_list() const { return std::holds_alternative<std::vector<std::string> BrokerConfig::*>(field); }
 };
 
 std::span<const Setting> settings();
@@ -67,6 +118,8 @@ std::span<const Setting> settings();
 // The value a default BrokerConfig holds, as a user would write it; empty
 // when there is none.
 std::string default_text(const Setting& setting);
+// The value `config` holds, as a user would write it.
+std::string value_text(const BrokerConfig& config, const Setting& setting);
 
 // Sets one setting from a file's value or a flag's; `where` begins every error.
 Status apply_setting(BrokerConfig& config, const Setting& setting, const Value& value, const std::string& where);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "broker/api_error.hpp"
+#include "broker/config.hpp"
 #include "broker/db/audit.hpp"
 #include "broker/log.hpp"
 #include "broker/target_state_cache.hpp"
@@ -35,6 +36,7 @@ struct Services {
   store::Database& db;
   Logger& log;
   TargetStateCache& target_states;
+  const LiveConfig& config;
   // The most YAML a rendered template may give a deployment object: what a
   // direct creation could send at most (the request body limit).
   size_t object_limit;

@@ -54,9 +54,10 @@ std::string new_uuid() {
   return out;
 }
 
-std::string now_timestamp() {
-  const auto now = std::chrono::system_clock::now();
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+std::string now_timestamp() { return timestamp_at(std::chrono::system_clock::now()); }
+
+std::string timestamp_at(std::chrono::system_clock::time_point moment) {
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(moment.time_since_epoch()).count();
   const std::time_t seconds = static_cast<std::time_t>(micros / 1'000'000);
   std::tm utc{};
   gmtime_r(&seconds, &utc);

@@ -1,6 +1,7 @@
 #pragma once
 // Identifiers and timestamps the broker hands out.
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,8 @@ std::string new_uuid();
 // Now, UTC, RFC 3339 with microseconds: "2026-11-21T09:30:00.123456Z". The
 // fixed width makes text order the same as time order.
 std::string now_timestamp();
+// The same form for any moment.
+std::string timestamp_at(std::chrono::system_clock::time_point moment);
 // Random text of `length` characters from [A-Za-z0-9].
 std::string random_alphanumeric(size_t length);
 

@@ -149,13 +149,13 @@ int serve(const ServeFlags& flags) {
     log.error("cannot open the database", {{"url", Value(config->database_url)}, {"error", Value(db.error().message)}});
     return 1;
   }
-  broker::Broker broker(**db, log, std::chrono::milliseconds(config->peer_change_delay_ms),
-                        static_cast<size_t>(config->body_limit));
+  broker::LiveConfig live_config(*config);
+  broker::Broker broker(**db, log, live_config);
   if (auto status = broker.initialize(config->admin_pak_file); !status.ok()) {
     log.error("cannot start", {{"error", Value(status.error().message)}});
     return 1;
   }
-  broker.start_background_jobs(std::chrono::seconds(config->template_targets_interval));
+  broker.start_background_jobs();
 
   http::ServerOptions server_options;
   server_options.host = address.host;
@@ -214,6 +214,9 @@ Verb add_serve(CLI::App& app) {
     } else if (setting.is_integer()) {
       command->add_option_function<int64_t>(
           flag, [flags, i](int64_t value) { flags->given[i] = Value(value); }, help);
+    } else if (setting.is_duration()) {
+      command->add_option_function<double>(
+          flag, [flags, i](double value) { flags->given[i] = Value(value); }, help);
     } else {
       command->add_option_function<std::string>(
           flag, [flags, i](const std::string& value) { flags->given[i] = Value(value); }, help);

@@ -35,7 +35,7 @@ void write_example_file(std::ostringstream& out) {
     open_section = section;
     const std::string value = broker::default_text(setting);
     out << (section.empty() ? "" : "  ") << key.substr(dot == std::string::npos ? 0 : dot + 1) << ":"
-        << " " << (setting.is_integer() ? value : "\"" + value + "\"") << "\n";
+        << " " << (setting.is_number() ? value : setting.is_list() ? "[" + value + "]" : "\"" + value + "\"") << "\n";
   }
   out << "```\n";
 }

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "broker/db/tables.hpp"
-#include "broker/template_targets_job.hpp"
+#include "broker/template_targets_pass.hpp"
 #include "store/migrations.hpp"
 
 namespace sindri::broker {
@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TemplateTargetsJobTest : public ::testing::Test {
+class TemplateTargetsPassTest : public ::testing::Test {
  protected:
   void SetUp() override {
     path_ = fs::temp_directory_path() / ("sindri-template-targets-" + std::to_string(getpid()) + ".db");
@@ -72,36 +72,23 @@ class TemplateTargetsJobTest : public ::testing::Test {
 
   fs::path path_;
   std::unique_ptr<store::Database> db_;
-  Logger log_{LogLevel::Error};
 };
 
-TEST_F(TemplateTargetsJobTest, APassRepairsWhateverDrifted) {
-  TemplateTargetsJob job(*db_, log_, std::chrono::hours(1));
-  auto synced = job.run_once();
+TEST_F(TemplateTargetsPassTest, APassRepairsWhateverDrifted) {
+  auto synced = sync_all_template_targets(*db_);
   ASSERT_TRUE(synced.ok()) << synced.error().message;
   EXPECT_EQ(*synced, 2u);
   EXPECT_EQ(targets(), "anywhere>dev anywhere>prod prod-only>prod ");
 
   execute("DELETE FROM template_targets WHERE template_id = 'anywhere'");
   execute("INSERT INTO template_targets (id, template_id, stack_id, created_at) VALUES ('x', 'prod-only', 'dev', 't')");
-  ASSERT_TRUE(job.run_once().ok());
+  ASSERT_TRUE(sync_all_template_targets(*db_).ok());
   EXPECT_EQ(targets(), "anywhere>dev anywhere>prod prod-only>prod ");
 
   execute("UPDATE stacks SET deleted_at = 't' WHERE id = 'prod'");
   execute("UPDATE stack_templates SET deleted_at = 't' WHERE id = 'anywhere'");
-  ASSERT_TRUE(job.run_once().ok());
+  ASSERT_TRUE(sync_all_template_targets(*db_).ok());
   EXPECT_EQ(targets(), "");
-}
-
-// The job's own thread runs a pass on its interval and stops with it.
-TEST_F(TemplateTargetsJobTest, TheThreadRunsOnItsInterval) {
-  {
-    TemplateTargetsJob job(*db_, log_, std::chrono::seconds(1));
-    for (int waited = 0; waited < 50 && targets().empty(); ++waited) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-  EXPECT_EQ(targets(), "anywhere>dev anywhere>prod prod-only>prod ");
 }
 
 }  // namespace
