@@ -120,6 +120,7 @@ struct Client::Impl {
   std::string base_url;
   std::optional<Endpoint> endpoint;
   std::string authorization;
+  std::vector<Header> headers;
   std::string ca_file;
   long timeout_ms = 30'000;
   bool accept_gzip = false;
@@ -260,6 +261,8 @@ Client::~Client() { impl_->disconnect(); }
 
 void Client::set_authorization(std::string value) { impl_->authorization = std::move(value); }
 
+void Client::set_headers(std::vector<Header> headers) { impl_->headers = std::move(headers); }
+
 void Client::set_timeout_ms(long ms) { impl_->timeout_ms = ms; }
 
 void Client::set_accept_gzip(bool accept) { impl_->accept_gzip = accept; }
@@ -286,6 +289,7 @@ Result<ClientResponse> Client::request(std::string_view method, std::string_view
   message.set(bhttp::field::user_agent, "sindri");
   if (impl.accept_gzip) message.set(bhttp::field::accept_encoding, "gzip");
   if (!impl.authorization.empty()) message.set(bhttp::field::authorization, impl.authorization);
+  for (const Header& header : impl.headers) message.set(header.name, header.value);
   if (method != "HEAD" && sends_body(method, body)) {
     if (!body.empty()) message.set(bhttp::field::content_type, content_type);
     message.body() = std::string(body);

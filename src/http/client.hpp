@@ -33,6 +33,8 @@ class Client {
 
   // Sets the Authorization header sent with every request ("" for none).
   void set_authorization(std::string value);
+  // Further headers sent with every request (a webhook's event headers).
+  void set_headers(std::vector<Header> headers);
   // The whole request, connecting included.
   void set_timeout_ms(long ms);
   // PEM certificates trusted besides the system's, for a broker whose
