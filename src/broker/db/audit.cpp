@@ -21,7 +21,7 @@ Value optional_text(const std::optional<std::string>& text) { return text ? Valu
   " AND (CAST($5 AS TEXT) IS NULL OR a.resource_type = $5)"                                   \
   " AND (CAST($6 AS TEXT) IS NULL OR a.resource_id = $6)"                                     \
   " AND (CAST($7 AS TEXT) IS NULL OR a.timestamp >= $7)"                                      \
-  " AND (CAST($8 AS TEXT) IS NULL OR a.timestamp <= $8)"
+  " AND (CAST($8 AS TEXT) IS NULL OR a.timestamp < $8)"
 
 }  // namespace
 
@@ -54,7 +54,8 @@ ApiResult<Value> query_audit(store::Connection& connection, const AuditQuery& qu
   page.push_back(Value(query.offset));
   SINDRI_TRY(rows, connection.query(
                        "SELECT a.id, a.timestamp, a.actor_type, a.actor_id, "
-                       "COALESCE(g.name, ag.name) AS actor_name, a.action, a.resource_type, a.resource_id, "
+                       "CASE a.actor_type WHEN 'generator' THEN g.name WHEN 'agent' THEN ag.name ELSE a.actor_type END "
+                       "AS actor_name, a.action, a.resource_type, a.resource_id, "
                        "a.details, a.ip_address, a.user_agent, a.created_at FROM audit_logs a "
                        "LEFT JOIN generators g ON a.actor_type = 'generator' AND g.id = a.actor_id "
                        "LEFT JOIN agents ag ON a.actor_type = 'agent' AND ag.id = a.actor_id" SINDRI_AUDIT_FILTER

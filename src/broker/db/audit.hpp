@@ -28,12 +28,14 @@ ApiResult<Ok> record_audit(store::Connection& connection, const AuditEntry& entr
 struct AuditQuery {
   std::optional<std::string> actor_type, actor_id, resource_type, resource_id;
   std::optional<std::string> action;  // a trailing * matches a prefix
-  std::optional<std::string> from, to;  // RFC 3339, inclusive
+  // The fixed-width form of now_timestamp(): `from` inclusive, `to` exclusive.
+  std::optional<std::string> from, to;
   int64_t limit = 100;
   int64_t offset = 0;
 };
 // {logs, total, count, limit, offset}, newest first; each entry has the
-// actor's name (actor_name) where the actor is a generator or an agent.
+// actor's name (actor_name): a generator's or an agent's name, "admin" or
+// "system", null when the generator or agent is no more.
 ApiResult<Value> query_audit(store::Connection& connection, const AuditQuery& query);
 
 // Deletes entries older than `cutoff` (RFC 3339); answers how many.

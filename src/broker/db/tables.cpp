@@ -358,6 +358,26 @@ CREATE TABLE webhook_key_check (
 );
 )sql";
 
+// Deployment health (Brokkr's migration 10): one row per agent and object,
+// replaced by each report. previous_status is the status the last report
+// replaced, so that the upsert itself says whether the status changed.
+constexpr std::string_view kDeploymentHealthTables = R"sql(
+CREATE TABLE deployment_health (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL REFERENCES agents (id),
+  deployment_object_id TEXT NOT NULL REFERENCES deployment_objects (id),
+  status TEXT NOT NULL CHECK (status IN ('healthy', 'degraded', 'failing', 'unknown')),
+  previous_status TEXT,
+  summary TEXT,
+  checked_at TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (agent_id, deployment_object_id)
+);
+CREATE INDEX deployment_health_object ON deployment_health (deployment_object_id);
+CREATE INDEX deployment_health_agent_status ON deployment_health (agent_id, status);
+)sql";
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -382,6 +402,7 @@ std::span<const store::Migration> broker_migrations() {
       {4, "an id for every agent registration", kRegistrationIdsSqlite, kRegistrationIdsPostgres},
       {5, "provenance keyed by its object's sequence id", provenance_sqlite, provenance_postgres},
       {6, "audit log; turns of the periodic jobs", audit_sqlite, audit_postgres},
+      {8, "deployment health", kDeploymentHealthTables, kDeploymentHealthTables},
       {9, "webhook subscriptions and deliveries", kWebhookTables, kWebhookTables},
   };
   return migrations;
