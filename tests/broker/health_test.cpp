@@ -3,6 +3,8 @@
 // admins read it per object and per stack, the worst status winning; bad
 // reports and callers are refused with the field or rule named.
 
+#include <algorithm>
+
 #include "broker_process.hpp"
 
 namespace sindri_test {
@@ -235,6 +237,44 @@ TEST_P(DeploymentHealth, ADeletedAgentsReportsAreLeftOut) {
   ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/agents/" + agent_ids_[0]).status, 204);
   EXPECT_EQ(text_of(stack_health().json, "overall_status"), "healthy");
   EXPECT_EQ(object_health(0).json.find("health_records")->size(), 1u);
+}
+
+// Beyond Brokkr: a change of an agent's status for an object is a
+// health.changed event, so webhooks hear of it; a repeated status is not.
+TEST_P(DeploymentHealth, AChangedStatusRaisesHealthChanged) {
+  // Deliveries an agent carries out stay pending here: nothing delivers them.
+  Reply webhook = call(*admin_, "POST", "/api/v1/webhooks",
+                       R"({"name":"health","url":"https://hooks.example/in","event_types":["health.*"],)"
+                       R"("target_labels":["nowhere"]})");
+  ASSERT_EQ(webhook.status, 201) << webhook.body;
+  const std::string deliveries = "/api/v1/webhooks/" + text_of(webhook.json, "id") + "/deliveries";
+  ASSERT_EQ(report(0, report_body(object_ids_[0], "unknown")).status, 200);
+  ASSERT_EQ(report(0, report_body(object_ids_[0], "healthy")).status, 200);
+  ASSERT_EQ(report(0, report_body(object_ids_[0], "healthy")).status, 200);
+  ASSERT_EQ(report(0, report_body(object_ids_[0], "failing")).status, 200);
+  Reply listed = call(*admin_, "GET", deliveries);
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  ASSERT_EQ(listed.json.size(), 2u) << listed.body;
+  std::vector<std::pair<Value, Value>> changes;
+  for (const Value& delivery : listed.json.get_array()) {
+    EXPECT_EQ(text_of(delivery, "event_type"), "health.changed");
+    const Value* payload = delivery.find("payload");
+    ASSERT_NE(payload, nullptr) << listed.body;
+    Value parsed = *payload;
+    if (payload->is_string()) parsed = sindri::parse_json(payload->get_string()).value();
+    const Value& data = *parsed.find("data");
+    EXPECT_EQ(text_of(data, "agent_id"), agent_ids_[0]);
+    EXPECT_EQ(text_of(data, "stack_id"), stack_id_);
+    EXPECT_EQ(text_of(data, "deployment_object_id"), object_ids_[0]);
+    changes.emplace_back(*data.find("old_status"), *data.find("new_status"));
+  }
+  std::sort(changes.begin(), changes.end(), [](const auto& a, const auto& b) {
+    return sindri::to_json(a.second) < sindri::to_json(b.second);
+  });
+  EXPECT_EQ(sindri::to_json(changes[0].first), R"("healthy")");
+  EXPECT_EQ(sindri::to_json(changes[0].second), R"("failing")");
+  EXPECT_EQ(sindri::to_json(changes[1].first), R"("unknown")");
+  EXPECT_EQ(sindri::to_json(changes[1].second), R"("healthy")");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DeploymentHealth, ::testing::Values(Backend::Sqlite, Backend::Postgres),
