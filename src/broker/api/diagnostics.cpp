@@ -1,9 +1,171 @@
-// Issue 25 fills this in; until then the resource has no routes.
+// On-demand diagnostics: an admin asks an agent about a deployment object;
+// that agent claims the request and sends what it gathered.
 
+#include <cctype>
+
+#include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
+#include "broker/db/agents.hpp"
+#include "broker/db/deployment_objects.hpp"
+#include "broker/db/diagnostics.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
+namespace {
 
-void add_diagnostic_routes(std::vector<ApiRoute>&) {}
+constexpr TextRule kRequestedByRule{255, true, true, false};
+constexpr TextRule kDiagnosticDataRule{0, false, true, false};
+
+ApiError not_owned(std::string message) {
+  return ApiError{403, "diagnostic_not_owned", std::move(message), Value(), std::nullopt};
+}
+
+ApiError diagnostic_not_found(std::string_view id) {
+  return ApiError{404, "diagnostic_not_found", "diagnostic request " + std::string(id) + " not found", Value(),
+                  std::nullopt};
+}
+
+// RFC 3339 date-time: YYYY-MM-DDTHH:MM:SS, optional fraction, Z or +HH:MM.
+bool is_date_time(std::string_view text) {
+  auto digits = [&](size_t at, size_t count) {
+    if (at + count > text.size()) return false;
+    for (size_t i = at; i < at + count; ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+    }
+    return true;
+  };
+  if (!digits(0, 4) || text.size() < 20 || text[4] != '-' || !digits(5, 2) || text[7] != '-' || !digits(8, 2) ||
+      (text[10] != 'T' && text[10] != 't') || !digits(11, 2) || text[13] != ':' || !digits(14, 2) ||
+      text[16] != ':' || !digits(17, 2)) {
+    return false;
+  }
+  size_t at = 19;
+  if (text[at] == '.') {
+    const size_t start = ++at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+    if (at == start) return false;
+  }
+  if (at < text.size() && (text[at] == 'Z' || text[at] == 'z')) return at + 1 == text.size();
+  return at + 6 == text.size() && (text[at] == '+' || text[at] == '-') && digits(at + 1, 2) && text[at + 3] == ':' &&
+         digits(at + 4, 2);
+}
+
+ApiResult<db::NewDiagnosticRequest> read_new_request(const http::Request& request) {
+  SINDRI_TRY(body, BodyObject::parse(request, "CreateDiagnosticRequest"));
+  db::NewDiagnosticRequest out;
+  SINDRI_TRY(agent_id, body.required_string("agent_id", kUuidRule));
+  SINDRI_TRY(requested_by, body.optional_string("requested_by", kRequestedByRule));
+  SINDRI_TRY(retention, body.optional_int("retention_minutes"));
+  SINDRI_CHECK(body.finish());
+  if (retention && (*retention < 1 || *retention > 1440)) {
+    return field_error("invalid_diagnostic_request",
+                       "/retention_minutes must be between 1 and 1440, got " + std::to_string(*retention),
+                       "/retention_minutes");
+  }
+  out.agent_id = std::move(agent_id);
+  out.requested_by = std::move(requested_by);
+  out.retention_minutes = retention.value_or(60);
+  return out;
+}
+
+ApiResult<http::Response> create_request(Call& call) {
+  SINDRI_TRY(object_id, call.id_param());
+  SINDRI_TRY(request, read_new_request(call.request));
+  request.deployment_object_id = object_id;
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    SINDRI_TRY(object_exists, db::deployment_object_exists(connection, object_id));
+    if (!object_exists) return not_found("deployment_object", object_id);
+    SINDRI_TRY(agent, db::load_agent(connection, request.agent_id));
+    SINDRI_TRY(created, db::insert_diagnostic_request(connection, request));
+    return json_response(201, created);
+  });
+}
+
+// The request `id`, which the caller (an admin, or the agent it is for) may
+// see.
+ApiResult<Value> load_owned(store::Connection& connection, const Identity& caller, std::string_view id,
+                            const char* what) {
+  SINDRI_TRY(request, db::find_diagnostic_request(connection, id));
+  if (!request) return diagnostic_not_found(id);
+  if (!caller.is_admin() && !caller.is_agent(request->find("agent_id")->get_string())) {
+    return not_owned(std::string("not authorized to ") + what + " this diagnostic request");
+  }
+  return std::move(*request);
+}
+
+ApiResult<http::Response> get_diagnostic(Call& call) {
+  SINDRI_TRY(id, call.id_param());
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    SINDRI_TRY(request, load_owned(connection, call.caller, id, "access"));
+    SINDRI_TRY(result, db::find_diagnostic_result(connection, id));
+    Value answer = make_object({{"request", std::move(request)}});
+    if (result) answer.mutable_object().push_back({Value("result"), std::move(*result)});
+    return json_response(200, answer);
+  });
+}
+
+ApiResult<http::Response> list_pending(Call& call) {
+  SINDRI_TRY(agent_id, call.id_param());
+  if (!call.caller.is_agent(agent_id)) {
+    return ApiError{403, "agent_pak_mismatch", "agent PAK does not match the agent ID", Value(), std::nullopt};
+  }
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    SINDRI_TRY(requests, db::list_pending_diagnostics(connection, agent_id));
+    return json_response(200, requests);
+  });
+}
+
+ApiResult<http::Response> claim(Call& call) {
+  SINDRI_TRY(id, call.id_param());
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    SINDRI_TRY(request, load_owned(connection, call.caller, id, "claim"));
+    SINDRI_TRY(claimed, db::claim_diagnostic(connection, id));
+    if (!claimed) {
+      return conflict("diagnostic_already_claimed",
+                      "diagnostic request " + id + " is already " + std::string(request.find("status")->get_string()));
+    }
+    return json_response(200, *claimed);
+  });
+}
+
+ApiResult<db::NewDiagnosticResult> read_result(const http::Request& request) {
+  SINDRI_TRY(body, BodyObject::parse(request, "SubmitDiagnosticResult"));
+  SINDRI_TRY(pod_statuses, body.required_string("pod_statuses", kDiagnosticDataRule));
+  SINDRI_TRY(events, body.required_string("events", kDiagnosticDataRule));
+  SINDRI_TRY(log_tails, body.optional_string("log_tails", TextRule{0, true, true, false}));
+  SINDRI_TRY(collected_at, body.required_string("collected_at"));
+  SINDRI_CHECK(body.finish());
+  if (!is_date_time(collected_at)) {
+    return field_error("invalid_diagnostic_result",
+                       "/collected_at must be an RFC 3339 date-time, got \"" + collected_at + "\"", "/collected_at");
+  }
+  return db::NewDiagnosticResult{std::move(pod_statuses), std::move(events), std::move(log_tails),
+                                 std::move(collected_at)};
+}
+
+ApiResult<http::Response> submit_result(Call& call) {
+  SINDRI_TRY(id, call.id_param());
+  SINDRI_TRY(result, read_result(call.request));
+  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    SINDRI_TRY(request, load_owned(connection, call.caller, id, "submit a result for"));
+    SINDRI_TRY(stored, db::record_diagnostic_result(connection, id, result));
+    if (!stored) {
+      return conflict("diagnostic_not_claimed", "diagnostic request " + id + " status is " +
+                                                    std::string(request.find("status")->get_string()) +
+                                                    ", expected 'claimed'");
+    }
+    return json_response(201, *stored);
+  });
+}
+
+}  // namespace
+
+void add_diagnostic_routes(std::vector<ApiRoute>& routes) {
+  routes.push_back({"POST", "/deployment-objects/{id}/diagnostics", Allow::Admin, create_request});
+  routes.push_back({"GET", "/diagnostics/{id}", Allow::Admin | Allow::Agent, get_diagnostic});
+  routes.push_back({"POST", "/diagnostics/{id}/claim", Allow::Agent, claim});
+  routes.push_back({"POST", "/diagnostics/{id}/result", Allow::Agent, submit_result});
+  routes.push_back({"GET", "/agents/{id}/diagnostics/pending", Allow::Agent, list_pending});
+}
 
 }  // namespace sindri::broker

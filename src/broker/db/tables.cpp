@@ -378,6 +378,100 @@ CREATE INDEX deployment_health_object ON deployment_health (deployment_object_id
 CREATE INDEX deployment_health_agent_status ON deployment_health (agent_id, status);
 )sql";
 
+// Work orders (Brokkr's migrations 08, 09 and 12): the active queue, the
+// agents, labels and annotations each targets, and the log a work order
+// moves to when it finishes. claim_expires_at is claimed_at plus the claim
+// timeout, so that a statement finds lapsed claims by comparing text. And on-
+// demand diagnostics (migration 11): one result per request at most. Work
+// orders and diagnostics are deleted, not retired: Brokkr has no deleted_at
+// on them, and the log keeps the history.
+constexpr std::string_view kWorkOrderAndDiagnosticTables = R"sql(
+CREATE TABLE work_orders (
+  id TEXT PRIMARY KEY,
+  work_type TEXT NOT NULL,
+  yaml_content TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'PENDING' CHECK (status IN ('PENDING', 'CLAIMED', 'RETRY_PENDING')),
+  claimed_by TEXT REFERENCES agents (id),
+  claimed_at TEXT,
+  claim_expires_at TEXT,
+  claim_timeout_seconds INTEGER NOT NULL CHECK (claim_timeout_seconds > 0),
+  max_retries INTEGER NOT NULL CHECK (max_retries >= 0),
+  retry_count INTEGER NOT NULL DEFAULT 0 CHECK (retry_count >= 0),
+  backoff_seconds INTEGER NOT NULL CHECK (backoff_seconds > 0),
+  next_retry_after TEXT,
+  last_error TEXT,
+  last_error_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  CHECK (status <> 'CLAIMED' OR (claimed_by IS NOT NULL AND claimed_at IS NOT NULL))
+);
+CREATE INDEX work_orders_status ON work_orders (status, work_type, created_at);
+CREATE INDEX work_orders_created ON work_orders (created_at);
+CREATE TABLE work_order_targets (
+  id TEXT PRIMARY KEY,
+  work_order_id TEXT NOT NULL REFERENCES work_orders (id),
+  agent_id TEXT NOT NULL REFERENCES agents (id),
+  created_at TEXT NOT NULL,
+  UNIQUE (work_order_id, agent_id)
+);
+CREATE INDEX work_order_targets_agent ON work_order_targets (agent_id);
+CREATE TABLE work_order_labels (
+  id TEXT PRIMARY KEY,
+  work_order_id TEXT NOT NULL REFERENCES work_orders (id),
+  label TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (work_order_id, label)
+);
+CREATE INDEX work_order_labels_label ON work_order_labels (label);
+CREATE TABLE work_order_annotations (
+  id TEXT PRIMARY KEY,
+  work_order_id TEXT NOT NULL REFERENCES work_orders (id),
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (work_order_id, key, value)
+);
+CREATE INDEX work_order_annotations_key ON work_order_annotations (key, value);
+CREATE TABLE work_order_log (
+  id TEXT PRIMARY KEY,
+  work_type TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  claimed_at TEXT,
+  completed_at TEXT NOT NULL,
+  claimed_by TEXT,
+  success BOOLEAN NOT NULL,
+  retries_attempted INTEGER NOT NULL DEFAULT 0,
+  result_message TEXT,
+  yaml_content TEXT NOT NULL
+);
+CREATE INDEX work_order_log_completed ON work_order_log (completed_at);
+CREATE INDEX work_order_log_type ON work_order_log (work_type, completed_at);
+CREATE INDEX work_order_log_claimed_by ON work_order_log (claimed_by, completed_at);
+CREATE TABLE diagnostic_requests (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL REFERENCES agents (id),
+  deployment_object_id TEXT NOT NULL REFERENCES deployment_objects (id),
+  status TEXT NOT NULL DEFAULT 'pending'
+    CHECK (status IN ('pending', 'claimed', 'completed', 'failed', 'expired')),
+  requested_by TEXT,
+  created_at TEXT NOT NULL,
+  claimed_at TEXT,
+  completed_at TEXT,
+  expires_at TEXT NOT NULL
+);
+CREATE INDEX diagnostic_requests_agent ON diagnostic_requests (agent_id, status, created_at);
+CREATE INDEX diagnostic_requests_expires ON diagnostic_requests (expires_at);
+CREATE TABLE diagnostic_results (
+  id TEXT PRIMARY KEY,
+  request_id TEXT NOT NULL UNIQUE REFERENCES diagnostic_requests (id),
+  pod_statuses TEXT NOT NULL,
+  events TEXT NOT NULL,
+  log_tails TEXT,
+  collected_at TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+)sql";
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -402,6 +496,8 @@ std::span<const store::Migration> broker_migrations() {
       {4, "an id for every agent registration", kRegistrationIdsSqlite, kRegistrationIdsPostgres},
       {5, "provenance keyed by its object's sequence id", provenance_sqlite, provenance_postgres},
       {6, "audit log; turns of the periodic jobs", audit_sqlite, audit_postgres},
+      {7, "work orders, their targets and log; diagnostics", kWorkOrderAndDiagnosticTables,
+       kWorkOrderAndDiagnosticTables},
       {8, "deployment health", kDeploymentHealthTables, kDeploymentHealthTables},
       {9, "webhook subscriptions and deliveries", kWebhookTables, kWebhookTables},
   };
