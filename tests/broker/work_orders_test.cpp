@@ -388,6 +388,61 @@ TEST_P(WorkOrders, RacingAgentsClaimAnOrderOnce) {
   }
 }
 
+// Each transition writes an audit entry in its own transaction and the
+// workorder.* events reach webhook subscriptions as deliveries.
+TEST_P(WorkOrders, TransitionsAreAuditedAndRaiseEvents) {
+  // Deliveries an agent carries out stay pending here: nothing delivers them.
+  Reply webhook = call(*admin_, "POST", "/api/v1/webhooks",
+                       R"({"name":"orders","url":"https://hooks.example/in","event_types":["workorder.*"],)"
+                       R"("target_labels":["nowhere"]})");
+  ASSERT_EQ(webhook.status, 201) << webhook.body;
+  const std::string done = text_of(create(targeting_agents({0})), "id");
+  const std::string failed = text_of(create(R"("max_retries":0,)" + targeting_agents({0})), "id");
+  const std::string deleted = text_of(create(targeting_agents({0})), "id");
+  ASSERT_EQ(claim(0, done).status, 200);
+  ASSERT_EQ(complete(0, done, R"({"success":true})").status, 200);
+  ASSERT_EQ(claim(0, failed).status, 200);
+  ASSERT_EQ(complete(0, failed, R"({"success":false})").status, 200);
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/work-orders/" + deleted).status, 204);
+
+  Reply deliveries = call(*admin_, "GET", "/api/v1/webhooks/" + text_of(webhook.json, "id") + "/deliveries");
+  ASSERT_EQ(deliveries.status, 200) << deliveries.body;
+  std::multiset<std::string> events;
+  for (const Value& delivery : deliveries.json.get_array()) {
+    const std::string type = text_of(delivery, "event_type");
+    events.insert(type);
+    const Value* payload = delivery.find("payload");
+    ASSERT_NE(payload, nullptr) << deliveries.body;
+    Value parsed = payload->is_string() ? sindri::parse_json(payload->get_string()).value() : *payload;
+    const Value& data = *parsed.find("data");
+    EXPECT_EQ(text_of(data, "work_type"), "build") << type;
+    EXPECT_FALSE(text_of(data, "work_order_id").empty()) << type;
+    if (type != "workorder.created") {
+      EXPECT_EQ(text_of(data, "agent_id"), agent_ids_[0]) << type;
+    }
+  }
+  EXPECT_EQ(events, (std::multiset<std::string>{"workorder.created", "workorder.created", "workorder.created",
+                                                "workorder.claimed", "workorder.claimed", "workorder.completed",
+                                                "workorder.failed"}));
+
+  auto actions = [&](const std::string& resource_id) {
+    Reply logs = call(*admin_, "GET", "/api/v1/admin/audit-logs?resource_type=work_order&resource_id=" + resource_id);
+    EXPECT_EQ(logs.status, 200) << logs.body;
+    std::multiset<std::string> out;
+    for (const Value& entry : logs.json.find("logs")->get_array()) {
+      out.insert(text_of(entry, "action"));
+      if (text_of(entry, "action") == "workorder.claimed") {
+        EXPECT_EQ(text_of(entry, "actor_type"), "agent");
+        EXPECT_EQ(text_of(entry, "actor_id"), agent_ids_[0]);
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(actions(done), (std::multiset<std::string>{"workorder.created", "workorder.claimed", "workorder.completed"}));
+  EXPECT_EQ(actions(failed), (std::multiset<std::string>{"workorder.created", "workorder.claimed", "workorder.failed"}));
+  EXPECT_EQ(actions(deleted), (std::multiset<std::string>{"workorder.created", "workorder.deleted"}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, WorkOrders, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
 
 }  // namespace
