@@ -8,6 +8,7 @@
 #include "broker/db/tables.hpp"
 #include "broker/ids.hpp"
 #include "broker/template_targets_pass.hpp"
+#include "broker/webhook_crypto.hpp"
 #include "broker/openapi.hpp"
 #include "store/migrations.hpp"
 #include "value/object_literal.hpp"
@@ -96,6 +97,8 @@ Status Broker::initialize(const std::string& admin_pak_file) {
   if (bootstrap->first_start) {
     log_.info("first start: admin PAK written", {{"admin_pak_file", Value(bootstrap->admin_pak_file)}});
   }
+  auto webhook_key = establish_webhook_key(db_, *config_.current(), admin_pak_file, log_);
+  if (!webhook_key.ok()) return make_error("webhooks: " + webhook_key.error().message);
   return Ok{};
 }
 

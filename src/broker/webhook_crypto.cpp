@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -205,6 +206,17 @@ ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const std::opti
   std::lock_guard lock(active_key_mutex);
   active_key = key;
   return key;
+}
+
+ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const BrokerConfig& config,
+                                            const std::string& admin_pak_file, Logger& log) {
+  const std::string key_file =
+      config.webhooks_encryption_key_file.empty()
+          ? (std::filesystem::path(admin_pak_file).parent_path() / "webhook.key").string()
+          : config.webhooks_encryption_key_file;
+  std::optional<std::string> configured;
+  if (!config.webhooks_encryption_key.empty()) configured = config.webhooks_encryption_key;
+  return establish_webhook_key(db, configured, key_file, log);
 }
 
 std::optional<WebhookKey> active_webhook_key() {

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "broker/api_error.hpp"
+#include "broker/config.hpp"
 #include "broker/log.hpp"
 #include "store/database.hpp"
 
@@ -45,6 +46,12 @@ std::string hmac_sha256_hex(std::string_view secret, std::string_view message);
 // process), which the webhook handlers and the delivery pass read.
 ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const std::optional<std::string>& configured_hex,
                                             const std::string& key_file, Logger& log);
+
+// The same from the settings: webhooks.encryption_key, else the file
+// webhooks.encryption_key_file names, by default webhook.key beside the
+// admin PAK.
+ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const BrokerConfig& config,
+                                            const std::string& admin_pak_file, Logger& log);
 
 // The key establish_webhook_key settled on; nullopt before it ran.
 std::optional<WebhookKey> active_webhook_key();

@@ -195,4 +195,28 @@ ApiResult<int64_t> delete_old_webhook_deliveries(store::Database& db, int64_t re
   });
 }
 
+std::vector<PeriodicJob> webhook_jobs(store::Database& db, Logger& log, const LiveConfig& config) {
+  const auto seconds = [](double value) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(value));
+  };
+  std::vector<PeriodicJob> jobs;
+  jobs.push_back({"webhook_delivery",
+                  [](const BrokerConfig& current) { return current.webhooks_delivery_interval; }, false,
+                  [&db, &log, &config, seconds]() -> ApiResult<size_t> {
+                    const auto key = active_webhook_key();
+                    if (!key) return size_t{0};
+                    const auto current = config.current();
+                    const DeliverySettings settings{current->webhooks_delivery_batch_size,
+                                                    seconds(current->webhooks_delivery_lease),
+                                                    seconds(current->webhooks_backoff_unit)};
+                    return deliver_due_webhooks(db, *key, settings, log);
+                  }});
+  jobs.push_back({"webhook_cleanup", [](const BrokerConfig& current) { return current.webhooks_cleanup_interval; },
+                  true, [&db, &config]() -> ApiResult<size_t> {
+                    SINDRI_TRY(deleted, delete_old_webhook_deliveries(db, config.current()->webhooks_retention_days));
+                    return static_cast<size_t>(deleted);
+                  }});
+  return jobs;
+}
+
 }  // namespace sindri::broker

@@ -12,7 +12,9 @@
 #include <string_view>
 
 #include "broker/api_error.hpp"
+#include "broker/config.hpp"
 #include "broker/db/webhooks.hpp"
+#include "broker/jobs.hpp"
 #include "broker/log.hpp"
 #include "broker/webhook_crypto.hpp"
 #include "store/database.hpp"
@@ -75,5 +77,12 @@ ApiResult<std::string> record_attempt(store::Connection& connection, const db::S
 
 // The cleanup pass: deletes finished deliveries older than `retention_days`.
 ApiResult<int64_t> delete_old_webhook_deliveries(store::Database& db, int64_t retention_days);
+
+// The two periodic passes, for the broker's JobRunner: delivery
+// (webhooks.delivery_interval, batch size, lease and backoff unit read at
+// each round; every broker runs it, as its claims never overlap) and
+// clean-up (webhooks.cleanup_interval and retention_days; one broker). They
+// do nothing until establish_webhook_key has run.
+std::vector<PeriodicJob> webhook_jobs(store::Database& db, Logger& log, const LiveConfig& config);
 
 }  // namespace sindri::broker

@@ -27,11 +27,12 @@ constexpr std::string_view kEventTypes[] = {
     "health.changed",
 };
 
-// What one agent claims per poll, and how long it holds a claim.
+// What one agent claims per poll (Brokkr's number).
 constexpr int64_t kAgentBatch = 10;
-constexpr auto kAgentLease = std::chrono::seconds(60);
-// Retry backoff of agent-reported failures.
-constexpr auto kAgentBackoffUnit = std::chrono::seconds(1);
+
+std::chrono::microseconds setting_seconds(double seconds) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(seconds));
+}
 
 constexpr TextRule kUrlRule{2048, false, false};
 constexpr TextRule kHeaderRule{4096, false, true, false, true};
@@ -359,7 +360,8 @@ ApiResult<http::Response> test_webhook(Call& call) {
 // PendingWebhookDelivery, with the URL and auth header decrypted for the
 // agent that sends it; a delivery whose secrets do not decrypt goes dead.
 ApiResult<std::optional<Value>> pending_delivery(store::Connection& connection, const WebhookKey& key,
-                                                 const db::ClaimedDelivery& delivery) {
+                                                 const db::ClaimedDelivery& delivery,
+                                                 std::chrono::microseconds backoff_unit) {
   auto subscription = db::load_subscription(connection, delivery.subscription_id);
   if (!subscription.ok()) {
     if (subscription.error().status != 404) return std::move(subscription).error();
@@ -369,7 +371,7 @@ ApiResult<std::optional<Value>> pending_delivery(store::Connection& connection, 
   auto target = decrypt_target(key, *subscription);
   if (!target.ok()) {
     SINDRI_CHECK(record_attempt(connection, *subscription, delivery.id, delivery.attempts,
-                                {false, false, std::nullopt, target.error().message, ""}, kAgentBackoffUnit, ""));
+                                {false, false, std::nullopt, target.error().message, ""}, backoff_unit, ""));
     return std::optional<Value>();
   }
   return std::optional<Value>(make_object({
@@ -391,12 +393,15 @@ ApiResult<http::Response> pending_agent_webhooks(Call& call) {
     return ApiError{403, "agent_pak_mismatch", "an agent may only claim its own webhook deliveries", Value(), {}};
   }
   SINDRI_TRY(key, webhook_key());
+  const auto settings = call.services.config.current();
+  const auto lease = setting_seconds(settings->webhooks_delivery_lease);
+  const auto backoff_unit = setting_seconds(settings->webhooks_backoff_unit);
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_CHECK(db::load_agent(connection, agent_id));
-    SINDRI_TRY(claimed, db::claim_agent_deliveries(connection, agent_id, kAgentBatch, kAgentLease));
+    SINDRI_TRY(claimed, db::claim_agent_deliveries(connection, agent_id, kAgentBatch, lease));
     Array items;
     for (const db::ClaimedDelivery& delivery : claimed) {
-      SINDRI_TRY(item, pending_delivery(connection, key, delivery));
+      SINDRI_TRY(item, pending_delivery(connection, key, delivery, backoff_unit));
       if (item) items.push_back(std::move(*item));
     }
     return json_response(200, Value(std::move(items)));
@@ -418,6 +423,7 @@ ApiResult<http::Response> report_delivery_result(Call& call) {
     return field_error("invalid_field", "/duration_ms must not be negative", "/duration_ms");
   }
   SINDRI_CHECK(body.finish());
+  const auto backoff_unit = setting_seconds(call.services.config.current()->webhooks_backoff_unit);
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(delivery, db::load_delivery(connection, id));
     const Value* acquired_by = delivery.find("acquired_by");
@@ -434,7 +440,7 @@ ApiResult<http::Response> report_delivery_result(Call& call) {
     outcome.retryable = !status_code || is_retryable_status(static_cast<int>(*status_code));
     outcome.error = error.value_or(status_code ? "HTTP " + std::to_string(*status_code) : "delivery failed");
     SINDRI_TRY(state, record_attempt(connection, subscription, id, delivery.find("attempts")->get_int(), outcome,
-                                     kAgentBackoffUnit, call.caller.id));
+                                     backoff_unit, call.caller.id));
     SINDRI_TRY(updated, db::load_delivery(connection, id));
     return json_response(200, make_object({{"status", Value(state)},
                                            {"delivery_id", Value(id)},

@@ -1,8 +1,5 @@
 #include "broker/db/webhooks.hpp"
 
-#include <cstdio>
-#include <ctime>
-
 #include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
 #include "value/json.hpp"
@@ -117,15 +114,7 @@ std::vector<ClaimedDelivery> claimed_of(const store::Rows& rows) {
 }  // namespace
 
 std::string timestamp_after(std::chrono::microseconds delay) {
-  const auto when = std::chrono::system_clock::now() + delay;
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(when.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(micros / 1'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", utc.tm_year + 1900, utc.tm_mon + 1,
-                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(micros % 1'000'000));
-  return text;
+  return timestamp_at(std::chrono::system_clock::now() + delay);
 }
 
 ApiResult<Subscription> insert_subscription(store::Connection& connection, const SubscriptionFields& fields,
@@ -229,7 +218,7 @@ ApiResult<std::vector<ClaimedDelivery>> claim_agent_deliveries(store::Connection
 ApiResult<Value> load_delivery(store::Connection& connection, std::string_view id) {
   SINDRI_TRY(rows, connection.query("SELECT " SINDRI_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE id = $1",
                                     {Value(id)}));
-  if (rows.empty()) return not_found("webhook_delivery", id);
+  if (rows.empty()) return not_found("delivery", id);
   return delivery_object(rows, 0);
 }
 

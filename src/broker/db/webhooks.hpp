@@ -88,7 +88,7 @@ ApiResult<std::vector<ClaimedDelivery>> claim_agent_deliveries(store::Connection
                                                                std::string_view agent_id, int64_t batch,
                                                                std::chrono::microseconds lease);
 
-// The delivery `id` as WebhookDelivery; 404 webhook_delivery_not_found.
+// The delivery `id` as WebhookDelivery; 404 delivery_not_found (Brokkr's code).
 ApiResult<Value> load_delivery(store::Connection& connection, std::string_view id);
 
 // Both count an attempt of an acquired delivery and answer false when it was

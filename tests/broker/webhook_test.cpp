@@ -1,0 +1,424 @@
+// Webhooks over HTTP against a real `sindri serve` on both databases:
+// subscriptions and their validation, the synchronous test delivery, the
+// in-cluster delivery by agents, the secrets never stored in clear, and a
+// broker refusing to start with another encryption key.
+
+#include "broker_process.hpp"
+#include "store/database.hpp"
+#include "value/object_literal.hpp"
+#include "webhook_receiver.hpp"
+
+namespace sindri_test {
+namespace {
+
+using sindri::Value;
+
+constexpr const char* kWebhooks = "/api/v1/webhooks";
+
+std::string webhook_body(const std::string& url, const std::string& extra = "") {
+  return R"({"name":"receiver","url":")" + url + R"(","event_types":["stack.*","agent.registered"])" + extra + "}";
+}
+
+class Webhooks : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    broker_ = std::make_unique<BrokerProcess>(GetParam());
+    if (!broker_->usable()) GTEST_FAIL() << "no database for this backend";
+    broker_->start();
+    admin_ = broker_->client(broker_->admin_pak());
+    Reply agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"edge","cluster_name":"c"})");
+    ASSERT_EQ(agent.status, 201) << agent.body;
+    agent_id_ = text_of(*agent.json.find("agent"), "id");
+    agent_ = broker_->client(text_of(agent.json, "initial_pak"));
+    Reply generator = call(*admin_, "POST", "/api/v1/generators", R"({"name":"g"})");
+    ASSERT_EQ(generator.status, 201) << generator.body;
+    generator_ = broker_->client(text_of(generator.json, "pak"));
+  }
+
+  std::string create(const std::string& body) {
+    Reply created = call(*admin_, "POST", kWebhooks, body);
+    EXPECT_EQ(created.status, 201) << created.body;
+    return text_of(created.json, "id");
+  }
+
+  // The broker's database, opened beside it.
+  std::unique_ptr<sindri::store::Database> database() const {
+    sindri::store::OpenOptions options;
+    options.tenant_schema = broker_->schema();
+    auto db = sindri::store::Database::open(broker_->database(), options);
+    EXPECT_TRUE(db.ok()) << db.error().message;
+    return db.ok() ? std::move(db).value() : nullptr;
+  }
+
+  // A pending delivery of `subscription`, as an emitted event writes it;
+  // each one created a second after the one before.
+  std::string insert_delivery(const std::string& subscription, const std::string& target_labels_json) {
+    ++deliveries_;
+    const std::string id = "00000000-0000-4000-8000-00000000000" + std::to_string(deliveries_);
+    const std::string created = "2000-01-01T00:00:0" + std::to_string(deliveries_) + ".000000Z";
+    auto db = database();
+    auto written = db->write([&](sindri::store::Connection& connection) -> sindri::store::DbStatus {
+      auto rows = connection.query(
+          "INSERT INTO webhook_deliveries (id, subscription_id, event_type, event_id, payload, target_labels, status, "
+          "attempts, next_retry_at, created_at) VALUES ($1, $2, 'stack.created', $1, $3, $4, 'pending', 0, $5, $5)",
+          {Value(id), Value(subscription), Value(R"({"event_type":"stack.created","data":{}})"),
+           target_labels_json.empty() ? Value() : Value(target_labels_json), Value(created)});
+      if (!rows.ok()) return std::move(rows).error();
+      return sindri::Ok{};
+    });
+    EXPECT_TRUE(written.ok()) << written.error().message;
+    return id;
+  }
+
+  int deliveries_ = 0;
+  std::unique_ptr<BrokerProcess> broker_;
+  std::unique_ptr<sindri::http::Client> admin_;
+  std::string agent_id_;
+  std::unique_ptr<sindri::http::Client> agent_;
+  std::unique_ptr<sindri::http::Client> generator_;
+};
+
+TEST_P(Webhooks, SubscriptionsAreCreatedReadUpdatedAndDeletedWithoutShowingSecrets) {
+  Reply created = call(*admin_, "POST", kWebhooks, webhook_body("https://hooks.example/in?token=t0p"));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = text_of(created.json, "id");
+  EXPECT_EQ(created.json.find("has_url")->get_bool(), true);
+  EXPECT_EQ(created.json.find("has_auth_header")->get_bool(), false);
+  EXPECT_EQ(created.json.find("enabled")->get_bool(), true);
+  EXPECT_EQ(created.json.find("max_retries")->get_int(), 5);
+  EXPECT_EQ(created.json.find("timeout_seconds")->get_int(), 30);
+  EXPECT_TRUE(created.json.find("target_labels")->is_null());
+  EXPECT_EQ(created.json.find("filters"), nullptr);
+  EXPECT_EQ(created.body.find("hooks.example"), std::string::npos) << created.body;
+
+  Reply full = call(*admin_, "POST", kWebhooks,
+                    webhook_body("https://hooks.example/in?token=t0p",
+                                 R"(,"auth_header":"Bearer zz-secret","filters":{"stack_id":")" + id +
+                                     R"("},"target_labels":["env=prod"],"signing_secret":"sign-me",)"
+                                     R"("max_retries":0,"timeout_seconds":300,"enabled":false)"));
+  ASSERT_EQ(full.status, 201) << full.body;
+  const std::string full_id = text_of(full.json, "id");
+  EXPECT_EQ(full.json.find("has_auth_header")->get_bool(), true);
+  EXPECT_EQ(full.json.find("has_signing_secret")->get_bool(), true);
+  EXPECT_EQ(text_of(*full.json.find("filters"), "stack_id"), id);
+  EXPECT_EQ(full.json.find("target_labels")->at(0)->get_string(), "env=prod");
+  EXPECT_EQ(full.json.find("max_retries")->get_int(), 0);
+  EXPECT_EQ(full.json.find("timeout_seconds")->get_int(), 300);
+  EXPECT_EQ(full.json.find("enabled")->get_bool(), false);
+  for (const char* secret : {"hooks.example", "zz-secret", "sign-me"}) {
+    EXPECT_EQ(full.body.find(secret), std::string::npos) << full.body;
+  }
+
+  Reply listed = call(*admin_, "GET", kWebhooks);
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  ASSERT_EQ(listed.json.size(), 2u);
+  EXPECT_EQ(text_of(*listed.json.at(0), "id"), id);
+  Reply got = call(*admin_, "GET", std::string(kWebhooks) + "/" + full_id);
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.json, full.json);
+
+  // Absent fields stay; null clears the optional ones.
+  Reply updated = call(*admin_, "PUT", std::string(kWebhooks) + "/" + full_id,
+                       R"({"name":"renamed","auth_header":null,"filters":null,"target_labels":null,"enabled":true})");
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(text_of(updated.json, "name"), "renamed");
+  EXPECT_EQ(updated.json.find("has_auth_header")->get_bool(), false);
+  EXPECT_EQ(updated.json.find("has_signing_secret")->get_bool(), true);
+  EXPECT_EQ(updated.json.find("filters"), nullptr);
+  EXPECT_TRUE(updated.json.find("target_labels")->is_null());
+  EXPECT_EQ(updated.json.find("enabled")->get_bool(), true);
+  EXPECT_EQ(updated.json.find("timeout_seconds")->get_int(), 300);
+  EXPECT_EQ(*updated.json.find("event_types"), *full.json.find("event_types"));
+
+  Reply types = call(*admin_, "GET", std::string(kWebhooks) + "/event-types");
+  ASSERT_EQ(types.status, 200) << types.body;
+  EXPECT_EQ(types.json.size(), 13u);
+
+  EXPECT_EQ(call(*admin_, "DELETE", std::string(kWebhooks) + "/" + full_id).status, 204);
+  Reply gone = call(*admin_, "GET", std::string(kWebhooks) + "/" + full_id);
+  EXPECT_EQ(gone.status, 404);
+  EXPECT_EQ(text_of(gone.json, "code"), "webhook_not_found");
+  EXPECT_EQ(call(*admin_, "DELETE", std::string(kWebhooks) + "/" + full_id).status, 404);
+  EXPECT_EQ(call(*admin_, "GET", kWebhooks).json.size(), 1u);
+
+  // Each change left an audit entry.
+  auto db = database();
+  auto audited = db->read_statement(
+      "SELECT action FROM audit_logs WHERE resource_type = 'webhook_subscription' ORDER BY sequence_id");
+  ASSERT_TRUE(audited.ok()) << audited.error().message;
+  std::vector<std::string> actions;
+  for (const auto& row : audited->rows) actions.emplace_back(row[0].get_string());
+  EXPECT_EQ(actions, (std::vector<std::string>{"webhook.created", "webhook.created", "webhook.updated",
+                                               "webhook.deleted"}));
+}
+
+TEST_P(Webhooks, BadInputIsRefusedNamingTheFieldOrRule) {
+  struct Case {
+    std::string body;
+    int status;
+    std::string code;
+  };
+  const std::string url = "https://hooks.example/x";
+  const std::vector<Case> creates = {
+      {R"({"url":"https://h/x","event_types":["*"]})", 400, "missing_field"},
+      {R"({"name":"n","event_types":["*"]})", 400, "missing_field"},
+      {R"({"name":"n","url":"https://h/x"})", 400, "invalid_webhook"},
+      {R"({"name":"n","url":"https://h/x","event_types":[]})", 400, "invalid_webhook"},
+      {R"({"name":"n","url":"https://h/x","event_types":["dep*"]})", 400, "invalid_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":"*"})", 400, "invalid_field"},
+      {R"({"name":"n","url":"ftp://h/x","event_types":["*"]})", 400, "invalid_url_scheme"},
+      {R"({"name":"n","url":"https://","event_types":["*"]})", 400, "invalid_field"},
+      {R"({"name":")" + std::string(256, 'n') + R"(","url":"https://h/x","event_types":["*"]})", 400,
+       "invalid_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"max_retries":11})", 422, "invalid_webhook"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"max_retries":-1})", 422, "invalid_webhook"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"timeout_seconds":0})", 422, "invalid_webhook"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"timeout_seconds":301})", 422, "invalid_webhook"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"timeout_seconds":"30"})", 400, "invalid_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"validate":true})", 422, "unsupported_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"filters":{"labels":{}}})", 422,
+       "unsupported_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"filters":{"agent_id":"nope"}})", 400,
+       "invalid_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"filters":{"cluster":"x"}})", 400, "unknown_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"auth_header":"a\nb"})", 400, "invalid_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"target_labels":["has space"]})", 400,
+       "invalid_field"},
+      {R"({"name":"n","url":"https://h/x","event_types":["*"],"colour":"red"})", 400, "unknown_field"},
+      {R"(["not an object"])", 400, "invalid_body"},
+      {R"({"name":)", 400, "invalid_json"},
+  };
+  for (const Case& bad : creates) {
+    Reply reply = call(*admin_, "POST", kWebhooks, bad.body);
+    EXPECT_EQ(reply.status, bad.status) << bad.body << " -> " << reply.body;
+    EXPECT_EQ(text_of(reply.json, "code"), bad.code) << bad.body << " -> " << reply.body;
+    EXPECT_FALSE(text_of(reply.json, "message").empty()) << reply.body;
+  }
+  EXPECT_EQ(call(*admin_, "GET", kWebhooks).json.size(), 0u);
+
+  const std::string id = create(webhook_body(url));
+  const std::string path = std::string(kWebhooks) + "/" + id;
+  const std::string unknown = std::string(kWebhooks) + "/00000000-0000-4000-8000-000000000000";
+  const std::vector<Case> updates = {
+      {R"({"max_retries":100})", 422, "invalid_webhook"},
+      {R"({"timeout_seconds":-5})", 422, "invalid_webhook"},
+      {R"({"url":"mailto:x"})", 400, "invalid_url_scheme"},
+      {R"({"event_types":[]})", 400, "invalid_webhook"},
+      {R"({"enabled":"yes"})", 400, "invalid_field"},
+      {R"({"filters":{"labels":null}})", 422, "unsupported_field"},
+      {R"({"filters":"x"})", 400, "invalid_field"},
+      {R"({"name":""})", 400, "invalid_field"},
+      {R"({"id":"x"})", 400, "unknown_field"},
+  };
+  for (const Case& bad : updates) {
+    Reply reply = call(*admin_, "PUT", path, bad.body);
+    EXPECT_EQ(reply.status, bad.status) << bad.body << " -> " << reply.body;
+    EXPECT_EQ(text_of(reply.json, "code"), bad.code) << bad.body << " -> " << reply.body;
+  }
+  EXPECT_EQ(text_of(call(*admin_, "GET", path).json, "name"), "receiver");
+
+  // Unknown and malformed ids, on every operation that takes one.
+  EXPECT_EQ(call(*admin_, "GET", unknown).status, 404);
+  EXPECT_EQ(call(*admin_, "PUT", unknown, R"({"name":"x"})").status, 404);
+  EXPECT_EQ(call(*admin_, "DELETE", unknown).status, 404);
+  EXPECT_EQ(call(*admin_, "GET", unknown + "/deliveries").status, 404);
+  EXPECT_EQ(call(*admin_, "POST", unknown + "/test").status, 404);
+  EXPECT_EQ(call(*admin_, "GET", std::string(kWebhooks) + "/not-a-uuid").status, 400);
+  EXPECT_EQ(call(*admin_, "DELETE", std::string(kWebhooks) + "/not-a-uuid").status, 400);
+  for (const char* query : {"?status=lost", "?limit=0", "?limit=1001", "?limit=x", "?offset=-1"}) {
+    Reply reply = call(*admin_, "GET", path + "/deliveries" + query);
+    EXPECT_EQ(reply.status, 400) << query << " -> " << reply.body;
+    EXPECT_EQ(text_of(reply.json, "code"), "invalid_query_parameter") << reply.body;
+  }
+  EXPECT_EQ(call(*admin_, "GET", path + "/deliveries?status=dead&limit=5&offset=0").status, 200);
+
+  // Only an admin manages subscriptions.
+  for (auto* other : {agent_.get(), generator_.get()}) {
+    EXPECT_EQ(call(*other, "GET", kWebhooks).status, 403);
+    EXPECT_EQ(call(*other, "POST", kWebhooks, webhook_body(url)).status, 403);
+    EXPECT_EQ(call(*other, "GET", path).status, 403);
+    EXPECT_EQ(call(*other, "PUT", path, R"({"name":"x"})").status, 403);
+    EXPECT_EQ(call(*other, "DELETE", path).status, 403);
+    EXPECT_EQ(call(*other, "GET", path + "/deliveries").status, 403);
+    EXPECT_EQ(call(*other, "POST", path + "/test").status, 403);
+    EXPECT_EQ(call(*other, "GET", std::string(kWebhooks) + "/event-types").status, 403);
+  }
+  auto anonymous = broker_->client("");
+  EXPECT_EQ(call(*anonymous, "GET", kWebhooks).status, 401);
+
+  // An agent's pending deliveries are its own; results come from agents.
+  Reply other_agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"other","cluster_name":"c"})");
+  const std::string other_id = text_of(*other_agent.json.find("agent"), "id");
+  Reply mismatch = call(*agent_, "GET", "/api/v1/agents/" + other_id + "/webhooks/pending");
+  EXPECT_EQ(mismatch.status, 403);
+  EXPECT_EQ(text_of(mismatch.json, "code"), "agent_pak_mismatch");
+  EXPECT_EQ(call(*generator_, "GET", "/api/v1/agents/" + agent_id_ + "/webhooks/pending").status, 403);
+  Reply no_agent = call(*admin_, "GET", "/api/v1/agents/00000000-0000-4000-8000-000000000000/webhooks/pending");
+  EXPECT_EQ(no_agent.status, 404);
+  EXPECT_EQ(text_of(no_agent.json, "code"), "agent_not_found");
+  const std::string no_delivery = "/api/v1/webhook-deliveries/00000000-0000-4000-8000-000000000000/result";
+  Reply missing = call(*agent_, "POST", no_delivery, R"({"success":true})");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(text_of(missing.json, "code"), "delivery_not_found");
+  EXPECT_EQ(call(*admin_, "POST", no_delivery, R"({"success":true})").status, 403);
+  for (const char* body : {R"({})", R"({"success":"yes"})", R"({"success":false,"status_code":99})",
+                           R"({"success":false,"duration_ms":-1})", R"({"success":true,"extra":1})"}) {
+    Reply reply = call(*agent_, "POST", no_delivery, body);
+    EXPECT_EQ(reply.status, 400) << body << " -> " << reply.body;
+  }
+}
+
+TEST_P(Webhooks, TheTestDeliveryAnswersWhatTheReceiverSaid) {
+  WebhookReceiver receiver({200, 503});
+  const std::string id = create(webhook_body(receiver.url("/hook"), R"(,"auth_header":"Token abc","signing_secret":"k")"));
+  Reply ok = call(*admin_, "POST", std::string(kWebhooks) + "/" + id + "/test");
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  EXPECT_EQ(ok.json.find("success")->get_bool(), true);
+  EXPECT_EQ(ok.json.find("status_code")->get_int(), 200);
+  auto got = receiver.wait_for(1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].target, "/hook");
+  EXPECT_EQ(got[0].header("X-Brokkr-Event-Type"), "webhook.test");
+  EXPECT_EQ(got[0].header("Authorization"), "Token abc");
+  EXPECT_EQ(got[0].header("Content-Type"), "application/json");
+  EXPECT_EQ(got[0].header("X-Brokkr-Delivery-Id").size(), 36u);
+  EXPECT_EQ(got[0].header("X-Sindri-Signature").substr(0, 7), "sha256=");
+  auto payload = sindri::parse_json(got[0].body);
+  ASSERT_TRUE(payload.ok());
+  EXPECT_EQ(text_of(*payload, "event_type"), "webhook.test");
+  EXPECT_EQ(text_of(*payload->find("data"), "subscription_id"), id);
+
+  Reply failed = call(*admin_, "POST", std::string(kWebhooks) + "/" + id + "/test");
+  EXPECT_EQ(failed.status, 400) << failed.body;
+  EXPECT_EQ(text_of(failed.json, "code"), "webhook_test_failed");
+  EXPECT_EQ(failed.json.find("details")->find("status_code")->get_int(), 503);
+
+  const std::string unreachable = create(webhook_body("http://127.0.0.1:9/closed"));
+  Reply refused = call(*admin_, "POST", std::string(kWebhooks) + "/" + unreachable + "/test");
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_EQ(text_of(refused.json, "code"), "webhook_test_failed");
+}
+
+TEST_P(Webhooks, AnAgentWithTheTargetLabelsDeliversInsideItsCluster) {
+  ASSERT_EQ(call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/labels", R"("env=prod")").status, 201);
+  const std::string id = create(webhook_body("http://inside.cluster/hook",
+                                             R"(,"auth_header":"Bearer in","target_labels":["env=prod"],"max_retries":2)"));
+  const std::string first = insert_delivery(id, R"(["env=prod"])");
+  const std::string pending_path = "/api/v1/agents/" + agent_id_ + "/webhooks/pending";
+
+  Reply pending = call(*agent_, "GET", pending_path);
+  ASSERT_EQ(pending.status, 200) << pending.body;
+  ASSERT_EQ(pending.json.size(), 1u) << pending.body;
+  const Value& item = *pending.json.at(0);
+  EXPECT_EQ(text_of(item, "id"), first);
+  EXPECT_EQ(text_of(item, "subscription_id"), id);
+  EXPECT_EQ(text_of(item, "url"), "http://inside.cluster/hook");
+  EXPECT_EQ(text_of(item, "auth_header"), "Bearer in");
+  EXPECT_EQ(text_of(item, "event_type"), "stack.created");
+  EXPECT_EQ(item.find("max_retries")->get_int(), 2);
+  EXPECT_EQ(item.find("timeout_seconds")->get_int(), 30);
+  EXPECT_EQ(item.find("attempts")->get_int(), 0);
+  // Claimed: not handed out twice.
+  EXPECT_EQ(call(*agent_, "GET", pending_path).json.size(), 0u);
+
+  Reply retry = call(*agent_, "POST", "/api/v1/webhook-deliveries/" + first + "/result",
+                     R"({"success":false,"status_code":503,"error":"busy","duration_ms":12})");
+  ASSERT_EQ(retry.status, 200) << retry.body;
+  EXPECT_EQ(text_of(retry.json, "status"), "failed");
+  EXPECT_EQ(retry.json.find("attempts")->get_int(), 1);
+  EXPECT_TRUE(retry.json.find("next_retry_at")->is_string());
+  // Reported once: the delivery is no longer this agent's.
+  Reply again = call(*agent_, "POST", "/api/v1/webhook-deliveries/" + first + "/result", R"({"success":true})");
+  EXPECT_EQ(again.status, 403);
+  EXPECT_EQ(text_of(again.json, "code"), "delivery_not_acquired_by_agent");
+
+  const std::string second = insert_delivery(id, R"(["env=prod"])");
+  ASSERT_EQ(call(*agent_, "GET", pending_path).json.size(), 1u);
+  Reply dead = call(*agent_, "POST", "/api/v1/webhook-deliveries/" + second + "/result",
+                    R"({"success":false,"status_code":404})");
+  ASSERT_EQ(dead.status, 200) << dead.body;
+  EXPECT_EQ(text_of(dead.json, "status"), "dead");
+
+  const std::string third = insert_delivery(id, R"(["env=prod"])");
+  ASSERT_EQ(call(*agent_, "GET", pending_path).json.size(), 1u);
+  Reply done = call(*agent_, "POST", "/api/v1/webhook-deliveries/" + third + "/result", R"({"success":true})");
+  ASSERT_EQ(done.status, 200) << done.body;
+  EXPECT_EQ(text_of(done.json, "status"), "success");
+
+  Reply deliveries = call(*admin_, "GET", std::string(kWebhooks) + "/" + id + "/deliveries");
+  ASSERT_EQ(deliveries.status, 200) << deliveries.body;
+  ASSERT_EQ(deliveries.json.size(), 3u);
+  EXPECT_EQ(text_of(*deliveries.json.at(0), "status"), "success");
+  EXPECT_EQ(text_of(*deliveries.json.at(0), "acquired_by"), agent_id_);
+  EXPECT_EQ(deliveries.json.at(0)->find("target_labels")->at(0)->get_string(), "env=prod");
+  Reply only_dead = call(*admin_, "GET", std::string(kWebhooks) + "/" + id + "/deliveries?status=dead");
+  ASSERT_EQ(only_dead.json.size(), 1u);
+  EXPECT_EQ(text_of(*only_dead.json.at(0), "id"), second);
+  EXPECT_EQ(call(*admin_, "GET", std::string(kWebhooks) + "/" + id + "/deliveries?limit=1&offset=1").json.size(),
+            1u);
+
+  // An agent without the label gets nothing.
+  Reply bare = call(*admin_, "POST", "/api/v1/agents", R"({"name":"bare","cluster_name":"c"})");
+  auto bare_agent = broker_->client(text_of(bare.json, "initial_pak"));
+  insert_delivery(id, R"(["env=prod"])");
+  Reply nothing = call(*bare_agent, "GET", "/api/v1/agents/" + text_of(*bare.json.find("agent"), "id") +
+                                               "/webhooks/pending");
+  ASSERT_EQ(nothing.status, 200) << nothing.body;
+  EXPECT_EQ(nothing.json.size(), 0u);
+}
+
+TEST_P(Webhooks, SecretsAreStoredEncryptedAndAnotherKeyIsRefused) {
+  WebhookReceiver receiver;
+  const std::string id = create(webhook_body(receiver.url("/clear-path-marker"),
+                                             R"(,"auth_header":"Bearer clear-auth-marker","signing_secret":"clear-secret-marker")"));
+  if (GetParam() == Backend::Sqlite) {
+    broker_->stop();
+    std::string bytes;
+    for (const char* name : {"sindri.db", "sindri.db-wal"}) {
+      if (fs::exists(broker_->dir() / name)) bytes += slurp(broker_->dir() / name);
+    }
+    ASSERT_FALSE(bytes.empty());
+    EXPECT_NE(bytes.find("receiver"), std::string::npos);  // the name, in clear
+    for (const char* secret : {"clear-path-marker", "clear-auth-marker", "clear-secret-marker"}) {
+      EXPECT_EQ(bytes.find(secret), std::string::npos) << secret;
+    }
+  } else {
+    auto db = database();
+    auto rows = db->read_statement(
+        "SELECT url_encrypted, auth_header_encrypted, signing_secret_encrypted FROM webhook_subscriptions");
+    ASSERT_TRUE(rows.ok());
+    for (const Value& cell : rows->rows[0]) {
+      EXPECT_EQ(cell.get_string().find("marker"), std::string::npos);
+      EXPECT_EQ(cell.get_string().substr(0, 2), "01");
+    }
+    broker_->stop();
+  }
+  // The first start wrote the key beside the admin PAK.
+  const std::string key = trimmed(slurp(broker_->dir() / "webhook.key"));
+  ASSERT_EQ(key.size(), 64u);
+  EXPECT_EQ(fs::status(broker_->dir() / "webhook.key").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+
+  // Another key: the broker refuses to start, saying why.
+  const std::string other(64, key[0] == 'a' ? 'b' : 'a');
+  try {
+    broker_->start({}, {"SINDRI_WEBHOOKS_ENCRYPTION_KEY=" + other});
+    ADD_FAILURE() << "the broker started with another webhook key";
+  } catch (const std::runtime_error& refused) {
+    EXPECT_NE(std::string(refused.what()).find("does not match"), std::string::npos) << refused.what();
+  }
+  // The same key, given as the setting, and the file: the secrets still decrypt.
+  broker_->start({}, {"SINDRI_WEBHOOKS_ENCRYPTION_KEY=" + key});
+  admin_ = broker_->client(broker_->admin_pak());
+  EXPECT_EQ(call(*admin_, "POST", std::string(kWebhooks) + "/" + id + "/test").status, 200);
+  broker_->stop();
+  broker_->start();
+  admin_ = broker_->client(broker_->admin_pak());
+  EXPECT_EQ(call(*admin_, "POST", std::string(kWebhooks) + "/" + id + "/test").status, 200);
+  EXPECT_EQ(receiver.received().size(), 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Webhooks, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
+
+}  // namespace
+}  // namespace sindri_test
