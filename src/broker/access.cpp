@@ -11,14 +11,14 @@ ApiResult<Ok> check_stack_access(store::Connection& connection, const Identity& 
   const std::string_view stack_id = field(stack, "id");
   if (caller.kind == Identity::Kind::Generator) {
     if (caller.is_generator(field(stack, "generator_id"))) return Ok{};
-    return forbidden("stack " + std::string(stack_id) + " belongs to another generator");
+    return forbidden("stack_not_owned", "stack " + std::string(stack_id) + " belongs to another generator");
   }
   if (access == StackAccess::Read) {
     SINDRI_TRY(targeted, db::agent_targets_stack(connection, caller.id, stack_id));
     if (targeted) return Ok{};
-    return forbidden("agent " + caller.id + " does not target stack " + std::string(stack_id));
+    return forbidden("stack_not_accessible", "agent " + caller.id + " does not target stack " + std::string(stack_id));
   }
-  return forbidden("agents cannot change stacks");
+  return forbidden("stack_not_owned", "agents cannot change stacks");
 }
 
 ApiResult<Ok> check_template_change(const Identity& caller, const Value& tpl) {
@@ -26,10 +26,10 @@ ApiResult<Ok> check_template_change(const Identity& caller, const Value& tpl) {
   const Value* owner = tpl.find("generator_id");
   const std::string id(field(tpl, "id"));
   if (owner == nullptr || !owner->is_string()) {
-    return forbidden("template " + id + " is a system template: only an admin may change it");
+    return forbidden("template_not_owned", "template " + id + " is a system template: only an admin may change it");
   }
   if (caller.is_generator(owner->get_string())) return Ok{};
-  return forbidden("template " + id + " belongs to another generator");
+  return forbidden("template_not_owned", "template " + id + " belongs to another generator");
 }
 
 ApiResult<Value> load_template_for_change(store::Connection& connection, const Identity& caller, std::string_view id) {
@@ -46,7 +46,7 @@ ApiResult<Ok> check_template_access(store::Connection& connection, const Identit
     return Ok{};
   }
   SINDRI_TRY(tpl, db::load_template(connection, id));
-  if (caller.kind == Identity::Kind::Agent) return forbidden("agents cannot read templates");
+  if (caller.kind == Identity::Kind::Agent) return forbidden("templates_not_accessible", "agents cannot read templates");
   return Ok{};
 }
 

@@ -18,6 +18,14 @@ namespace {
 
 constexpr std::string_view kApiPrefix = "/api/v1";
 
+// Brokkr's code for a route closed to the caller's kind of identity.
+std::string refusal_code(Allow allowed) {
+  if (allowed == Allow::Admin) return "admin_required";
+  if (allowed == Allow::Agent) return "agent_pak_required";
+  if (allowed == Allow::Generator) return "generator_required";
+  return "forbidden";
+}
+
 std::vector<ApiRoute> all_routes() {
   std::vector<ApiRoute> routes;
   add_auth_routes(routes);
@@ -65,8 +73,9 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
       auto caller = authenticate(db_, request, credentials_, counters->credentials);
       if (!caller.ok()) return error_response(caller.error());
       if (!allows(route.allowed, caller->kind)) {
-        return error_response(forbidden(std::string(caller->kind_name()) + " PAKs may not call " + route.method + " " +
-                                        std::string(kApiPrefix) + route.pattern));
+        return error_response(forbidden(refusal_code(route.allowed), std::string(caller->kind_name()) +
+                                                                     " PAKs may not call " + route.method + " " +
+                                                                     std::string(kApiPrefix) + route.pattern));
       }
       Call call{request, params, caller.value(), services_, std::nullopt};
       if (reads_target_state) call.target_state_generation = counters->target_state;

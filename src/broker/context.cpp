@@ -43,6 +43,12 @@ db::AuditEntry audit_entry(const Call& call, std::string action, std::string res
                         std::string(http::find_header(call.request.headers, "User-Agent"))};
 }
 
+ApiResult<Ok> audit(const Call& call, store::Connection& connection, std::string action, std::string resource_type,
+                    std::string resource_id, Value details) {
+  return db::record_audit(connection, audit_entry(call, std::move(action), std::move(resource_type),
+                                                  std::move(resource_id), std::move(details)));
+}
+
 ApiResult<Ok> touch_credentials(Call& call, store::Connection& connection) {
   call.touched_credentials = true;
   return db::touch_credentials(connection);

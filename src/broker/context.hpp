@@ -106,6 +106,10 @@ ApiResult<T> in_read(store::Database& db, Work&& work) {
 db::AuditEntry audit_entry(const Call& call, std::string action, std::string resource_type, std::string resource_id,
                            Value details = Value());
 
+// Writes audit_entry(call, ...) in the change's transaction.
+ApiResult<Ok> audit(const Call& call, store::Connection& connection, std::string action, std::string resource_type,
+                    std::string resource_id, Value details = Value());
+
 // Bumps the credentials generation (db/counters.hpp) and tells `call`, so
 // that this broker's next requests read the counter again.
 ApiResult<Ok> touch_credentials(Call& call, store::Connection& connection);

@@ -16,14 +16,19 @@ Value template_details(const tera::TemplateError& error, std::string_view pointe
   return Value(std::move(details));
 }
 
+// Sindri's violations, and Brokkr's validation_errors (one string each)
+// for clients written against Brokkr.
 Value violations_details(const std::vector<schema::Violation>& violations) {
   Array items;
+  Array messages;
   for (const schema::Violation& violation : violations) {
-    items.push_back(make_object({{"pointer", Value("/parameters" + violation.instance_location)},
+    const std::string pointer = "/parameters" + violation.instance_location;
+    items.push_back(make_object({{"pointer", Value(pointer)},
                                  {"schema_pointer", Value(violation.schema_location)},
                                  {"message", Value(violation.message)}}));
+    messages.push_back(Value(pointer + ": " + violation.message));
   }
-  return make_object({{"violations", Value(std::move(items))}});
+  return make_object({{"violations", Value(std::move(items))}, {"validation_errors", Value(std::move(messages))}});
 }
 
 Value schema_problems_details(const std::vector<schema::Violation>& problems) {
@@ -53,7 +58,7 @@ ApiError api_error(const render::Failure& failure, std::string_view content_poin
     case Kind::SchemaRootNotObject: error.details = pointer_details("/parameters_schema/type"); break;
     case Kind::SchemaUncompilable: break;
     case Kind::TemplateSyntax:
-      error.code = "template_syntax_error";
+      error.code = "invalid_template_syntax";
       error.details = template_details(failure.template_error, content_pointer);
       break;
     case Kind::Parameters:
@@ -61,11 +66,11 @@ ApiError api_error(const render::Failure& failure, std::string_view content_poin
       error.details = violations_details(failure.violations);
       break;
     case Kind::TemplateRender:
-      error.code = "template_render_error";
+      error.code = "template_render_failed";
       error.details = template_details(failure.template_error, "");
       break;
     case Kind::Manifests:
-      error.code = "rendered_yaml_invalid";
+      error.code = "invalid_deployment_object";
       error.details = manifest_error(failure.manifest_error, "").details;
       break;
   }

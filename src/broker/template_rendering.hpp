@@ -11,14 +11,14 @@
 
 namespace sindri::broker {
 
-// 400 template_syntax_error at /template_content, with line and column.
+// 400 invalid_template_syntax at /template_content, with line and column.
 ApiResult<Ok> check_template_content(std::string_view name, std::string_view content);
 // 400 invalid_parameters_schema naming the problem.
 ApiResult<Ok> check_parameters_schema(std::string_view schema_text);
 ApiResult<render::CompiledTemplateVersion> compile_stored_version(const render::TemplateVersion& version);
 // 400 invalid_parameters listing every violation with its pointer under
-// /parameters, template_render_error with line, column and expression, or
-// rendered_yaml_invalid. Output past `max_bytes` is a render error.
+// /parameters, template_render_failed with line, column and expression, or
+// invalid_deployment_object. Output past `max_bytes` is a render error.
 ApiResult<std::string> render_stored_version(const render::CompiledTemplateVersion& version, const Value& parameters,
                                        size_t max_bytes);
 

@@ -148,6 +148,7 @@ Result<Value> BrokerClient::call(std::string_view method, std::string_view path,
   if (response->status < 200 || response->status > 299) {
     auto error = parse_json(response->body);
     last_error_ = error.ok() ? std::move(error).value() : Value();
+    last_status_ = response->status;
     return make_error(describe_failure(response->status, response->body, last_error_));
   }
   if (response->body.empty()) return Value();
@@ -174,7 +175,7 @@ Result<Value> BrokerClient::find_listed(const std::string& kind, const std::stri
     auto found = get(collection + "/" + id_or_name);
     // A generator may list the agents registered with it, not fetch one;
     // and a name may look like an id.
-    if (found || !(has_error_code(last_error_, "forbidden") || has_error_code(last_error_, kind + "_not_found"))) {
+    if (found || !(last_refused() || has_error_code(last_error_, kind + "_not_found"))) {
       return found;
     }
   }

@@ -47,6 +47,9 @@ class BrokerClient {
   // The JSON body of the last answer outside 2xx (null when it had none or
   // was not JSON), for callers that read its details.
   const Value& last_error() const { return last_error_; }
+  // Whether the last failed call was refused for the caller's identity (403,
+  // whatever the rule's code).
+  bool last_refused() const { return last_status_ == 403; }
 
   // A stack by id (any text shaped as a UUID), or by name among the stacks
   // the PAK may list; an unknown or ambiguous name is an error naming it.
@@ -68,6 +71,7 @@ class BrokerClient {
 
   std::unique_ptr<http::Client> http_;
   Value last_error_;
+  int last_status_ = 0;
 };
 
 // Whether `error`, a broker's ErrorResponse body, carries the code `code`.

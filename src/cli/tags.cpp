@@ -68,7 +68,7 @@ int print_with_tags(BrokerClient& client, const Value& object, const std::string
                     const std::string& output) {
   auto labels = client.get(path + "/labels");
   auto annotations = labels ? client.get(path + "/annotations") : labels;
-  if (!(labels && annotations) && !has_error_code(client.last_error(), "forbidden")) {
+  if (!(labels && annotations) && !client.last_refused()) {
     return fail((labels ? annotations : labels).error().message);
   }
   const bool readable = labels && annotations;

@@ -14,7 +14,7 @@ int print_stack_targets(BrokerClient& client, const std::string& path, const std
   if (output != "table") return print_list(*targets, output, {}, what);
   // An agent's PAK may read its targets but list no stacks.
   auto stacks = client.get("/stacks");
-  if (!stacks && !has_error_code(client.last_error(), "forbidden")) return fail(stacks.error().message);
+  if (!stacks && !client.last_refused()) return fail(stacks.error().message);
   std::map<std::string, const Value*> visible;
   if (stacks && stacks->is_array()) {
     for (const Value& stack : stacks->get_array()) visible[cell(stack, "id")] = &stack;

@@ -91,10 +91,15 @@ class BrokerProcess {
   }
   // Another broker on the database of `first`, as several brokers share one
   // PostgreSQL; its files go to a scratch directory of its own. The admin
-  // PAK is first's: the database was initialised once.
+  // PAK is first's: the database was initialised once. So is the webhook
+  // encryption key, which every broker on a database must share.
   struct SharedDatabase {};
   BrokerProcess(const BrokerProcess& first, SharedDatabase)
-      : backend_(first.backend_), dir_(scratch_directory()), database_(first.database_), schema_(first.schema_) {}
+      : backend_(first.backend_),
+        dir_(scratch_directory()),
+        database_(first.database_),
+        schema_(first.schema_),
+        webhook_key_file_(first.dir_ / "webhook.key") {}
   ~BrokerProcess() {
     report_unexpected_exit();
     stop();
@@ -227,6 +232,10 @@ class BrokerProcess {
       args.push_back("--database-schema");
       args.push_back(schema_);
     }
+    if (!webhook_key_file_.empty()) {
+      args.push_back("--webhooks-encryption-key-file");
+      args.push_back(webhook_key_file_.string());
+    }
     return args;
   }
 
@@ -263,6 +272,7 @@ class BrokerProcess {
   fs::path dir_;
   std::string database_;
   std::string schema_;
+  fs::path webhook_key_file_;  // empty: the broker's own, beside its admin PAK
   std::string owned_database_;  // created for this broker, dropped with it
   std::string admin_url_;
   std::string address_;

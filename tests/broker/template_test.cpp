@@ -779,7 +779,7 @@ TEST_P(Templates, LabelAndAnnotationMismatchIs422NamingWhatIsMissing) {
     SCOPED_TRACE("case " + std::to_string(i));
     const std::string stack_id = make_stack(alice_, "s" + std::to_string(i), cases[i].labels, cases[i].annotations);
     Reply mismatch = instantiate(*alice_.client, stack_id, template_id, parameters);
-    EXPECT_TRUE(is_error(mismatch, 422, "template_labels_mismatch"));
+    EXPECT_TRUE(is_error(mismatch, 422, "template_stack_mismatch"));
     const Value& details = details_of(mismatch);
     ASSERT_NE(details.find("missing_labels"), nullptr) << mismatch.body;
     ASSERT_NE(details.find("missing_annotations"), nullptr) << mismatch.body;
@@ -815,6 +815,14 @@ TEST_P(Templates, EveryParameterViolationIsListedWithItsPointer) {
   EXPECT_EQ(texts_of(*violations, "schema_pointer"),
             (std::multiset<std::string>{"/properties/cpu_limit/type", "/properties/storage_size/pattern"}));
   for (size_t i = 0; i < violations->size(); ++i) EXPECT_FALSE(text_of(*violations->at(i), "message").empty());
+  // Brokkr's clients read validation_errors: one string per violation.
+  const Value* validation_errors = details_of(two).find("validation_errors");
+  ASSERT_NE(validation_errors, nullptr) << two.body;
+  ASSERT_EQ(validation_errors->size(), 2u);
+  for (size_t i = 0; i < validation_errors->size(); ++i) {
+    ASSERT_TRUE(validation_errors->at(i)->is_string());
+    EXPECT_TRUE(validation_errors->at(i)->get_string().starts_with("/parameters/")) << two.body;
+  }
 
   // Each missing required field is named.
   Reply missing = instantiate(*alice_.client, stack_id, template_id, R"({"database_name":"orders"})");
@@ -861,7 +869,7 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   // `{{ x + }}`: an expression expected where `}}` stands, line 4 column 13.
   Reply syntax = call(*alice_.client, "POST", "/api/v1/templates",
                       template_body("broken", "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: {{ x + }}\n", "{}"));
-  EXPECT_TRUE(is_error(syntax, 400, "template_syntax_error"));
+  EXPECT_TRUE(is_error(syntax, 400, "invalid_template_syntax"));
   EXPECT_EQ(text_of(details_of(syntax), "pointer"), "/template_content") << syntax.body;
   EXPECT_EQ(line_in_details(syntax), 4) << syntax.body;
   EXPECT_EQ(int_at(details_of(syntax), "/column"), 13) << syntax.body;
@@ -879,7 +887,7 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   // fails at creation, at the string (line 6 column 14), not at rendering.
   Reply math = call(*alice_.client, "POST", "/api/v1/templates",
                     template_body("math", std::string(kConfigMapTemplate) + "data:\n  x: \"{{ 1 + 'a' }}\"\n", "{}"));
-  EXPECT_TRUE(is_error(math, 400, "template_syntax_error"));
+  EXPECT_TRUE(is_error(math, 400, "invalid_template_syntax"));
   EXPECT_EQ(line_in_details(math), 6) << math.body;
   EXPECT_EQ(int_at(details_of(math), "/column"), 14) << math.body;
 
@@ -888,7 +896,7 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
       call(*alice_.client, "POST", "/api/v1/templates",
            template_body("shouty", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ name | shout }}\n",
                          kConfigMapSchema));
-  EXPECT_TRUE(is_error(filter, 400, "template_syntax_error"));
+  EXPECT_TRUE(is_error(filter, 400, "invalid_template_syntax"));
   EXPECT_EQ(text_of(details_of(filter), "pointer"), "/template_content") << filter.body;
   EXPECT_EQ(line_in_details(filter), 4) << filter.body;
   EXPECT_EQ(int_at(details_of(filter), "/column"), 19) << filter.body;
@@ -929,7 +937,7 @@ TEST_P(Templates, SyntaxErrorsAndBadSchemasAreRejectedAtCreation) {
   const std::string template_id = make_template(*alice_.client, "cm", kConfigMapTemplate, kConfigMapSchema);
   EXPECT_TRUE(is_error(
       call(*alice_.client, "PUT", "/api/v1/templates/" + template_id, update_body("{% if x %}never closed\n", "{}")),
-      400, "template_syntax_error"));
+      400, "invalid_template_syntax"));
   EXPECT_TRUE(is_error(call(*alice_.client, "PUT", "/api/v1/templates/" + template_id,
                             update_body(kConfigMapTemplate, R"({"type": 12})")),
                        400, "invalid_parameters_schema"));
@@ -959,7 +967,7 @@ TEST_P(Templates, FunctionsReadingTheClockRandomnessOrTheEnvironmentAreRejected)
                                   update_body(content, kConfigMapSchema))
                            : call(*alice_.client, "POST", "/api/v1/templates",
                                   template_body("leaky", content, kConfigMapSchema));
-      EXPECT_TRUE(is_error(reply, 400, "template_syntax_error")) << (update ? "PUT" : "POST");
+      EXPECT_TRUE(is_error(reply, 400, "invalid_template_syntax")) << (update ? "PUT" : "POST");
       EXPECT_EQ(text_of(details_of(reply), "pointer"), "/template_content") << reply.body;
       EXPECT_EQ(line_in_details(reply), 6) << reply.body;
       EXPECT_EQ(int_at(details_of(reply), "/column"), 13) << reply.body;
@@ -998,7 +1006,7 @@ TEST_P(Templates, TemplatesNamingOtherTemplatesAreRejectedAtCreation) {
                                   update_body(bad.content, kConfigMapSchema))
                            : call(*alice_.client, "POST", "/api/v1/templates",
                                   template_body("composed", bad.content, kConfigMapSchema));
-      EXPECT_TRUE(is_error(reply, 400, "template_syntax_error")) << (update ? "PUT" : "POST");
+      EXPECT_TRUE(is_error(reply, 400, "invalid_template_syntax")) << (update ? "PUT" : "POST");
       const Value& details = details_of(reply);
       EXPECT_EQ(text_of(details, "pointer"), "/template_content") << reply.body;
       EXPECT_NE(text_of(details, "template").find(update ? "cm" : "composed"), std::string::npos) << reply.body;
@@ -1040,7 +1048,7 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
   const std::string math =
       make_template(*alice_.client, "math", header + "  total: \"{{ replicas * name }}\"\n", schema);
   Reply math_error = instantiate(*alice_.client, stack_id, math, R"({"replicas":2,"name":"a"})");
-  EXPECT_TRUE(is_error(math_error, 400, "template_render_error"));
+  EXPECT_TRUE(is_error(math_error, 400, "template_render_failed"));
   EXPECT_EQ(line_in_details(math_error), 6) << math_error.body;
   // The expression named is the failing one or a part of it, where it stands.
   const std::string failing = text_of(details_of(math_error), "expression");
@@ -1054,7 +1062,7 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
   const std::string missing =
       make_template(*alice_.client, "missing", header + "  a: \"1\"\n  owner: {{ owner }}\n", schema);
   Reply missing_error = instantiate(*alice_.client, stack_id, missing, "{}");
-  EXPECT_TRUE(is_error(missing_error, 400, "template_render_error"));
+  EXPECT_TRUE(is_error(missing_error, 400, "template_render_failed"));
   EXPECT_EQ(line_in_details(missing_error), 7) << missing_error.body;
   EXPECT_NE(text_of(details_of(missing_error), "expression").find("owner"), std::string::npos) << missing_error.body;
   // Messages name the version too (the compiled template is shared by name).
@@ -1065,14 +1073,14 @@ TEST_P(Templates, RenderErrorsAndNonKubernetesOutputAreRejectedAtInstantiation) 
   const std::string verbatim = make_template(*alice_.client, "verbatim", "{{ text }}\n", schema);
   for (const char* text : {"key: [unclosed", "- a\\n- list", "kind: ConfigMap\\nmetadata:\\n  name: x"}) {
     Reply invalid = instantiate(*alice_.client, stack_id, verbatim, std::string(R"({"text":")") + text + "\"}");
-    EXPECT_TRUE(is_error(invalid, 400, "rendered_yaml_invalid")) << text;
+    EXPECT_TRUE(is_error(invalid, 400, "invalid_deployment_object")) << text;
     EXPECT_NE(details_of(invalid).find("line"), nullptr) << invalid.body;
   }
   // A NUL from the parameters, in a comment where YAML would take it:
   // stored text cannot hold one (PostgreSQL would cut the object there).
   const std::string commented = make_template(*alice_.client, "commented", header + "  a: \"1\"\n# {{ text }}\n", schema);
   Reply nul = instantiate(*alice_.client, stack_id, commented, R"({"text":"a\u0000b"})");
-  EXPECT_TRUE(is_error(nul, 400, "rendered_yaml_invalid")) << nul.body;
+  EXPECT_TRUE(is_error(nul, 400, "invalid_deployment_object")) << nul.body;
   EXPECT_EQ(line_in_details(nul), 7) << nul.body;
   EXPECT_EQ(int_at(details_of(nul), "/column"), 4) << nul.body;
   EXPECT_NE(text_of(nul.json, "message").find("NUL"), std::string::npos) << nul.body;
@@ -1095,12 +1103,12 @@ TEST_P(Templates, RenderedOutputStopsAtTheBodyLimit) {
   EXPECT_EQ(fits.status, 201) << fits.body.substr(0, 300);
   const std::string too_many = R"({"n":600000})";  // 12 MB
   Reply over = instantiate(*alice_.client, stack_id, big, too_many);
-  EXPECT_TRUE(is_error(over, 400, "template_render_error")) << over.body.substr(0, 300);
+  EXPECT_TRUE(is_error(over, 400, "template_render_failed")) << over.body.substr(0, 300);
   EXPECT_NE(text_of(over.json, "message").find("larger than the limit of 10485760 bytes"), std::string::npos)
       << over.body.substr(0, 300);
   Reply dry = call(*alice_.client, "POST", "/api/v1/templates/" + big + "/render",
                    std::string(R"({"parameters":)") + too_many + "}");
-  EXPECT_TRUE(is_error(dry, 400, "template_render_error")) << dry.body.substr(0, 300);
+  EXPECT_TRUE(is_error(dry, 400, "template_render_failed")) << dry.body.substr(0, 300);
   EXPECT_EQ(object_count(stack_id), 1u);
 }
 
@@ -1138,17 +1146,17 @@ TEST_P(Templates, SeveralFaultsAnswerTheFirstInTheSeedsOrder) {
       {"unknown stack, bad parameters", alice_.client.get(), kUnknownId, postgres, bad_parameters, 404,
        "stack_not_found"},
       {"another generator's stack, bad parameters", alice_.client.get(), bob_stack, postgres, bad_parameters, 403,
-       "forbidden"},
+       "stack_not_owned"},
       {"another generator's stack, mismatched labels, bad parameters", alice_.client.get(), bob_stack, database_only,
-       bad_parameters, 403, "forbidden"},
+       bad_parameters, 403, "stack_not_owned"},
       {"another generator's stack, a render error", alice_.client.get(), bob_stack, failing, R"({"name":"x"})", 403,
-       "forbidden"},
+       "stack_not_owned"},
       {"mismatched labels, bad parameters", alice_.client.get(), alice_stack, database_only, bad_parameters, 422,
-       "template_labels_mismatch"},
+       "template_stack_mismatch"},
       {"mismatched labels, a render error", alice_.client.get(), alice_stack, failing_database_only,
-       R"({"name":"x"})", 422, "template_labels_mismatch"},
+       R"({"name":"x"})", 422, "template_stack_mismatch"},
       {"mismatched labels, bad parameters, a template that cannot render", alice_.client.get(), alice_stack,
-       failing_database_only, R"({"name":5})", 422, "template_labels_mismatch"},
+       failing_database_only, R"({"name":5})", 422, "template_stack_mismatch"},
       {"bad parameters, a template that cannot render", alice_.client.get(), alice_stack, failing, R"({"name":5})",
        400, "invalid_parameters"},
   };
@@ -1551,7 +1559,7 @@ TEST_P(Templates, DryRunReturnsWhatInstantiationStoresAndStoresNothing) {
 
   // Every check of instantiation, and still nothing stored.
   EXPECT_TRUE(is_error(call(*alice_.client, "POST", path, render_body(kPostgresParameters, other_stack)), 422,
-                       "template_labels_mismatch"));
+                       "template_stack_mismatch"));
   EXPECT_TRUE(is_error(call(*alice_.client, "POST", path, render_body(kPostgresParameters, kUnknownId)), 404,
                        "stack_not_found"));
   EXPECT_TRUE(is_error(call(*alice_.client, "POST", path, render_body(R"({"database_name":"orders"})")), 400,

@@ -226,7 +226,7 @@ TEST_F(TemplateCli, ATemplateSyntaxErrorIsTheBrokers400) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("no_such_filter"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("(HTTP 400 template_syntax_error)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(HTTP 400 invalid_template_syntax)"), std::string::npos) << r.err;
 }
 
 TEST_F(TemplateCli, CreateUsageErrorsExit2) {
@@ -404,7 +404,7 @@ TEST_F(TemplateCli, UpdateOfASystemTemplateByAGeneratorIsForbidden) {
   make_template(*admin_, "base");
   Outcome r = as_generator({"template", "update", "base", "-f", template_path_, "--schema", schema_path_});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("(HTTP 403 forbidden)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(HTTP 403 template_not_owned)"), std::string::npos) << r.err;
   EXPECT_EQ(templates("?all_versions=true").size(), 1u);
 }
 
@@ -562,7 +562,7 @@ TEST_F(TemplateCli, RenderForAStackChecksItsLabels) {
   Outcome r = as_generator({"template", "render", "web", "--set", "name=shop", "--stack", "dev"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("label \"env=prod\""), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("(HTTP 422 template_labels_mismatch)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(HTTP 422 template_stack_mismatch)"), std::string::npos) << r.err;
   Outcome unknown = as_generator({"template", "render", "web", "--set", "name=shop", "--stack", "nope"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_EQ(unknown.err, "error: stack \"nope\" not found\n");
@@ -648,14 +648,14 @@ TEST_F(TemplateCli, InstantiateTurnsTheBrokersErrorsIntoMessages) {
   EXPECT_EQ(mismatch.exit_code, 1);
   EXPECT_NE(mismatch.err.find("label \"env=prod\""), std::string::npos) << mismatch.err;
   EXPECT_NE(mismatch.err.find("annotation region=eu"), std::string::npos) << mismatch.err;
-  EXPECT_NE(mismatch.err.find("(HTTP 422 template_labels_mismatch)"), std::string::npos) << mismatch.err;
+  EXPECT_NE(mismatch.err.find("(HTTP 422 template_stack_mismatch)"), std::string::npos) << mismatch.err;
 
   const std::string broken = file("broken.tera", "kind: {{ missing_variable }}\n").string();
   ASSERT_EQ(as_admin({"template", "create", "broken", "-f", broken, "--schema", schema_path_}).exit_code, 0);
   Outcome render_error = as_generator({"instantiate", "dev", "broken", "--set", "name=shop"});
   EXPECT_EQ(render_error.exit_code, 1);
   EXPECT_NE(render_error.err.find("missing_variable"), std::string::npos) << render_error.err;
-  EXPECT_NE(render_error.err.find("(HTTP 400 template_render_error)"), std::string::npos) << render_error.err;
+  EXPECT_NE(render_error.err.find("(HTTP 400 template_render_failed)"), std::string::npos) << render_error.err;
 
   EXPECT_EQ(deployment_objects(stack_id).size(), 0u);
 }

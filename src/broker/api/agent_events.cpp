@@ -12,7 +12,7 @@ namespace {
 ApiResult<http::Response> report_event(Call& call) {
   SINDRI_TRY(id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_agent(id)) {
-    return forbidden("an agent may only report its own events");
+    return forbidden("agent_pak_mismatch", "an agent may only report its own events");
   }
   SINDRI_TRY(body, BodyObject::parse(call.request, "NewAgentEvent"));
   SINDRI_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
@@ -22,7 +22,7 @@ ApiResult<http::Response> report_event(Call& call) {
   SINDRI_TRY(message, body.optional_string("message", TextRule{65536, true, true, false}));
   SINDRI_CHECK(body.finish());
   if (agent_id && *agent_id != id) {
-    return field_error("invalid_field", "/agent_id does not match the agent id in the path", "/agent_id");
+    return field_error("agent_id_mismatch", "/agent_id does not match the agent id in the path", "/agent_id");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
@@ -39,7 +39,7 @@ ApiResult<http::Response> report_event(Call& call) {
 ApiResult<http::Response> list_agent_events(Call& call) {
   SINDRI_TRY(id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_agent(id)) {
-    return forbidden("an agent may only read its own events");
+    return forbidden("agent_pak_mismatch", "an agent may only read its own events");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));

@@ -17,7 +17,7 @@ namespace {
 ApiResult<http::Response> list_targets(Call& call) {
   SINDRI_TRY(id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_agent(id)) {
-    return forbidden("only an admin or the agent itself may list its targets");
+    return forbidden("agent_pak_mismatch", "only an admin or the agent itself may list its targets");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
@@ -33,18 +33,22 @@ ApiResult<http::Response> add_target(Call& call) {
   SINDRI_TRY(agent_id, body.optional_string("agent_id", kUuidRule));
   SINDRI_CHECK(body.finish());
   if (agent_id && *agent_id != id) {
-    return field_error("invalid_field", "/agent_id does not match the agent id in the path", "/agent_id");
+    return field_error("agent_id_mismatch", "/agent_id does not match the agent id in the path", "/agent_id");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
     SINDRI_TRY(stack, db::load_stack(connection, stack_id));
+    if (call.caller.kind == Identity::Kind::Generator && !call.caller.is_generator(field(stack, "generator_id"))) {
+      return forbidden("target_generator_mismatch", "stack " + stack_id + " belongs to another generator: a "
+                                                    "generator targets only its own stacks");
+    }
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     if (call.caller.kind == Identity::Kind::Generator) {
       // A deregistration waits for this to commit, and then removes this
       // target too.
       SINDRI_TRY(registered, db::lock_registration(connection, id, call.caller.id));
       if (!registered) {
-        return forbidden("agent " + id + " is not registered with generator " + call.caller.id +
+        return forbidden("agent_not_registered", "agent " + id + " is not registered with generator " + call.caller.id +
                          ": a generator targets only agents registered with it");
       }
     }

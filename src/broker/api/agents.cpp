@@ -21,7 +21,7 @@ namespace {
 
 ApiResult<Ok> check_self_or_admin(const Call& call, std::string_view agent_id) {
   if (call.caller.is_admin() || call.caller.is_agent(agent_id)) return Ok{};
-  return forbidden("only an admin or the agent itself may do this");
+  return forbidden("agent_pak_mismatch", "only an admin or the agent itself may do this");
 }
 
 Value agent_with_pak(Value agent, const char* pak_field, const std::string& pak) {
@@ -59,6 +59,10 @@ ApiResult<http::Response> create_agent(Call& call) {
       return conflict("agent_exists", "an agent named \"" + name + "\" already exists in cluster \"" + cluster_name + "\"");
     }
     SINDRI_CHECK(agent);
+    const std::string id(field(*agent, "id"));
+    SINDRI_CHECK(audit(call, connection, "agent.created", "agent", id,
+                       make_object({{"name", Value(name)}, {"cluster_name", Value(cluster_name)}})));
+    SINDRI_CHECK(audit(call, connection, "pak.created", "agent", id));
     return json_response(201, make_object({{"agent", std::move(agent).value()}, {"initial_pak", Value(pak.pak)}}));
   });
 }
@@ -101,9 +105,9 @@ ApiResult<http::Response> update_agent(Call& call) {
     body.ignore(read_only);
   }
   SINDRI_CHECK(body.finish());
-  if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
+  if (body_id && *body_id != id) return field_error("agent_id_mismatch", "/id does not match the path's id", "/id");
   if (!call.caller.is_admin() && (name || cluster_name)) {
-    return forbidden("only an admin may rename an agent or move it to another cluster");
+    return forbidden("admin_required", "only an admin may rename an agent or move it to another cluster");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
@@ -114,6 +118,7 @@ ApiResult<http::Response> update_agent(Call& call) {
       return conflict("agent_exists", "another agent has that name in that cluster");
     }
     SINDRI_CHECK(updated);
+    SINDRI_CHECK(audit(call, connection, "agent.updated", "agent", id));
     return json_response(200, std::move(updated).value());
   });
 }
@@ -125,13 +130,14 @@ ApiResult<http::Response> delete_agent(Call& call) {
     SINDRI_CHECK(db::delete_agent(connection, id));
     SINDRI_CHECK(db::touch_target_state(connection));
     SINDRI_CHECK(touch_credentials(call, connection));
+    SINDRI_CHECK(audit(call, connection, "agent.deleted", "agent", id));
     return empty_response(204);
   });
 }
 
 ApiResult<http::Response> heartbeat(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  if (!call.caller.is_agent(id)) return forbidden("only the agent itself may send its heartbeat");
+  if (!call.caller.is_agent(id)) return forbidden("agent_pak_mismatch", "only the agent itself may send its heartbeat");
   std::optional<bool> reachable;
   std::optional<int64_t> latency;
   // The body is optional: a plain heartbeat carries none.
@@ -160,6 +166,7 @@ ApiResult<http::Response> rotate_agent_pak(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::set_agent_pak(connection, id, pak.hash));
     SINDRI_CHECK(touch_credentials(call, connection));
+    SINDRI_CHECK(audit(call, connection, "pak.rotated", "agent", id));
     return json_response(200, agent_with_pak(std::move(agent), "pak", pak.pak));
   });
 }

@@ -15,7 +15,7 @@ namespace {
 
 ApiResult<Ok> check_self_or_admin(const Call& call, std::string_view generator_id) {
   if (call.caller.is_admin() || call.caller.is_generator(generator_id)) return Ok{};
-  return forbidden("a generator may only act on itself");
+  return forbidden("generator_not_owned", "a generator may only act on itself");
 }
 
 Value generator_with_pak(Value generator, std::string pak) {
@@ -50,6 +50,9 @@ ApiResult<http::Response> create_generator(Call& call) {
       return conflict("generator_exists", "a generator named \"" + name + "\" already exists");
     }
     SINDRI_CHECK(generator);
+    const std::string id(field(*generator, "id"));
+    SINDRI_CHECK(audit(call, connection, "generator.created", "generator", id, make_object({{"name", Value(name)}})));
+    SINDRI_CHECK(audit(call, connection, "pak.created", "generator", id));
     return json_response(201, generator_with_pak(std::move(generator).value(), pak.pak));
   });
 }
@@ -75,8 +78,8 @@ ApiResult<http::Response> update_generator(Call& call) {
     body.ignore(read_only);
   }
   SINDRI_CHECK(body.finish());
-  if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
-  if (is_active && !call.caller.is_admin()) return forbidden("only an admin may activate or deactivate a generator");
+  if (body_id && *body_id != id) return field_error("generator_id_mismatch", "/id does not match the path's id", "/id");
+  if (is_active && !call.caller.is_admin()) return forbidden("admin_required", "only an admin may activate or deactivate a generator");
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(current, db::load_generator(connection, id));
     const Value* current_description = current.find("description");
@@ -88,6 +91,7 @@ ApiResult<http::Response> update_generator(Call& call) {
     }
     SINDRI_CHECK(updated);
     if (is_active) SINDRI_CHECK(touch_credentials(call, connection));
+    SINDRI_CHECK(audit(call, connection, "generator.updated", "generator", id));
     return json_response(200, std::move(updated).value());
   });
 }
@@ -97,12 +101,13 @@ ApiResult<http::Response> delete_generator(Call& call) {
   SINDRI_CHECK(check_self_or_admin(call, id));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(generator, db::load_generator(connection, id));
-    if (generator.find("is_system")->get_bool()) return forbidden("the system generator cannot be deleted");
+    if (generator.find("is_system")->get_bool()) return forbidden("cannot_delete_system_generator", "the system generator cannot be deleted");
     // Its templates and stacks go with it, soft as always; agents remove
     // what they applied from its stacks.
     SINDRI_TRY(stacks_deleted, db::delete_generator(connection, id, now_timestamp()));
     if (stacks_deleted != 0) SINDRI_CHECK(db::touch_target_state(connection));
     SINDRI_CHECK(touch_credentials(call, connection));
+    SINDRI_CHECK(audit(call, connection, "generator.deleted", "generator", id));
     return empty_response(204);
   });
 }
@@ -114,6 +119,7 @@ ApiResult<http::Response> rotate_generator_pak(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(generator, db::set_generator_pak(connection, id, pak.hash));
     SINDRI_CHECK(touch_credentials(call, connection));
+    SINDRI_CHECK(audit(call, connection, "pak.rotated", "generator", id));
     return json_response(201, generator_with_pak(std::move(generator), pak.pak));
   });
 }

@@ -52,7 +52,7 @@ ApiResult<LoadedVersionPtr> load_version(Call& call, const std::string& template
   return LoadedVersionPtr(loaded);
 }
 
-// 422 template_labels_mismatch listing what the stack lacks.
+// 422 template_stack_mismatch listing what the stack lacks.
 ApiError mismatch_error(const db::TemplateMismatch& mismatch, std::string_view template_id, std::string_view stack_id) {
   std::string message = "template " + std::string(template_id) + " does not match stack " + std::string(stack_id) +
                         ": the stack lacks";
@@ -67,7 +67,7 @@ ApiError mismatch_error(const db::TemplateMismatch& mismatch, std::string_view t
     message += " annotation " + key + "=" + value + ",";
   }
   message.pop_back();
-  return ApiError{422, "template_labels_mismatch", std::move(message),
+  return ApiError{422, "template_stack_mismatch", std::move(message),
                   make_object({{"template_id", Value(template_id)},
                                {"stack_id", Value(stack_id)},
                                {"missing_labels", Value(std::move(labels))},

@@ -8,6 +8,7 @@
 #include "broker/db/agents.hpp"
 #include "broker/db/generators.hpp"
 #include "broker/db/rows.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -23,7 +24,7 @@ ApiResult<std::string> registering_agent(const Call& call) {
     named = std::move(agent_id);
   }
   if (call.caller.kind == Identity::Kind::Agent) {
-    if (named && *named != call.caller.id) return forbidden("an agent may register only itself");
+    if (named && *named != call.caller.id) return forbidden("agent_pak_mismatch", "an agent may register only itself");
     return call.caller.id;
   }
   if (!named) return field_error("missing_field", "AgentRegistrationBody: /agent_id is required for an admin", "/agent_id");
@@ -38,9 +39,11 @@ ApiResult<http::Response> register_agent(Call& call) {
     SINDRI_TRY(agent, db::load_agent(connection, agent_id));
     auto registration = db::insert_registration(connection, agent_id, generator_id);
     if (!registration.ok() && db::is_unique_violation(registration.error())) {
-      return conflict("registration_exists", "agent " + agent_id + " is already registered with generator " + generator_id);
+      return conflict("already_registered", "agent " + agent_id + " is already registered with generator " + generator_id);
     }
     SINDRI_CHECK(registration);
+    SINDRI_CHECK(audit(call, connection, "registration.created", "agent", agent_id,
+                       make_object({{"generator_id", Value(generator_id)}})));
     return json_response(201, std::move(registration).value());
   });
 }
@@ -55,6 +58,8 @@ ApiResult<http::Response> deregister_agent(Call& call) {
       return ApiError{404, "registration_not_found",
                       "agent " + agent_id + " is not registered with generator " + generator_id, Value(), std::nullopt};
     }
+    SINDRI_CHECK(audit(call, connection, "registration.deleted", "agent", agent_id,
+                       make_object({{"generator_id", Value(generator_id)}})));
     return empty_response(204);
   });
 }
@@ -62,7 +67,7 @@ ApiResult<http::Response> deregister_agent(Call& call) {
 ApiResult<http::Response> registered_agents(Call& call) {
   SINDRI_TRY(generator_id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_generator(generator_id)) {
-    return forbidden("only an admin or the generator itself may list its registered agents");
+    return forbidden("not_authorized", "only an admin or the generator itself may list its registered agents");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(generator, db::load_generator(connection, generator_id));
@@ -74,7 +79,7 @@ ApiResult<http::Response> registered_agents(Call& call) {
 ApiResult<http::Response> agent_registrations(Call& call) {
   SINDRI_TRY(agent_id, call.id_param());
   if (!call.caller.is_admin() && !call.caller.is_agent(agent_id)) {
-    return forbidden("only an admin or the agent itself may list its registrations");
+    return forbidden("agent_pak_mismatch", "only an admin or the agent itself may list its registrations");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, agent_id));

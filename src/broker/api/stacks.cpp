@@ -7,6 +7,7 @@
 #include "broker/db/generators.hpp"
 #include "broker/db/stacks.hpp"
 #include "broker/ids.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -15,7 +16,7 @@ ApiResult<http::Response> list_stacks(Call& call) {
   SINDRI_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
   if (call.caller.kind == Identity::Kind::Generator) {
     if (!generator_filter.empty() && generator_filter != call.caller.id) {
-      return forbidden("a generator may only list its own stacks");
+      return forbidden("stacks_list_denied", "a generator may only list its own stacks");
     }
     generator_filter = call.caller.id;
   }
@@ -34,7 +35,7 @@ ApiResult<http::Response> create_stack(Call& call) {
   SINDRI_CHECK(body.finish());
   if (call.caller.kind == Identity::Kind::Generator) {
     if (generator_id && *generator_id != call.caller.id) {
-      return forbidden("a generator may only create stacks for itself");
+      return forbidden("stack_generator_mismatch", "a generator may only create stacks for itself");
     }
     generator_id = call.caller.id;
   } else if (!generator_id) {
@@ -43,6 +44,8 @@ ApiResult<http::Response> create_stack(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
     SINDRI_TRY(stack, db::insert_stack(connection, name, description, *generator_id));
+    SINDRI_CHECK(audit(call, connection, "stack.created", "stack", std::string(field(stack, "id")),
+                       make_object({{"name", Value(name)}, {"generator_id", Value(*generator_id)}})));
     return json_response(201, stack);
   });
 }
@@ -65,17 +68,18 @@ ApiResult<http::Response> update_stack(Call& call) {
   SINDRI_TRY(generator_id, body.optional_string("generator_id", kUuidRule, false));
   for (const char* read_only : {"created_at", "updated_at", "deleted_at"}) body.ignore(read_only);
   SINDRI_CHECK(body.finish());
-  if (body_id && *body_id != id) return field_error("invalid_field", "/id does not match the path's id", "/id");
+  if (body_id && *body_id != id) return field_error("stack_id_mismatch", "/id does not match the path's id", "/id");
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(stack, db::load_stack(connection, id));
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     if (generator_id && *generator_id != field(stack, "generator_id")) {
-      if (!call.caller.is_admin()) return forbidden("only an admin may give a stack to another generator");
+      if (!call.caller.is_admin()) return forbidden("admin_required", "only an admin may give a stack to another generator");
       SINDRI_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
     }
     SINDRI_TRY(updated, db::update_stack(connection, id, name ? Value(*name) : *stack.find("name"),
                                          description ? Value(*description) : *stack.find("description"),
                                          generator_id ? Value(*generator_id) : *stack.find("generator_id")));
+    SINDRI_CHECK(audit(call, connection, "stack.updated", "stack", id));
     return json_response(200, updated);
   });
 }
@@ -89,6 +93,7 @@ ApiResult<http::Response> delete_stack(Call& call) {
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     SINDRI_CHECK(db::delete_stack(connection, id, now_timestamp()));
     SINDRI_CHECK(db::touch_target_state(connection));
+    SINDRI_CHECK(audit(call, connection, "stack.deleted", "stack", id));
     return empty_response(204);
   });
 }

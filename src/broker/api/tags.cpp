@@ -32,8 +32,8 @@ ApiResult<Ok> stack_access(store::Connection& connection, const Identity& caller
 
 ApiResult<Ok> agent_access(store::Connection& connection, const Identity& caller, std::string_view id, bool change) {
   if (!caller.is_admin() && !(caller.is_agent(id) && !change)) {
-    return forbidden(change ? "only an admin may change an agent's labels and annotations"
-                            : "an agent may only read its own labels and annotations");
+    if (change) return forbidden("admin_required", "only an admin may change an agent's labels and annotations");
+    return forbidden("agent_pak_mismatch", "an agent may only read its own labels and annotations");
   }
   SINDRI_TRY(agent, db::load_agent(connection, id));
   return Ok{};
@@ -59,7 +59,8 @@ ApiResult<Ok> check_owner_field(BodyObject& body, const TagOwner& owner, std::st
   SINDRI_TRY(body_id, body.optional_string(owner.id_field, kUuidRule));
   if (body_id && *body_id != id) {
     const std::string pointer = std::string("/") + owner.id_field;
-    return field_error("invalid_field", pointer + " does not match the " + owner.entity + " id in the path", pointer);
+    return field_error(owner.id_field + std::string("_mismatch"),
+                       pointer + " does not match the " + owner.entity + " id in the path", pointer);
   }
   return Ok{};
 }

@@ -9,6 +9,7 @@
 #include "broker/db/template_targets.hpp"
 #include "broker/db/templates.hpp"
 #include "broker/template_rendering.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -46,10 +47,10 @@ ApiResult<http::Response> create_template(Call& call) {
   SINDRI_TRY(text, read_template_text(body));
   if (call.caller.kind == Identity::Kind::Generator) {
     if (!generator_id && body.has("generator_id")) {
-      return forbidden("only an admin may create system templates (generator_id null)");
+      return forbidden("admin_required", "only an admin may create system templates (generator_id null)");
     }
     if (generator_id && *generator_id != call.caller.id) {
-      return forbidden("a generator may only create templates of its own");
+      return forbidden("template_not_owned", "a generator may only create templates of its own");
     }
     generator_id = call.caller.id;
   }
@@ -62,6 +63,8 @@ ApiResult<http::Response> create_template(Call& call) {
     SINDRI_CHECK(db::lock_template_name(connection, owner, name));
     SINDRI_TRY(tpl, db::insert_template_version(connection, owner, name, text));
     SINDRI_CHECK(db::sync_template_targets_for_template(connection, field(tpl, "id")));
+    SINDRI_CHECK(audit(call, connection, "template.created", "template", std::string(field(tpl, "id")),
+                       make_object({{"name", Value(name)}, {"version", *tpl.find("version")}})));
     return tpl;
   }));
   return json_response(201, created);
@@ -115,6 +118,8 @@ ApiResult<http::Response> update_template(Call& call) {
     SINDRI_CHECK(db::copy_template_tags(connection, id, field(tpl, "id")));
     SINDRI_CHECK(db::retire_template(connection, id));
     SINDRI_CHECK(db::sync_template_targets_for_template(connection, field(tpl, "id")));
+    SINDRI_CHECK(audit(call, connection, "template.updated", "template", std::string(field(tpl, "id")),
+                       make_object({{"replaces", Value(id)}, {"version", *tpl.find("version")}})));
     return tpl;
   }));
   return json_response(200, created);
@@ -125,6 +130,7 @@ ApiResult<http::Response> delete_template(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_CHECK(load_template_for_change(connection, call.caller, id));
     SINDRI_CHECK(db::retire_template(connection, id));
+    SINDRI_CHECK(audit(call, connection, "template.deleted", "template", id));
     return empty_response(204);
   });
 }

@@ -1,8 +1,13 @@
 #include "broker/db/agent_events.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "broker/db/counters.hpp"
+#include "broker/db/events.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker::db {
 
@@ -14,7 +19,22 @@ ApiResult<Value> insert_agent_event(store::Connection& connection, const NewAgen
                                      Value(event.event_type), Value(event.status),
                                      event.message ? Value(*event.message) : Value(), Value(now_timestamp())}));
   SINDRI_CHECK(touch_target_state(connection));
-  return row_object(rows, 0);
+  Value recorded = row_object(rows, 0);
+  SINDRI_TRY(stack, connection.query("SELECT stack_id FROM deployment_objects WHERE id = $1",
+                                     {Value(event.deployment_object_id)}));
+  // As Brokkr: a SUCCESS report is an applied deployment, anything else a failed one.
+  std::string status(event.status);
+  std::transform(status.begin(), status.end(), status.begin(), [](unsigned char c) { return std::toupper(c); });
+  SINDRI_CHECK(emit_event(connection, status == "SUCCESS" ? "deployment.applied" : "deployment.failed",
+                          make_object({{"agent_event_id", *recorded.find("id")},
+                                       {"agent_id", Value(event.agent_id)},
+                                       {"deployment_object_id", Value(event.deployment_object_id)},
+                                       {"stack_id", stack.empty() ? Value() : stack.rows[0][0]},
+                                       {"event_type", Value(event.event_type)},
+                                       {"status", Value(event.status)},
+                                       {"message", *recorded.find("message")},
+                                       {"created_at", *recorded.find("created_at")}})));
+  return recorded;
 }
 
 ApiResult<Value> list_agent_events(store::Connection& connection, std::string_view agent_id) {

@@ -1,8 +1,10 @@
 #include "broker/db/agents.hpp"
 
 #include "broker/db/counters.hpp"
+#include "broker/db/events.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
+#include "value/object_literal.hpp"
 
 #define SINDRI_REGISTRATION_COLUMNS "id, agent_id, generator_id, created_at AS registered_at"
 #define SINDRI_REGISTRATION_OF "SELECT 1 FROM agent_generators WHERE agent_id = $1 AND generator_id = $2"
@@ -50,6 +52,12 @@ ApiResult<Value> insert_agent(store::Connection& connection, std::string_view na
         "INSERT INTO agent_generators (id, agent_id, generator_id, created_at) VALUES ($1, $2, $3, $4)",
         {Value(new_uuid()), Value(id), Value(generator_id), Value(now)}));
   }
+  SINDRI_CHECK(emit_event(connection, "agent.registered",
+                          make_object({{"agent_id", Value(id)},
+                                       {"name", Value(name)},
+                                       {"cluster_name", Value(cluster_name)},
+                                       {"status", Value("ACTIVE")},
+                                       {"created_at", Value(now)}})));
   return agent_object(rows, 0);
 }
 
@@ -63,9 +71,11 @@ ApiResult<Value> update_agent(store::Connection& connection, std::string_view id
 }
 
 ApiResult<Ok> delete_agent(store::Connection& connection, std::string_view id) {
+  const std::string now = now_timestamp();
   SINDRI_CHECK(connection.query("UPDATE agents SET deleted_at = $2, updated_at = $2 WHERE id = $1",
-                                {Value(id), Value(now_timestamp())}));
-  return Ok{};
+                                {Value(id), Value(now)}));
+  return emit_event(connection, "agent.deregistered",
+                    make_object({{"agent_id", Value(id)}, {"deleted_at", Value(now)}}));
 }
 
 ApiResult<Ok> record_heartbeat(store::Connection& connection, std::string_view id, std::optional<bool> k8s_reachable,

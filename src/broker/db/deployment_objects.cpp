@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "broker/db/counters.hpp"
+#include "broker/db/events.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/db/template_targets.hpp"
 #include "broker/ids.hpp"
@@ -74,6 +75,11 @@ ApiResult<Value> insert_deployment_object(store::Connection& connection, std::st
     }
     SINDRI_CHECK(touch_target_state(connection));
   }
+  SINDRI_CHECK(emit_event(connection, "deployment.created",
+                          make_object({{"deployment_object_id", params[0]},
+                                       {"stack_id", params[1]},
+                                       {"sequence_id", rows.rows[0][0]},
+                                       {"created_at", params[5]}})));
   return make_object({{"id", std::move(params[0])},
                       {"sequence_id", std::move(rows.rows[0][0])},
                       {"stack_id", std::move(params[1])},

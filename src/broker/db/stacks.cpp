@@ -1,8 +1,10 @@
 #include "broker/db/stacks.hpp"
 
+#include "broker/db/events.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/db/template_targets.hpp"
 #include "broker/ids.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker::db {
 
@@ -44,6 +46,11 @@ ApiResult<Value> insert_stack(store::Connection& connection, std::string_view na
                                      Value(generator_id), Value(now_timestamp())}));
   Value stack = row_object(rows, 0);
   SINDRI_CHECK(sync_template_targets_for_stack(connection, stack.find("id")->get_string()));
+  SINDRI_CHECK(emit_event(connection, "stack.created",
+                          make_object({{"stack_id", *stack.find("id")},
+                                       {"name", *stack.find("name")},
+                                       {"description", *stack.find("description")},
+                                       {"created_at", *stack.find("created_at")}})));
   return stack;
 }
 
@@ -61,13 +68,21 @@ ApiResult<Ok> delete_stack(store::Connection& connection, std::string_view stack
                                       "WHERE stack_id = $1 AND " SINDRI_LIVE " ORDER BY sequence_id DESC LIMIT 1",
                                       {Value(stack_id)}));
   if (!latest.empty()) {
+    const std::string marker_id = new_uuid();
     SINDRI_CHECK(connection.query(
         "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, is_deletion_marker, "
         "submitted_at, created_at, updated_at) VALUES ($1, $2, $3, $4, TRUE, $5, $5, $5)",
-        {Value(new_uuid()), Value(stack_id), latest.rows[0][0], latest.rows[0][1], Value(now)}));
+        {Value(marker_id), Value(stack_id), latest.rows[0][0], latest.rows[0][1], Value(now)}));
+    // The marker tells agents to remove what the stack's objects applied.
+    SINDRI_CHECK(emit_event(connection, "deployment.deleted",
+                            make_object({{"deployment_object_id", Value(marker_id)},
+                                         {"stack_id", Value(stack_id)},
+                                         {"deleted_at", Value(now)}})));
   }
   SINDRI_CHECK(connection.query("UPDATE stacks SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                 {Value(stack_id), Value(now)}));
+  SINDRI_CHECK(emit_event(connection, "stack.deleted",
+                          make_object({{"stack_id", Value(stack_id)}, {"deleted_at", Value(now)}})));
   return sync_template_targets_for_stack(connection, stack_id);
 }
 
