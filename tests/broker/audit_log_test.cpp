@@ -166,6 +166,40 @@ TEST_P(AuditLog, EntriesCarryTheirActorsNames) {
   }
 }
 
+// Entries the broker writes itself: a work order created by the admin and
+// claimed by an agent, each with its actor, name, address and user agent.
+TEST_P(AuditLog, TheBrokersOwnEntriesNameTheirActors) {
+  Reply order = call(*admin_, "POST", "/api/v1/work-orders",
+                     R"({"work_type":"build","yaml_content":"kind: Job","targeting":{"agent_ids":[")" + agent_id_ +
+                         "\"]}}");
+  ASSERT_EQ(order.status, 201) << order.body;
+  const std::string order_id = text_of(order.json, "id");
+  Reply claimed = call(*agent_, "POST", "/api/v1/work-orders/" + order_id + "/claim",
+                       R"({"agent_id":")" + agent_id_ + "\"}");
+  ASSERT_EQ(claimed.status, 200) << claimed.body;
+
+  Reply reply = call(*admin_, "GET", "/api/v1/admin/audit-logs?action=workorder.*&resource_id=" + order_id);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const Value& logs = *reply.json.find("logs");
+  ASSERT_EQ(logs.size(), 2u) << reply.body;
+  EXPECT_EQ(text_of(*logs.at(0), "action"), "workorder.claimed");
+  EXPECT_EQ(text_of(*logs.at(0), "actor_type"), "agent");
+  EXPECT_EQ(text_of(*logs.at(0), "actor_id"), agent_id_);
+  EXPECT_EQ(text_of(*logs.at(0), "actor_name"), "edge-1");
+  EXPECT_EQ(text_of(*logs.at(0), "ip_address"), "127.0.0.1");
+  EXPECT_FALSE(text_of(*logs.at(0), "user_agent").empty()) << reply.body;
+  EXPECT_EQ(text_of(*logs.at(1), "action"), "workorder.created");
+  EXPECT_EQ(text_of(*logs.at(1), "actor_type"), "admin");
+  EXPECT_EQ(text_of(*logs.at(1), "actor_name"), "admin");
+  EXPECT_EQ(text_of(*logs.at(1), "resource_type"), "work_order");
+
+  Reply by_agent = call(*admin_, "GET", "/api/v1/admin/audit-logs?actor_type=agent&actor_id=" + agent_id_ +
+                                            "&resource_type=work_order");
+  ASSERT_EQ(by_agent.status, 200) << by_agent.body;
+  ASSERT_EQ(by_agent.json.find("total")->get_int(), 1) << by_agent.body;
+  EXPECT_EQ(text_of(*by_agent.json.find("logs")->at(0), "action"), "workorder.claimed");
+}
+
 TEST_P(AuditLog, BadParametersAreNamed) {
   for (const std::string& query :
        {std::string("limit=0"), std::string("limit=1001"), std::string("limit=ten"), std::string("limit=1.5"),
