@@ -195,21 +195,22 @@ ApiResult<int64_t> delete_old_webhook_deliveries(store::Database& db, int64_t re
   });
 }
 
-std::vector<PeriodicJob> webhook_jobs(store::Database& db, Logger& log, const LiveConfig& config) {
+DeliverySettings delivery_settings(const BrokerConfig& config) {
   const auto seconds = [](double value) {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(value));
   };
+  return {config.webhooks_delivery_batch_size, seconds(config.webhooks_delivery_lease),
+          seconds(config.webhooks_backoff_unit)};
+}
+
+std::vector<PeriodicJob> webhook_jobs(store::Database& db, Logger& log, const LiveConfig& config) {
   std::vector<PeriodicJob> jobs;
   jobs.push_back({"webhook_delivery",
                   [](const BrokerConfig& current) { return current.webhooks_delivery_interval; }, false,
-                  [&db, &log, &config, seconds]() -> ApiResult<size_t> {
+                  [&db, &log, &config]() -> ApiResult<size_t> {
                     const auto key = active_webhook_key();
                     if (!key) return size_t{0};
-                    const auto current = config.current();
-                    const DeliverySettings settings{current->webhooks_delivery_batch_size,
-                                                    seconds(current->webhooks_delivery_lease),
-                                                    seconds(current->webhooks_backoff_unit)};
-                    return deliver_due_webhooks(db, *key, settings, log);
+                    return deliver_due_webhooks(db, *key, delivery_settings(*config.current()), log);
                   }});
   jobs.push_back({"webhook_cleanup", [](const BrokerConfig& current) { return current.webhooks_cleanup_interval; },
                   true, [&db, &config]() -> ApiResult<size_t> {

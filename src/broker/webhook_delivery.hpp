@@ -56,6 +56,10 @@ struct DeliverySettings {
   std::chrono::microseconds backoff_unit = std::chrono::seconds(1);
 };
 
+// The webhooks.delivery_batch_size, delivery_lease and backoff_unit
+// settings.
+DeliverySettings delivery_settings(const BrokerConfig& config);
+
 // The delay before the next attempt after `attempts` failed ones.
 std::chrono::microseconds retry_delay(std::chrono::microseconds backoff_unit, int64_t attempts);
 

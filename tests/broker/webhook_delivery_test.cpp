@@ -16,6 +16,7 @@
 #include "broker/db/events.hpp"
 #include "broker/db/tables.hpp"
 #include "broker/db/webhooks.hpp"
+#include "broker/jobs.hpp"
 #include "broker/webhook_crypto.hpp"
 #include "broker/webhook_delivery.hpp"
 #include "store/migrations.hpp"
@@ -348,6 +349,32 @@ TEST_P(WebhookDatabaseTest, AnAgentClaimsOnlyDeliveriesWhoseTargetLabelsItHasAll
   EXPECT_EQ(claim("core"), 0u);
   EXPECT_EQ(claim("edge"), 1u);
   EXPECT_EQ(claim("edge"), 0u);
+}
+
+TEST_P(WebhookDatabaseTest, TheJobRunnerDeliversAndCleansUp) {
+  BrokerConfig settings;
+  settings.webhooks_encryption_key = std::string(64, 'c');
+  settings.webhooks_delivery_interval = 0.02;
+  settings.webhooks_backoff_unit = 0.02;
+  settings.webhooks_cleanup_interval = 0.02;
+  settings.webhooks_retention_days = 0;
+  LiveConfig config(settings);
+  auto key = establish_webhook_key(*db_, settings, (dir_ / "admin.pak").string(), log_);
+  ASSERT_TRUE(key.ok()) << key.error().message;
+  sindri_test::WebhookReceiver receiver({503, 200});
+  const std::string subscription = subscribe(*key, receiver.url());
+  emit("agent.registered");
+  {
+    JobRunner runner(*db_, log_, config, "b1", webhook_jobs(*db_, log_, config));
+    EXPECT_EQ(receiver.wait_for(2).size(), 2u);
+    // Delivered, then aged out at once (a retention of 0 days).
+    const auto give_up = std::chrono::steady_clock::now() + 5s;
+    while (count("SELECT COUNT(*) FROM webhook_deliveries") > 0 && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries"), 0);
+  EXPECT_EQ(receiver.received().size(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WebhookDatabaseTest, ::testing::Values(Backend::Sqlite, Backend::Postgres),

@@ -4,8 +4,8 @@
 // are stored encrypted and never answered, except to the delivering agent.
 
 #include <algorithm>
-#include <charconv>
 
+#include "broker/api/query_params.hpp"
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/agents.hpp"
@@ -30,11 +30,7 @@ constexpr std::string_view kEventTypes[] = {
 // What one agent claims per poll (Brokkr's number).
 constexpr int64_t kAgentBatch = 10;
 
-std::chrono::microseconds setting_seconds(double seconds) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(seconds));
-}
-
-constexpr TextRule kUrlRule{2048, false, false};
+constexpr TextRule kUrlRule{2048, false, false, false, true};
 constexpr TextRule kHeaderRule{4096, false, true, false, true};
 constexpr TextRule kSecretRule{1024, false, false};
 constexpr TextRule kPatternRule{128, false, false};
@@ -292,20 +288,6 @@ ApiResult<http::Response> delete_webhook(Call& call) {
   });
 }
 
-ApiResult<std::optional<int64_t>> int_query(const http::Request& request, std::string_view name, int64_t low,
-                                            int64_t high) {
-  const std::string* text = request.query_param(name);
-  if (text == nullptr) return std::optional<int64_t>();
-  int64_t number = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), number);
-  if (error != std::errc() || end != text->data() + text->size() || number < low || number > high) {
-    return bad_request("invalid_query_parameter", std::string(name) + " must be an integer from " +
-                                                      std::to_string(low) + " to " + std::to_string(high) +
-                                                      ", got \"" + *text + "\"");
-  }
-  return std::optional<int64_t>(number);
-}
-
 ApiResult<http::Response> list_deliveries(Call& call) {
   SINDRI_TRY(id, call.id_param());
   std::optional<std::string> status;
@@ -317,8 +299,8 @@ ApiResult<http::Response> list_deliveries(Call& call) {
     }
     status = *text;
   }
-  SINDRI_TRY(limit, int_query(call.request, "limit", 1, 1000));
-  SINDRI_TRY(offset, int_query(call.request, "offset", 0, INT64_MAX));
+  SINDRI_TRY(limit, optional_int_query(call.request, "limit", 1, 1000));
+  SINDRI_TRY(offset, optional_int_query(call.request, "offset", 0, INT64_MAX));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_CHECK(db::load_subscription(connection, id));
     SINDRI_TRY(deliveries, db::list_deliveries(connection, id, status, limit.value_or(50), offset.value_or(0)));
@@ -393,15 +375,13 @@ ApiResult<http::Response> pending_agent_webhooks(Call& call) {
     return ApiError{403, "agent_pak_mismatch", "an agent may only claim its own webhook deliveries", Value(), {}};
   }
   SINDRI_TRY(key, webhook_key());
-  const auto settings = call.services.config.current();
-  const auto lease = setting_seconds(settings->webhooks_delivery_lease);
-  const auto backoff_unit = setting_seconds(settings->webhooks_backoff_unit);
+  const DeliverySettings settings = delivery_settings(*call.services.config.current());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_CHECK(db::load_agent(connection, agent_id));
-    SINDRI_TRY(claimed, db::claim_agent_deliveries(connection, agent_id, kAgentBatch, lease));
+    SINDRI_TRY(claimed, db::claim_agent_deliveries(connection, agent_id, kAgentBatch, settings.lease));
     Array items;
     for (const db::ClaimedDelivery& delivery : claimed) {
-      SINDRI_TRY(item, pending_delivery(connection, key, delivery, backoff_unit));
+      SINDRI_TRY(item, pending_delivery(connection, key, delivery, settings.backoff_unit));
       if (item) items.push_back(std::move(*item));
     }
     return json_response(200, Value(std::move(items)));
@@ -423,7 +403,7 @@ ApiResult<http::Response> report_delivery_result(Call& call) {
     return field_error("invalid_field", "/duration_ms must not be negative", "/duration_ms");
   }
   SINDRI_CHECK(body.finish());
-  const auto backoff_unit = setting_seconds(call.services.config.current()->webhooks_backoff_unit);
+  const auto backoff_unit = delivery_settings(*call.services.config.current()).backoff_unit;
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(delivery, db::load_delivery(connection, id));
     const Value* acquired_by = delivery.find("acquired_by");
