@@ -193,8 +193,7 @@ ApiResult<std::vector<db::HealthReport>> read_health_update(const http::Request&
 ApiResult<http::Response> update_health_status(Call& call) {
   SINDRI_TRY(agent_id, call.id_param());
   if (!call.caller.is_agent(agent_id)) {
-    return ApiError{403, "agent_pak_mismatch", "agent PAK does not match the agent id " + agent_id + " in the path",
-                    Value(), std::nullopt};
+    return forbidden("agent_pak_mismatch", "agent PAK does not match the agent id " + agent_id + " in the path");
   }
   SINDRI_TRY(reports, read_health_update(call.request));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
