@@ -182,7 +182,9 @@ TEST_P(Diagnostics, BadInputIsAClientErrorNamingTheField) {
   }
   Reply offset = call(*agents_[0], "POST", base + "/result",
                       R"({"pod_statuses":"[]","events":"[]","collected_at":"2026-01-02T03:04:05.5+02:00"})");
-  EXPECT_EQ(offset.status, 201) << offset.body;
+  ASSERT_EQ(offset.status, 201) << offset.body;
+  // Stored in UTC in the broker's fixed width, as every timestamp.
+  EXPECT_EQ(text_of(offset.json, "collected_at"), "2026-01-02T01:04:05.500000Z");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Diagnostics, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);

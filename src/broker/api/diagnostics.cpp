@@ -1,13 +1,12 @@
 // On-demand diagnostics: an admin asks an agent about a deployment object;
 // that agent claims the request and sends what it gathered.
 
-#include <cctype>
-
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/agents.hpp"
 #include "broker/db/deployment_objects.hpp"
 #include "broker/db/diagnostics.hpp"
+#include "broker/rfc3339.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {
@@ -23,31 +22,6 @@ ApiError not_owned(std::string message) {
 ApiError diagnostic_not_found(std::string_view id) {
   return ApiError{404, "diagnostic_not_found", "diagnostic request " + std::string(id) + " not found", Value(),
                   std::nullopt};
-}
-
-// RFC 3339 date-time: YYYY-MM-DDTHH:MM:SS, optional fraction, Z or +HH:MM.
-bool is_date_time(std::string_view text) {
-  auto digits = [&](size_t at, size_t count) {
-    if (at + count > text.size()) return false;
-    for (size_t i = at; i < at + count; ++i) {
-      if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
-    }
-    return true;
-  };
-  if (!digits(0, 4) || text.size() < 20 || text[4] != '-' || !digits(5, 2) || text[7] != '-' || !digits(8, 2) ||
-      (text[10] != 'T' && text[10] != 't') || !digits(11, 2) || text[13] != ':' || !digits(14, 2) ||
-      text[16] != ':' || !digits(17, 2)) {
-    return false;
-  }
-  size_t at = 19;
-  if (text[at] == '.') {
-    const size_t start = ++at;
-    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
-    if (at == start) return false;
-  }
-  if (at < text.size() && (text[at] == 'Z' || text[at] == 'z')) return at + 1 == text.size();
-  return at + 6 == text.size() && (text[at] == '+' || text[at] == '-') && digits(at + 1, 2) && text[at + 3] == ':' &&
-         digits(at + 4, 2);
 }
 
 ApiResult<db::NewDiagnosticRequest> read_new_request(const http::Request& request) {
@@ -135,12 +109,14 @@ ApiResult<db::NewDiagnosticResult> read_result(const http::Request& request) {
   SINDRI_TRY(log_tails, body.optional_string("log_tails", TextRule{0, true, true, false}));
   SINDRI_TRY(collected_at, body.required_string("collected_at"));
   SINDRI_CHECK(body.finish());
-  if (!is_date_time(collected_at)) {
+  // Stored in the broker's fixed-width form, as every timestamp.
+  std::optional<std::string> collected = rfc3339::normalized(collected_at);
+  if (!collected) {
     return field_error("invalid_diagnostic_result",
                        "/collected_at must be an RFC 3339 date-time, got \"" + collected_at + "\"", "/collected_at");
   }
   return db::NewDiagnosticResult{std::move(pod_statuses), std::move(events), std::move(log_tails),
-                                 std::move(collected_at)};
+                                 std::move(*collected)};
 }
 
 ApiResult<http::Response> submit_result(Call& call) {

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <limits>
 #include <set>
 
+#include "broker/api/query_params.hpp"
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/agents.hpp"
@@ -179,19 +179,18 @@ ApiResult<http::Response> create_work_order(Call& call) {
   });
 }
 
-ApiResult<std::optional<std::string>> optional_text_query(const http::Request& request, std::string_view name) {
+std::optional<std::string> optional_text_query(const http::Request& request, std::string_view name) {
   const std::string* value = request.query_param(name);
-  if (value == nullptr) return std::optional<std::string>();
-  return std::optional<std::string>(*value);
+  return value != nullptr ? std::optional<std::string>(*value) : std::nullopt;
 }
 
 ApiResult<http::Response> list_work_orders(Call& call) {
-  SINDRI_TRY(status, optional_text_query(call.request, "status"));
+  const std::optional<std::string> status = optional_text_query(call.request, "status");
   if (status && *status != "PENDING" && *status != "CLAIMED" && *status != "RETRY_PENDING") {
     return bad_request("invalid_query_parameter",
                        "status must be PENDING, CLAIMED or RETRY_PENDING, got \"" + *status + "\"");
   }
-  SINDRI_TRY(work_type, optional_text_query(call.request, "work_type"));
+  const std::optional<std::string> work_type = optional_text_query(call.request, "work_type");
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(orders, db::list_work_orders(connection, status, work_type));
     return json_response(200, orders);
@@ -224,7 +223,7 @@ ApiResult<http::Response> list_pending(Call& call) {
   if (!call.caller.is_admin() && !call.caller.is_agent(agent_id)) {
     return forbidden_with("agent_pak_mismatch", "agent PAK does not match the agent ID");
   }
-  SINDRI_TRY(work_type, optional_text_query(call.request, "work_type"));
+  const std::optional<std::string> work_type = optional_text_query(call.request, "work_type");
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, agent_id));
     SINDRI_TRY(orders, db::list_claimable_work_orders(connection, agent_id, work_type));
@@ -303,28 +302,16 @@ ApiResult<http::Response> complete(Call& call) {
   });
 }
 
-ApiResult<std::optional<int64_t>> optional_limit_query(const http::Request& request) {
-  const std::string* value = request.query_param("limit");
-  if (value == nullptr) return std::optional<int64_t>();
-  int64_t limit = 0;
-  const auto [end, error] = std::from_chars(value->data(), value->data() + value->size(), limit);
-  if (error != std::errc() || end != value->data() + value->size() || limit < 1) {
-    return bad_request("invalid_query_parameter", "limit must be a positive integer, got \"" + *value + "\"");
-  }
-  return std::optional<int64_t>(limit);
-}
-
 ApiResult<http::Response> list_log(Call& call) {
   db::WorkOrderLogQuery query;
-  SINDRI_TRY(work_type, optional_text_query(call.request, "work_type"));
-  query.work_type = std::move(work_type);
+  query.work_type = optional_text_query(call.request, "work_type");
   if (call.request.query_param("success") != nullptr) {
     SINDRI_TRY(success, optional_bool_query(call.request, "success"));
     query.success = success;
   }
   SINDRI_TRY(agent_id, optional_uuid_query(call.request, "agent_id"));
   if (!agent_id.empty()) query.agent_id = agent_id;
-  SINDRI_TRY(limit, optional_limit_query(call.request));
+  SINDRI_TRY(limit, optional_int_query(call.request, "limit", 1, kInt32Max));
   query.limit = limit;
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(entries, db::list_work_order_log(connection, query));

@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include "broker/db/rows.hpp"
-#include "broker/db/timestamps.hpp"
 #include "broker/ids.hpp"
 
 namespace sindri::broker::db {
