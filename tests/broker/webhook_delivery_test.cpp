@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <random>
+#include <set>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -375,6 +376,44 @@ TEST_P(WebhookDatabaseTest, TheJobRunnerDeliversAndCleansUp) {
   }
   EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries"), 0);
   EXPECT_EQ(receiver.received().size(), 2u);
+}
+
+TEST_P(WebhookDatabaseTest, TwoBrokersDeliverEachDeliveryOnce) {
+  constexpr int kEvents = 1000;
+  sindri_test::WebhookReceiver receiver;
+  const WebhookKey key = random_webhook_key();
+  subscribe(key, receiver.url());
+  for (int written = 0; written < kEvents; written += 100) {
+    auto emitted = in_write<Ok>(*db_, [&](store::Connection& connection) -> ApiResult<Ok> {
+      for (int i = 0; i < 100; ++i) {
+        SINDRI_CHECK(db::emit_event(connection, "stack.created", make_object({{"n", Value(written + i)}})));
+      }
+      return Ok{};
+    });
+    ASSERT_TRUE(emitted.ok()) << emitted.error().message;
+  }
+  // A second broker: a pool of its own on the same database.
+  store::OpenOptions options;
+  options.tenant_schema = schema_;
+  auto other = store::Database::open(schema_.empty() ? "sqlite://" + (dir_ / "sindri.db").string()
+                                                     : sindri_test::test_postgres()->url,
+                                     options);
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  const auto broker = [&](store::Database& db) {
+    while (count("SELECT COUNT(*) FROM webhook_deliveries WHERE status <> 'success'") > 0) {
+      auto attempted = deliver_due_webhooks(db, key, {}, log_);
+      EXPECT_TRUE(attempted.ok()) << attempted.error().message;
+      if (!attempted.ok()) return;
+    }
+  };
+  std::thread second([&] { broker(**other); });
+  broker(*db_);
+  second.join();
+  const auto got = receiver.received();
+  std::set<std::string> ids;
+  for (const auto& request : got) ids.insert(std::string(request.header("X-Brokkr-Delivery-Id")));
+  EXPECT_EQ(got.size(), size_t{kEvents});
+  EXPECT_EQ(ids.size(), size_t{kEvents});
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WebhookDatabaseTest, ::testing::Values(Backend::Sqlite, Backend::Postgres),
