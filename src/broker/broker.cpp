@@ -7,7 +7,7 @@
 #include "broker/db/counters.hpp"
 #include "broker/db/tables.hpp"
 #include "broker/ids.hpp"
-#include "broker/template_targets_pass.hpp"
+#include "broker/passes.hpp"
 #include "broker/webhook_crypto.hpp"
 #include "broker/openapi.hpp"
 #include "store/migrations.hpp"
@@ -112,11 +112,7 @@ Status Broker::initialize(const std::string& admin_pak_file) {
 }
 
 void Broker::start_background_jobs() {
-  std::vector<PeriodicJob> jobs;
-  jobs.push_back({"template_targets",
-                  [](const BrokerConfig& config) { return static_cast<double>(config.template_targets_interval); },
-                  true, [this] { return sync_all_template_targets(db_); }});
-  jobs_ = std::make_unique<JobRunner>(db_, log_, config_, broker_id_, std::move(jobs));
+  jobs_ = std::make_unique<JobRunner>(db_, log_, config_, broker_id_, periodic_passes(db_, log_, config_));
 }
 
 void Broker::add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source) {

@@ -1,0 +1,62 @@
+#include "broker/passes.hpp"
+
+#include "broker/db/agent_events.hpp"
+#include "broker/db/audit.hpp"
+#include "broker/db/diagnostics.hpp"
+#include "broker/db/work_orders.hpp"
+#include "broker/ids.hpp"
+#include "broker/template_targets_pass.hpp"
+#include "broker/webhook_crypto.hpp"
+#include "broker/webhook_delivery.hpp"
+
+namespace sindri::broker {
+namespace {
+
+std::string days_ago(int64_t days) { return timestamp_at(std::chrono::system_clock::now() - std::chrono::days(days)); }
+
+// A pass of one statement in its own write transaction.
+std::function<ApiResult<size_t>()> one_statement(store::Database& db,
+                                                 ApiResult<int64_t> (*statement)(store::Connection&)) {
+  return [&db, statement]() -> ApiResult<size_t> {
+    SINDRI_TRY(count, in_write<int64_t>(db, statement));
+    return static_cast<size_t>(count);
+  };
+}
+
+}  // namespace
+
+ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig& config) {
+  const std::string audit_cutoff = days_ago(config.audit_retention_days);
+  const std::string events_cutoff = days_ago(config.agent_events_retention_days);
+  SINDRI_TRY(audit, in_write<int64_t>(db, [&](store::Connection& connection) {
+               return db::delete_audit_before(connection, audit_cutoff);
+             }));
+  SINDRI_TRY(events, in_write<int64_t>(db, [&](store::Connection& connection) {
+               return db::delete_agent_events_before(connection, events_cutoff);
+             }));
+  return static_cast<size_t>(audit + events);
+}
+
+std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config) {
+  std::vector<PeriodicJob> jobs;
+  jobs.push_back({"template_targets",
+                  [](const BrokerConfig& c) { return static_cast<double>(c.template_targets_interval); }, true,
+                  [&db] { return sync_all_template_targets(db); }});
+  jobs.push_back({"work_order_maintenance", [](const BrokerConfig& c) { return c.work_orders_maintenance_interval; },
+                  true, one_statement(db, db::release_expired_work_order_claims)});
+  jobs.push_back({"diagnostics_cleanup", [](const BrokerConfig& c) { return c.diagnostics_cleanup_interval; }, true,
+                  one_statement(db, db::delete_expired_diagnostics)});
+  // Every broker delivers: a claim is one conditional statement, so brokers
+  // share the deliveries without sending one twice.
+  jobs.push_back({"webhook_delivery", [](const BrokerConfig& c) { return c.webhooks_delivery_interval; }, false,
+                  [&db, &log, &config]() -> ApiResult<size_t> {
+                    const auto key = active_webhook_key();
+                    if (!key) return size_t{0};
+                    return deliver_due_webhooks(db, *key, delivery_settings(*config.current()), log);
+                  }});
+  jobs.push_back({"retention", [](const BrokerConfig& c) { return c.retention_interval; }, true,
+                  [&db, &config] { return delete_past_retention(db, *config.current()); }});
+  return jobs;
+}
+
+}  // namespace sindri::broker

@@ -1,0 +1,20 @@
+#pragma once
+// The broker's periodic passes, with the settings that time them: template
+// targets, work-order maintenance, diagnostic clean-up, webhook delivery and
+// clean-up, and retention of the audit log and agent events. JobRunner
+// (jobs.hpp) runs them.
+
+#include <vector>
+
+#include "broker/jobs.hpp"
+
+namespace sindri::broker {
+
+// The passes read their settings from `config` at each round.
+std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config);
+
+// Deletes audit entries and agent events past their retention
+// (audit.retention_days, agent_events.retention_days); answers how many.
+ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig& config);
+
+}  // namespace sindri::broker
