@@ -1,0 +1,97 @@
+// The retention pass on a real SQLite database: audit entries and agent
+// events older than their settings' days go, newer ones stay.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "broker/db/tables.hpp"
+#include "broker/ids.hpp"
+#include "broker/passes.hpp"
+#include "store/migrations.hpp"
+
+namespace sindri::broker {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RetentionPass : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = fs::temp_directory_path() / ("sindri-retention-" + std::to_string(getpid()) + ".db");
+    fs::remove(path_);
+    auto db = store::Database::open("sqlite://" + path_.string());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    db_ = std::move(db).value();
+    ASSERT_TRUE(store::migrate(*db_, broker_migrations()).ok());
+  }
+
+  void TearDown() override {
+    db_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path_.string() + suffix);
+  }
+
+  void execute(const std::string& sql) {
+    auto status = db_->write([&](store::Connection& connection) -> store::DbStatus {
+      auto rows = connection.query(sql);
+      if (!rows.ok()) return std::move(rows).error();
+      return Ok{};
+    });
+    ASSERT_TRUE(status.ok()) << sql << ": " << status.error().message;
+  }
+
+  int64_t count(const std::string& table) {
+    auto rows = db_->read_statement("SELECT COUNT(*) FROM " + table);
+    EXPECT_TRUE(rows.ok());
+    return rows.ok() ? rows->rows[0][0].get_int() : -1;
+  }
+
+  static std::string days_ago(int days) {
+    return timestamp_at(std::chrono::system_clock::now() - std::chrono::days(days));
+  }
+
+  void audit_entry(const std::string& id, const std::string& when) {
+    execute("INSERT INTO audit_logs (id, timestamp, actor_type, action, resource_type, created_at) VALUES ('" + id +
+            "', '" + when + "', 'system', 'test.entry', 'test', '" + when + "')");
+  }
+
+  void agent_event(const std::string& id, const std::string& when) {
+    execute("INSERT INTO agent_events (id, agent_id, deployment_object_id, event_type, status, created_at, "
+            "updated_at) VALUES ('" + id + "', 'a', 'd', 'DEPLOY', 'SUCCESS', '" + when + "', '" + when + "')");
+  }
+
+  fs::path path_;
+  std::unique_ptr<store::Database> db_;
+};
+
+TEST_F(RetentionPass, DeletesWhatIsPastEachRetentionAndKeepsTheRest) {
+  execute("INSERT INTO generators (id, name, created_at, updated_at) VALUES ('g', 'g', 't', 't')");
+  execute("INSERT INTO stacks (id, name, generator_id, created_at, updated_at) VALUES ('s', 's', 'g', 't', 't')");
+  execute("INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, submitted_at, created_at, "
+          "updated_at) VALUES ('d', 's', 'x', 'c', 't', 't', 't')");
+  execute("INSERT INTO agents (id, name, cluster_name, created_at, updated_at) VALUES ('a', 'a', 'c', 't', 't')");
+  audit_entry("old-audit", days_ago(91));
+  audit_entry("recent-audit", days_ago(89));
+  agent_event("old-event", days_ago(31));
+  agent_event("recent-event", days_ago(29));
+  BrokerConfig config;  // 90 and 30 days
+  auto deleted = delete_past_retention(*db_, config);
+  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  EXPECT_EQ(*deleted, 2u);
+  EXPECT_EQ(count("audit_logs"), 1);
+  EXPECT_EQ(count("agent_events"), 1);
+
+  config.audit_retention_days = 1;
+  config.agent_events_retention_days = 1;
+  deleted = delete_past_retention(*db_, config);
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(*deleted, 2u);
+  EXPECT_EQ(count("audit_logs"), 0);
+  EXPECT_EQ(count("agent_events"), 0);
+}
+
+}  // namespace
+}  // namespace sindri::broker
