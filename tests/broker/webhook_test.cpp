@@ -5,7 +5,6 @@
 
 #include "broker_process.hpp"
 #include "store/database.hpp"
-#include "value/object_literal.hpp"
 #include "webhook_receiver.hpp"
 
 namespace sindri_test {
@@ -50,27 +49,14 @@ class Webhooks : public ::testing::TestWithParam<Backend> {
     return db.ok() ? std::move(db).value() : nullptr;
   }
 
-  // A pending delivery of `subscription`, as an emitted event writes it;
-  // each one created a second after the one before.
-  std::string insert_delivery(const std::string& subscription, const std::string& target_labels_json) {
-    ++deliveries_;
-    const std::string id = "00000000-0000-4000-8000-00000000000" + std::to_string(deliveries_);
-    const std::string created = "2000-01-01T00:00:0" + std::to_string(deliveries_) + ".000000Z";
-    auto db = database();
-    auto written = db->write([&](sindri::store::Connection& connection) -> sindri::store::DbStatus {
-      auto rows = connection.query(
-          "INSERT INTO webhook_deliveries (id, subscription_id, event_type, event_id, payload, target_labels, status, "
-          "attempts, next_retry_at, created_at) VALUES ($1, $2, 'stack.created', $1, $3, $4, 'pending', 0, $5, $5)",
-          {Value(id), Value(subscription), Value(R"({"event_type":"stack.created","data":{}})"),
-           target_labels_json.empty() ? Value() : Value(target_labels_json), Value(created)});
-      if (!rows.ok()) return std::move(rows).error();
-      return sindri::Ok{};
-    });
-    EXPECT_TRUE(written.ok()) << written.error().message;
-    return id;
+  // A stack the generator creates: a stack.created event.
+  std::string create_stack() {
+    Reply stack = call(*generator_, "POST", "/api/v1/stacks", R"({"name":"s)" + std::to_string(++stacks_) + R"("})");
+    EXPECT_EQ(stack.status, 201) << stack.body;
+    return text_of(stack.json, "id");
   }
 
-  int deliveries_ = 0;
+  int stacks_ = 0;
   std::unique_ptr<BrokerProcess> broker_;
   std::unique_ptr<sindri::http::Client> admin_;
   std::string agent_id_;
@@ -301,47 +287,53 @@ TEST_P(Webhooks, TheTestDeliveryAnswersWhatTheReceiverSaid) {
 
 TEST_P(Webhooks, AnAgentWithTheTargetLabelsDeliversInsideItsCluster) {
   ASSERT_EQ(call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/labels", R"("env=prod")").status, 201);
-  const std::string id = create(webhook_body("http://inside.cluster/hook",
-                                             R"(,"auth_header":"Bearer in","target_labels":["env=prod"],"max_retries":2)"));
-  const std::string first = insert_delivery(id, R"(["env=prod"])");
+  const std::string id = create(webhook_body(
+      "http://inside.cluster/hook", R"(,"auth_header":"Bearer in","target_labels":["env=prod"],"max_retries":2)"));
   const std::string pending_path = "/api/v1/agents/" + agent_id_ + "/webhooks/pending";
+  // The next pending delivery, claimed by the agent.
+  const auto claim_one = [&]() -> Value {
+    Reply pending = call(*agent_, "GET", pending_path);
+    EXPECT_EQ(pending.status, 200) << pending.body;
+    EXPECT_EQ(pending.json.size(), 1u) << pending.body;
+    return pending.json.size() == 1 ? *pending.json.at(0) : Value();
+  };
+  const auto report = [&](const Value& delivery, const std::string& body) {
+    return call(*agent_, "POST", "/api/v1/webhook-deliveries/" + text_of(delivery, "id") + "/result", body);
+  };
 
-  Reply pending = call(*agent_, "GET", pending_path);
-  ASSERT_EQ(pending.status, 200) << pending.body;
-  ASSERT_EQ(pending.json.size(), 1u) << pending.body;
-  const Value& item = *pending.json.at(0);
-  EXPECT_EQ(text_of(item, "id"), first);
-  EXPECT_EQ(text_of(item, "subscription_id"), id);
-  EXPECT_EQ(text_of(item, "url"), "http://inside.cluster/hook");
-  EXPECT_EQ(text_of(item, "auth_header"), "Bearer in");
-  EXPECT_EQ(text_of(item, "event_type"), "stack.created");
-  EXPECT_EQ(item.find("max_retries")->get_int(), 2);
-  EXPECT_EQ(item.find("timeout_seconds")->get_int(), 30);
-  EXPECT_EQ(item.find("attempts")->get_int(), 0);
+  const std::string stack = create_stack();
+  const Value first = claim_one();
+  EXPECT_EQ(text_of(first, "subscription_id"), id);
+  EXPECT_EQ(text_of(first, "url"), "http://inside.cluster/hook");
+  EXPECT_EQ(text_of(first, "auth_header"), "Bearer in");
+  EXPECT_EQ(text_of(first, "event_type"), "stack.created");
+  EXPECT_EQ(first.find("max_retries")->get_int(), 2);
+  EXPECT_EQ(first.find("timeout_seconds")->get_int(), 30);
+  EXPECT_EQ(first.find("attempts")->get_int(), 0);
+  auto payload = sindri::parse_json(text_of(first, "payload"));
+  ASSERT_TRUE(payload.ok());
+  EXPECT_EQ(text_of(*payload, "event_type"), "stack.created");
+  EXPECT_EQ(text_of(*payload->find("data"), "stack_id"), stack) << text_of(first, "payload");
   // Claimed: not handed out twice.
   EXPECT_EQ(call(*agent_, "GET", pending_path).json.size(), 0u);
 
-  Reply retry = call(*agent_, "POST", "/api/v1/webhook-deliveries/" + first + "/result",
-                     R"({"success":false,"status_code":503,"error":"busy","duration_ms":12})");
+  Reply retry = report(first, R"({"success":false,"status_code":503,"error":"busy","duration_ms":12})");
   ASSERT_EQ(retry.status, 200) << retry.body;
   EXPECT_EQ(text_of(retry.json, "status"), "failed");
   EXPECT_EQ(retry.json.find("attempts")->get_int(), 1);
   EXPECT_TRUE(retry.json.find("next_retry_at")->is_string());
   // Reported once: the delivery is no longer this agent's.
-  Reply again = call(*agent_, "POST", "/api/v1/webhook-deliveries/" + first + "/result", R"({"success":true})");
+  Reply again = report(first, R"({"success":true})");
   EXPECT_EQ(again.status, 403);
   EXPECT_EQ(text_of(again.json, "code"), "delivery_not_acquired_by_agent");
 
-  const std::string second = insert_delivery(id, R"(["env=prod"])");
-  ASSERT_EQ(call(*agent_, "GET", pending_path).json.size(), 1u);
-  Reply dead = call(*agent_, "POST", "/api/v1/webhook-deliveries/" + second + "/result",
-                    R"({"success":false,"status_code":404})");
+  create_stack();
+  Reply dead = report(claim_one(), R"({"success":false,"status_code":404})");
   ASSERT_EQ(dead.status, 200) << dead.body;
   EXPECT_EQ(text_of(dead.json, "status"), "dead");
 
-  const std::string third = insert_delivery(id, R"(["env=prod"])");
-  ASSERT_EQ(call(*agent_, "GET", pending_path).json.size(), 1u);
-  Reply done = call(*agent_, "POST", "/api/v1/webhook-deliveries/" + third + "/result", R"({"success":true})");
+  create_stack();
+  Reply done = report(claim_one(), R"({"success":true})");
   ASSERT_EQ(done.status, 200) << done.body;
   EXPECT_EQ(text_of(done.json, "status"), "success");
 
@@ -351,16 +343,18 @@ TEST_P(Webhooks, AnAgentWithTheTargetLabelsDeliversInsideItsCluster) {
   EXPECT_EQ(text_of(*deliveries.json.at(0), "status"), "success");
   EXPECT_EQ(text_of(*deliveries.json.at(0), "acquired_by"), agent_id_);
   EXPECT_EQ(deliveries.json.at(0)->find("target_labels")->at(0)->get_string(), "env=prod");
+  EXPECT_EQ(text_of(*deliveries.json.at(1), "status"), "dead");
+  EXPECT_EQ(text_of(*deliveries.json.at(2), "status"), "failed");
   Reply only_dead = call(*admin_, "GET", std::string(kWebhooks) + "/" + id + "/deliveries?status=dead");
   ASSERT_EQ(only_dead.json.size(), 1u);
-  EXPECT_EQ(text_of(*only_dead.json.at(0), "id"), second);
+  EXPECT_EQ(text_of(*only_dead.json.at(0), "last_error"), "HTTP 404");
   EXPECT_EQ(call(*admin_, "GET", std::string(kWebhooks) + "/" + id + "/deliveries?limit=1&offset=1").json.size(),
             1u);
 
   // An agent without the label gets nothing.
   Reply bare = call(*admin_, "POST", "/api/v1/agents", R"({"name":"bare","cluster_name":"c"})");
   auto bare_agent = broker_->client(text_of(bare.json, "initial_pak"));
-  insert_delivery(id, R"(["env=prod"])");
+  create_stack();
   Reply nothing = call(*bare_agent, "GET", "/api/v1/agents/" + text_of(*bare.json.find("agent"), "id") +
                                                "/webhooks/pending");
   ASSERT_EQ(nothing.status, 200) << nothing.body;

@@ -372,7 +372,7 @@ ApiResult<std::optional<Value>> pending_delivery(store::Connection& connection, 
 ApiResult<http::Response> pending_agent_webhooks(Call& call) {
   SINDRI_TRY(agent_id, call.id_param("agent_id"));
   if (!call.caller.is_admin() && !call.caller.is_agent(agent_id)) {
-    return ApiError{403, "agent_pak_mismatch", "an agent may only claim its own webhook deliveries", Value(), {}};
+    return forbidden("agent_pak_mismatch", "an agent may only claim its own webhook deliveries");
   }
   SINDRI_TRY(key, webhook_key());
   const DeliverySettings settings = delivery_settings(*call.services.config.current());
@@ -409,8 +409,7 @@ ApiResult<http::Response> report_delivery_result(Call& call) {
     const Value* acquired_by = delivery.find("acquired_by");
     if (delivery.find("status")->get_string() != "acquired" || acquired_by == nullptr ||
         !acquired_by->is_string() || acquired_by->get_string() != call.caller.id) {
-      return ApiError{403, "delivery_not_acquired_by_agent", "delivery " + id + " is not acquired by this agent",
-                      Value(), {}};
+      return forbidden("delivery_not_acquired_by_agent", "delivery " + id + " is not acquired by this agent");
     }
     SINDRI_TRY(subscription, db::load_subscription(connection, delivery.find("subscription_id")->get_string()));
     AttemptOutcome outcome;
