@@ -15,15 +15,6 @@ namespace {
 constexpr TextRule kRequestedByRule{255, true, true, false};
 constexpr TextRule kDiagnosticDataRule{0, false, true, false};
 
-ApiError not_owned(std::string message) {
-  return ApiError{403, "diagnostic_not_owned", std::move(message), Value(), std::nullopt};
-}
-
-ApiError diagnostic_not_found(std::string_view id) {
-  return ApiError{404, "diagnostic_not_found", "diagnostic request " + std::string(id) + " not found", Value(),
-                  std::nullopt};
-}
-
 ApiResult<db::NewDiagnosticRequest> read_new_request(const http::Request& request) {
   SINDRI_TRY(body, BodyObject::parse(request, "CreateDiagnosticRequest"));
   db::NewDiagnosticRequest out;
@@ -60,9 +51,9 @@ ApiResult<http::Response> create_request(Call& call) {
 ApiResult<Value> load_owned(store::Connection& connection, const Identity& caller, std::string_view id,
                             const char* what) {
   SINDRI_TRY(request, db::find_diagnostic_request(connection, id));
-  if (!request) return diagnostic_not_found(id);
+  if (!request) return not_found("diagnostic", id);
   if (!caller.is_admin() && !caller.is_agent(request->find("agent_id")->get_string())) {
-    return not_owned(std::string("not authorized to ") + what + " this diagnostic request");
+    return forbidden("diagnostic_not_owned", std::string("not authorized to ") + what + " this diagnostic request");
   }
   return std::move(*request);
 }
@@ -81,7 +72,7 @@ ApiResult<http::Response> get_diagnostic(Call& call) {
 ApiResult<http::Response> list_pending(Call& call) {
   SINDRI_TRY(agent_id, call.id_param());
   if (!call.caller.is_agent(agent_id)) {
-    return ApiError{403, "agent_pak_mismatch", "agent PAK does not match the agent ID", Value(), std::nullopt};
+    return forbidden("agent_pak_mismatch", "agent PAK does not match the agent ID");
   }
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(requests, db::list_pending_diagnostics(connection, agent_id));

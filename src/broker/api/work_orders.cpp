@@ -22,13 +22,6 @@ constexpr TextRule kWorkTypeRule{50, false, true, false, true};
 constexpr TextRule kMessageRule{65536, true, true, false};
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
-ApiError forbidden_with(std::string code, std::string message) {
-  return ApiError{403, std::move(code), std::move(message), Value(), std::nullopt};
-}
-
-ApiError not_found_with(std::string code, std::string message) {
-  return ApiError{404, std::move(code), std::move(message), Value(), std::nullopt};
-}
 
 // An optional integer setting within [low, kInt32Max] (Brokkr's INTEGER
 // columns); absent or null gives `fallback`.
@@ -221,7 +214,7 @@ ApiResult<http::Response> delete_work_order(Call& call) {
 ApiResult<http::Response> list_pending(Call& call) {
   SINDRI_TRY(agent_id, call.id_param("agent_id"));
   if (!call.caller.is_admin() && !call.caller.is_agent(agent_id)) {
-    return forbidden_with("agent_pak_mismatch", "agent PAK does not match the agent ID");
+    return forbidden("agent_pak_mismatch", "agent PAK does not match the agent ID");
   }
   const std::optional<std::string> work_type = optional_text_query(call.request, "work_type");
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
@@ -237,13 +230,13 @@ ApiResult<http::Response> claim(Call& call) {
   SINDRI_TRY(agent_id, body.required_string("agent_id", kUuidRule));
   SINDRI_CHECK(body.finish());
   if (!call.caller.is_admin() && !call.caller.is_agent(agent_id)) {
-    return forbidden_with("agent_pak_mismatch", "agent PAK does not match the claiming agent");
+    return forbidden("agent_pak_mismatch", "agent PAK does not match the claiming agent");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(claimed, db::claim_work_order(connection, id, agent_id));
     if (!claimed) {
-      return not_found_with("work_order_not_claimable", "work order " + id + " not found or not claimable by agent " +
-                                                            agent_id);
+      return ApiError{404, "work_order_not_claimable",
+                      "work order " + id + " not found or not claimable by agent " + agent_id, Value(), std::nullopt};
     }
     SINDRI_CHECK(db::record_audit(connection, audit_entry(call, "workorder.claimed", "work_order", id,
                                                           make_object({{"agent_id", Value(agent_id)}}))));
@@ -277,7 +270,7 @@ ApiResult<http::Response> complete(Call& call) {
     const bool claimer = claimed_by.is_string() && call.caller.is_agent(claimed_by.get_string()) &&
                          order->find("status")->get_string() == "CLAIMED";
     if (!call.caller.is_admin() && !claimer) {
-      return forbidden_with("work_order_not_claimed_by_agent", "work order " + id + " is not claimed by this agent");
+      return forbidden("work_order_not_claimed_by_agent", "work order " + id + " is not claimed by this agent");
     }
     SINDRI_TRY(outcome, db::complete_work_order(connection, *order, completion));
     if (!outcome.log_entry) {
