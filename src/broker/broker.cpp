@@ -49,6 +49,7 @@ std::vector<ApiRoute> all_routes() {
   add_fleet_routes(routes);
   add_telemetry_routes(routes);
   add_admin_routes(routes);
+  add_admin_config_routes(routes);
   return routes;
 }
 

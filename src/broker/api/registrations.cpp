@@ -42,7 +42,7 @@ ApiResult<http::Response> register_agent(Call& call) {
       return conflict("already_registered", "agent " + agent_id + " is already registered with generator " + generator_id);
     }
     SINDRI_CHECK(registration);
-    SINDRI_CHECK(audit(call, connection, "registration.created", "agent", agent_id,
+    SINDRI_CHECK(audit(call, connection, "agent.registered", "agent", agent_id,
                        make_object({{"generator_id", Value(generator_id)}})));
     return json_response(201, std::move(registration).value());
   });
@@ -58,7 +58,7 @@ ApiResult<http::Response> deregister_agent(Call& call) {
       return ApiError{404, "registration_not_found",
                       "agent " + agent_id + " is not registered with generator " + generator_id, Value(), std::nullopt};
     }
-    SINDRI_CHECK(audit(call, connection, "registration.deleted", "agent", agent_id,
+    SINDRI_CHECK(audit(call, connection, "agent.deregistered", "agent", agent_id,
                        make_object({{"generator_id", Value(generator_id)}})));
     return empty_response(204);
   });

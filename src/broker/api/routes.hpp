@@ -30,5 +30,6 @@ void add_health_routes(std::vector<ApiRoute>& routes);              // health.cp
 void add_fleet_routes(std::vector<ApiRoute>& routes);               // fleet.cpp
 void add_telemetry_routes(std::vector<ApiRoute>& routes);           // telemetry.cpp
 void add_admin_routes(std::vector<ApiRoute>& routes);               // admin.cpp
+void add_admin_config_routes(std::vector<ApiRoute>& routes);        // admin_config.cpp
 
 }  // namespace sindri::broker
