@@ -20,7 +20,7 @@
 namespace sindri::broker {
 namespace {
 
-// Best first: a stack or object takes the last one any of its reports has.
+// From best to worst: an object or a stack takes the worst status reported.
 constexpr std::array<std::string_view, 4> kStatusesByRank = {"unknown", "healthy", "degraded", "failing"};
 constexpr std::string_view kAllowedStatuses = "healthy, degraded, failing, unknown";
 
@@ -42,14 +42,13 @@ ApiError wrong_type(const std::string& pointer, const char* expected, const Valu
   return field_error("invalid_field", pointer + " must be " + expected + ", got " + got.kind_name(), pointer);
 }
 
-// The members of one object inside the body: each named one is looked up
-// once, and any other is an error naming its pointer.
+// The members of one object inside the body, for errors that name each by
+// its full pointer; finish() refuses members the schema does not have.
 class Members {
  public:
   Members(const Value& object, std::string pointer, std::string_view schema)
       : object_(object), pointer_(std::move(pointer)), schema_(schema) {}
 
-  const std::string& pointer() const { return pointer_; }
   std::string child(std::string_view key) const { return pointer_child(pointer_, key); }
 
   // The member, or an error when it is absent or null.
