@@ -1,7 +1,14 @@
 // Webhooks over HTTP against a real `sindri serve` on both databases:
 // subscriptions and their validation, the synchronous test delivery, the
-// in-cluster delivery by agents, the secrets never stored in clear, and a
-// broker refusing to start with another encryption key.
+// in-cluster delivery by agents, the secrets never stored in clear, a
+// broker refusing to start with another encryption key, and the broker's
+// delivery pass against a receiver on loopback.
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <set>
+#include <thread>
 
 #include "broker_process.hpp"
 #include "store/database.hpp"
@@ -20,10 +27,12 @@ std::string webhook_body(const std::string& url, const std::string& extra = "") 
 
 class Webhooks : public ::testing::TestWithParam<Backend> {
  protected:
+  virtual std::vector<std::string> serve_flags() const { return {}; }
+
   void SetUp() override {
     broker_ = std::make_unique<BrokerProcess>(GetParam());
     if (!broker_->usable()) GTEST_FAIL() << "no database for this backend";
-    broker_->start();
+    broker_->start(serve_flags());
     admin_ = broker_->client(broker_->admin_pak());
     Reply agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"edge","cluster_name":"c"})");
     ASSERT_EQ(agent.status, 201) << agent.body;
@@ -413,6 +422,137 @@ TEST_P(Webhooks, SecretsAreStoredEncryptedAndAnotherKeyIsRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Webhooks, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);
+
+// The delivery pass of a served broker: every event type reaches a receiver
+// with its headers and a valid signature, a 500 is retried once and then
+// delivered, and a 404 goes dead at once with an audit entry.
+class WebhookDelivery : public Webhooks {
+ protected:
+  std::vector<std::string> serve_flags() const override {
+    return {"--webhooks-delivery-interval", "0.05", "--webhooks-backoff-unit", "0.05"};
+  }
+
+  // Polls (at most 10 s) until the subscription's one delivery has `status`.
+  bool settles(const std::string& subscription, const std::string& status) {
+    for (int round = 0; round < 500; ++round) {
+      Reply listed = call(*admin_, "GET", std::string(kWebhooks) + "/" + subscription + "/deliveries");
+      if (listed.json.size() == 1 && text_of(*listed.json.at(0), "status") == status) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+};
+
+std::string hmac_sha256_hex(const std::string& key, const std::string& message) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
+       message.size(), digest, &size);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < size; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 0xf]);
+  }
+  return out;
+}
+
+TEST_P(WebhookDelivery, EveryEventTypeArrivesSignedWithItsHeaders) {
+  WebhookReceiver receiver;
+  create(R"({"name":"all","url":")" + receiver.url() + R"(","event_types":["*"],"signing_secret":"sign"})");
+  const auto ok = [](const Reply& reply, int status) {
+    EXPECT_EQ(reply.status, status) << reply.body;
+    return text_of(reply.json, "id");
+  };
+  Reply other = call(*admin_, "POST", "/api/v1/agents", R"({"name":"leaving","cluster_name":"c"})");
+  ASSERT_EQ(other.status, 201) << other.body;
+  const std::string stack = create_stack();
+  const std::string object = ok(call(*generator_, "POST", "/api/v1/stacks/" + stack + "/deployment-objects",
+                                     R"({"yaml_content":"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web\n"})"),
+                                201);
+  ok(call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/targets", R"({"stack_id":")" + stack + "\"}"), 201);
+  for (const char* status : {"SUCCESS", "FAILURE"}) {
+    ok(call(*agent_, "POST", "/api/v1/agents/" + agent_id_ + "/events",
+            R"({"deployment_object_id":")" + object + R"(","event_type":"DEPLOYMENT","status":")" + status + "\"}"),
+       201);
+  }
+  ok(call(*agent_, "PATCH", "/api/v1/agents/" + agent_id_ + "/health-status",
+          R"({"deployment_objects":[{"id":")" + object +
+              R"(","status":"degraded","checked_at":"2026-01-02T03:04:05Z"}]})"),
+     200);
+  for (const char* outcome : {R"({"success":true})", R"({"success":false,"message":"no"})"}) {
+    const std::string order =
+        ok(call(*admin_, "POST", "/api/v1/work-orders",
+                R"({"work_type":"build","yaml_content":"kind: Job","max_retries":0,"targeting":{"agent_ids":[")" +
+                    agent_id_ + "\"]}}"),
+           201);
+    ok(call(*agent_, "POST", "/api/v1/work-orders/" + order + "/claim", R"({"agent_id":")" + agent_id_ + "\"}"), 200);
+    ok(call(*agent_, "POST", "/api/v1/work-orders/" + order + "/complete", outcome), 200);
+  }
+  ok(call(*generator_, "DELETE", "/api/v1/stacks/" + stack), 204);
+  ok(call(*admin_, "DELETE", "/api/v1/agents/" + text_of(*other.json.find("agent"), "id")), 204);
+
+  Reply types = call(*admin_, "GET", std::string(kWebhooks) + "/event-types");
+  std::set<std::string> expected;
+  for (const Value& type : types.json.get_array()) expected.insert(std::string(type.get_string()));
+  std::set<std::string> arrived;
+  std::vector<WebhookReceiver::Received> got;
+  for (int round = 0; round < 500 && arrived != expected; ++round) {
+    got = receiver.wait_for(got.size() + 1, std::chrono::milliseconds(20));
+    arrived.clear();
+    for (const auto& request : got) arrived.insert(std::string(request.header("X-Brokkr-Event-Type")));
+  }
+  EXPECT_EQ(arrived, expected);
+  std::set<std::string> delivery_ids;
+  for (const auto& request : got) {
+    const std::string type(request.header("X-Brokkr-Event-Type"));
+    EXPECT_EQ(request.header("Content-Type"), "application/json") << type;
+    EXPECT_EQ(request.header("X-Sindri-Signature"), "sha256=" + hmac_sha256_hex("sign", request.body)) << type;
+    delivery_ids.insert(std::string(request.header("X-Brokkr-Delivery-Id")));
+    auto payload = sindri::parse_json(request.body);
+    ASSERT_TRUE(payload.ok()) << request.body;
+    EXPECT_EQ(text_of(*payload, "event_type"), type);
+    EXPECT_FALSE(text_of(*payload, "id").empty());
+    EXPECT_FALSE(text_of(*payload, "timestamp").empty());
+    EXPECT_TRUE(payload->find("data")->is_object()) << request.body;
+  }
+  EXPECT_EQ(delivery_ids.size(), got.size());
+}
+
+TEST_P(WebhookDelivery, AServerErrorIsRetriedAndANotFoundGoesDead) {
+  WebhookReceiver flaky({500, 200});
+  WebhookReceiver gone({404});
+  const std::string retried =
+      create(R"({"name":"flaky","url":")" + flaky.url() + R"(","event_types":["stack.created"]})");
+  const std::string dead = create(R"({"name":"gone","url":")" + gone.url() + R"(","event_types":["stack.*"]})");
+  create_stack();
+  EXPECT_TRUE(settles(retried, "success"));
+  EXPECT_TRUE(settles(dead, "dead"));
+  auto first = flaky.received();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].header("X-Brokkr-Delivery-Id"), first[1].header("X-Brokkr-Delivery-Id"));
+  EXPECT_EQ(gone.received().size(), 1u);
+  Reply listed = call(*admin_, "GET", std::string(kWebhooks) + "/" + retried + "/deliveries");
+  EXPECT_EQ(listed.json.at(0)->find("attempts")->get_int(), 2);
+  Reply audit = call(*admin_, "GET", "/api/v1/admin/audit-logs?action=webhook.delivery_failed&resource_id=" + dead);
+  ASSERT_EQ(audit.status, 200) << audit.body;
+  ASSERT_EQ(audit.json.find("total")->get_int(), 1) << audit.body;
+  EXPECT_EQ(text_of(*audit.json.find("logs")->at(0), "actor_type"), "system");
+}
+
+TEST_P(WebhookDelivery, AReceiverThatNeverAnswersTimesOut) {
+  WebhookReceiver silent;
+  silent.set_hang(true);
+  const std::string id = create(R"({"name":"silent","url":")" + silent.url() +
+                                R"(","event_types":["stack.created"],"timeout_seconds":1,"max_retries":1})");
+  create_stack();
+  EXPECT_TRUE(settles(id, "dead"));
+  Reply listed = call(*admin_, "GET", std::string(kWebhooks) + "/" + id + "/deliveries");
+  EXPECT_NE(text_of(*listed.json.at(0), "last_error").find("POST"), std::string::npos) << listed.body;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, WebhookDelivery, ::testing::Values(Backend::Sqlite, Backend::Postgres),
+                         backend_name);
 
 }  // namespace
 }  // namespace sindri_test
