@@ -72,7 +72,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
       auto counters = counters_.current(db_, reads_target_state);
       if (!counters.ok()) return error_response(counters.error());
       auto caller = authenticate(db_, request, credentials_, counters->credentials);
-      if (!caller.ok()) return error_response(caller.error());
+      if (!caller.ok()) return refuse_unauthenticated(request, caller.error());
       if (!allows(route.allowed, caller->kind)) {
         return error_response(forbidden(refusal_code(route.allowed), std::string(caller->kind_name()) +
                                                                      " PAKs may not call " + route.method + " " +
@@ -112,8 +112,21 @@ Status Broker::initialize(const std::string& admin_pak_file) {
   return Ok{};
 }
 
+http::Response Broker::refuse_unauthenticated(const http::Request& request, const ApiError& error) {
+  const bool batch_full = auth_failures_.record(request.remote, request.path,
+                                                http::find_header(request.headers, "User-Agent"), error.code,
+                                                std::chrono::system_clock::now());
+  if (batch_full) {
+    if (auto flushed = auth_failures_.flush(db_, std::chrono::system_clock::now()); !flushed.ok()) {
+      log_.warn("cannot write refused authentications to the audit log", {{"cause", Value(flushed.error().message)}});
+    }
+  }
+  return error_response(error);
+}
+
 void Broker::start_background_jobs() {
-  jobs_ = std::make_unique<JobRunner>(db_, log_, config_, broker_id_, periodic_passes(db_, log_, config_));
+  jobs_ = std::make_unique<JobRunner>(db_, log_, config_, broker_id_,
+                                      periodic_passes(db_, log_, config_, auth_failures_));
 }
 
 void Broker::add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source) {
@@ -166,7 +179,7 @@ std::optional<http::Response> Broker::refuse_before_body(const http::Request& he
   if (!counters.ok()) return std::nullopt;
   auto caller = authenticate(db_, head, credentials_, counters->credentials);
   if (caller.ok()) return std::nullopt;
-  return error_response(caller.error());
+  return refuse_unauthenticated(head, caller.error());
 }
 
 http::Response Broker::handle(http::Request& request) {

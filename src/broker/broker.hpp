@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "broker/auth.hpp"
+#include "broker/auth_failures.hpp"
 #include "broker/context.hpp"
 #include "broker/counters.hpp"
 #include "broker/jobs.hpp"
@@ -49,6 +50,8 @@ class Broker {
   http::Response dispatch(http::Request& request, std::string& route);
   http::Response metrics_text();
   http::Response readiness();
+  // A 401 for `error`, counted for the audit log.
+  http::Response refuse_unauthenticated(const http::Request& request, const ApiError& error);
 
   store::Database& db_;
   Logger& log_;
@@ -57,6 +60,7 @@ class Broker {
   CountersReader counters_;
   TargetStateCache target_states_;
   CredentialCache credentials_;
+  AuthFailureLog auth_failures_;
   Services services_;
   http::Router router_;
   http::Metrics metrics_;

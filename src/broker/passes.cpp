@@ -37,7 +37,8 @@ ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig&
   return static_cast<size_t>(audit + events);
 }
 
-std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config) {
+std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config,
+                                         AuthFailureLog& auth_failures) {
   std::vector<PeriodicJob> jobs;
   jobs.push_back({"template_targets",
                   [](const BrokerConfig& c) { return static_cast<double>(c.template_targets_interval); }, true,
@@ -54,6 +55,9 @@ std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const
                     if (!key) return size_t{0};
                     return deliver_due_webhooks(db, *key, delivery_settings(*config.current()), log);
                   }});
+  // Each broker writes the refused authentications it counted.
+  jobs.push_back({"audit_flush", [](const BrokerConfig& c) { return c.audit_flush_interval; }, false,
+                  [&db, &auth_failures] { return auth_failures.flush(db, std::chrono::system_clock::now()); }});
   jobs.push_back({"retention", [](const BrokerConfig& c) { return c.retention_interval; }, true,
                   [&db, &config] { return delete_past_retention(db, *config.current()); }});
   return jobs;

@@ -6,12 +6,15 @@
 
 #include <vector>
 
+#include "broker/auth_failures.hpp"
 #include "broker/jobs.hpp"
 
 namespace sindri::broker {
 
-// The passes read their settings from `config` at each round.
-std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config);
+// The passes read their settings from `config` at each round;
+// `auth_failures` is this broker's, flushed on audit.flush_interval.
+std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config,
+                                         AuthFailureLog& auth_failures);
 
 // Deletes audit entries and agent events past their retention
 // (audit.retention_days, agent_events.retention_days); answers how many.

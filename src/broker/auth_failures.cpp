@@ -1,0 +1,68 @@
+#include "broker/auth_failures.hpp"
+
+#include <vector>
+
+#include "broker/context.hpp"
+#include "broker/db/audit.hpp"
+#include "broker/ids.hpp"
+#include "value/object_literal.hpp"
+
+namespace sindri::broker {
+namespace {
+
+int64_t minute_of(std::chrono::system_clock::time_point moment) {
+  return std::chrono::duration_cast<std::chrono::minutes>(moment.time_since_epoch()).count();
+}
+
+}  // namespace
+
+bool AuthFailureLog::record(std::string_view source, std::string_view path, std::string_view user_agent,
+                            std::string_view reason, std::chrono::system_clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string key(source);
+  if (!windows_.contains(key) && windows_.size() >= kMaxSources) key = "other";
+  Window& window = windows_[key];
+  const int64_t minute = minute_of(now);
+  if (window.count == 0 || window.minute != minute) {
+    // A window whose rest was not written yet is replaced: its minute is
+    // over, and flush() would have written it had it run since.
+    if (window.count == 0 || window.written > 0) ++waiting_first_entry_;
+    window = Window{minute, timestamp_at(now), std::string(path), std::string(user_agent), std::string(reason), 0, 0};
+  }
+  ++window.count;
+  return waiting_first_entry_ >= kBatch;
+}
+
+ApiResult<size_t> AuthFailureLog::flush(store::Database& db, std::chrono::system_clock::time_point now) {
+  std::vector<db::AuditEntry> entries;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int64_t minute = minute_of(now);
+    for (auto it = windows_.begin(); it != windows_.end();) {
+      Window& window = it->second;
+      const bool over = window.minute < minute;
+      const bool first = window.written == 0;
+      if (window.count > window.written && (first || over)) {
+        entries.push_back(db::AuditEntry{
+            "system", "", "auth.failed", "system", "",
+            make_object({{"reason", Value(window.reason)},
+                         {"path", Value(window.path)},
+                         {"count", Value(window.count - window.written)},
+                         {"first_at", Value(window.first_at)},
+                         {"continued", Value(!first)}}),
+            it->first == "other" ? "" : it->first, window.user_agent});
+        window.written = window.count;
+        if (first) --waiting_first_entry_;
+      }
+      it = over && window.written == window.count ? windows_.erase(it) : std::next(it);
+    }
+  }
+  if (entries.empty()) return size_t{0};
+  SINDRI_CHECK(in_write<Ok>(db, [&](store::Connection& connection) -> ApiResult<Ok> {
+    for (const db::AuditEntry& entry : entries) SINDRI_CHECK(db::record_audit(connection, entry));
+    return Ok{};
+  }));
+  return entries.size();
+}
+
+}  // namespace sindri::broker

@@ -1,0 +1,120 @@
+// Refused authentications in the audit log, on a real SQLite database: a
+// flood from one source is one entry with its count, a later failure in the
+// same minute waits for the minute's end, and many sources fill a batch.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "broker/auth_failures.hpp"
+#include "broker/db/audit.hpp"
+#include "broker/db/tables.hpp"
+#include "broker/context.hpp"
+#include "store/migrations.hpp"
+
+namespace sindri::broker {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::system_clock;
+
+class AuthFailureLogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = fs::temp_directory_path() / ("sindri-auth-failures-" + std::to_string(getpid()) + ".db");
+    fs::remove(path_);
+    auto db = store::Database::open("sqlite://" + path_.string());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    db_ = std::move(db).value();
+    ASSERT_TRUE(store::migrate(*db_, broker_migrations()).ok());
+  }
+
+  void TearDown() override {
+    db_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path_.string() + suffix);
+  }
+
+  // The auth.failed entries, newest first.
+  Value entries() {
+    auto logs = in_read<Value>(*db_, [](store::Connection& connection) {
+      db::AuditQuery query;
+      query.action = "auth.failed";
+      return db::query_audit(connection, query);
+    });
+    EXPECT_TRUE(logs.ok());
+    return logs.ok() ? *logs->find("logs") : Value();
+  }
+
+  static int64_t count_of(const Value& entry) { return entry.find("details")->find("count")->get_int(); }
+
+  // The start of a minute, so that a test's seconds stay in it.
+  static Clock::time_point minute_start() {
+    return std::chrono::floor<std::chrono::minutes>(Clock::now()) + std::chrono::minutes(1);
+  }
+
+  fs::path path_;
+  std::unique_ptr<store::Database> db_;
+  AuthFailureLog log_;
+};
+
+TEST_F(AuthFailureLogTest, AFloodFromOneSourceIsOneEntryWithItsCount) {
+  const auto minute = minute_start();
+  for (int i = 0; i < 500; ++i) EXPECT_FALSE(log_.record("10.0.0.1", "/api/v1/stacks", "curl/8", "unauthorized", minute));
+  auto written = log_.flush(*db_, minute + std::chrono::seconds(1));
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  EXPECT_EQ(*written, 1u);
+  const Value logs = entries();
+  ASSERT_EQ(logs.size(), 1u);
+  const Value& entry = *logs.at(0);
+  EXPECT_EQ(count_of(entry), 500);
+  EXPECT_EQ(entry.find("ip_address")->get_string(), "10.0.0.1");
+  EXPECT_EQ(entry.find("user_agent")->get_string(), "curl/8");
+  EXPECT_EQ(entry.find("actor_type")->get_string(), "system");
+  EXPECT_EQ(entry.find("details")->find("path")->get_string(), "/api/v1/stacks");
+}
+
+TEST_F(AuthFailureLogTest, FailuresAfterTheFirstEntryWaitForTheMinutesEnd) {
+  const auto minute = minute_start();
+  log_.record("10.0.0.1", "/a", "", "unauthorized", minute);
+  ASSERT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(1)), 1u);
+  for (int i = 0; i < 7; ++i) log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(2));
+  EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(3)), 0u);
+  EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(61)), 1u);
+  const Value logs = entries();
+  ASSERT_EQ(logs.size(), 2u);
+  EXPECT_EQ(count_of(*logs.at(0)), 7);  // newest first
+  EXPECT_TRUE(logs.at(0)->find("details")->find("continued")->get_bool());
+  EXPECT_EQ(count_of(*logs.at(1)), 1);
+  // Nothing more is due, and the finished minute is forgotten.
+  EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(62)), 0u);
+}
+
+TEST_F(AuthFailureLogTest, AHundredSourcesMakeAFlushDue) {
+  const auto minute = minute_start();
+  for (int i = 0; i < 99; ++i) {
+    EXPECT_FALSE(log_.record("10.0.1." + std::to_string(i), "/a", "", "unauthorized", minute));
+  }
+  EXPECT_TRUE(log_.record("10.0.1.99", "/a", "", "unauthorized", minute));
+  EXPECT_EQ(*log_.flush(*db_, minute), 100u);
+  EXPECT_FALSE(log_.record("10.0.2.1", "/a", "", "unauthorized", minute));
+}
+
+TEST_F(AuthFailureLogTest, SourcesPastTheCapAreCountedTogether) {
+  const auto minute = minute_start();
+  for (size_t i = 0; i < AuthFailureLog::kMaxSources + 50; ++i) {
+    log_.record("s" + std::to_string(i), "/a", "", "unauthorized", minute);
+  }
+  auto written = log_.flush(*db_, minute);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(*written, AuthFailureLog::kMaxSources + 1);
+  auto other = db_->read_statement("SELECT details FROM audit_logs WHERE ip_address IS NULL");
+  ASSERT_TRUE(other.ok());
+  ASSERT_EQ(other->size(), 1u);
+  EXPECT_NE(other->rows[0][0].get_string().find("\"count\":50"), std::string::npos) << other->rows[0][0].get_string();
+}
+
+}  // namespace
+}  // namespace sindri::broker
