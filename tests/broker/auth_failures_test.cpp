@@ -9,11 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "scratch_database.hpp"
+
 #include "broker/auth_failures.hpp"
 #include "broker/db/audit.hpp"
-#include "broker/db/tables.hpp"
 #include "broker/context.hpp"
-#include "store/migrations.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -23,20 +23,6 @@ using Clock = std::chrono::system_clock;
 
 class AuthFailureLogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    path_ = fs::temp_directory_path() / ("sindri-auth-failures-" + std::to_string(getpid()) + ".db");
-    fs::remove(path_);
-    auto db = store::Database::open("sqlite://" + path_.string());
-    ASSERT_TRUE(db.ok()) << db.error().message;
-    db_ = std::move(db).value();
-    ASSERT_TRUE(store::migrate(*db_, broker_migrations()).ok());
-  }
-
-  void TearDown() override {
-    db_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path_.string() + suffix);
-  }
-
   // The auth.failed entries, newest first.
   Value entries() {
     auto logs = in_read<Value>(*db_, [](store::Connection& connection) {
@@ -55,8 +41,7 @@ class AuthFailureLogTest : public ::testing::Test {
     return std::chrono::floor<std::chrono::minutes>(Clock::now()) + std::chrono::minutes(1);
   }
 
-  fs::path path_;
-  std::unique_ptr<store::Database> db_;
+  ScratchDatabase db_{"sindri-auth-failures"};
   AuthFailureLog log_;
 };
 

@@ -11,11 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include "scratch_database.hpp"
+
 #include "broker/db/jobs.hpp"
-#include "broker/db/tables.hpp"
 #include "broker/ids.hpp"
 #include "broker/jobs.hpp"
-#include "store/migrations.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -25,20 +25,6 @@ using std::chrono::milliseconds;
 
 class JobRunnerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    path_ = fs::temp_directory_path() / ("sindri-jobs-" + std::to_string(getpid()) + ".db");
-    fs::remove(path_);
-    auto db = store::Database::open("sqlite://" + path_.string());
-    ASSERT_TRUE(db.ok()) << db.error().message;
-    db_ = std::move(db).value();
-    ASSERT_TRUE(store::migrate(*db_, broker_migrations()).ok());
-  }
-
-  void TearDown() override {
-    db_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path_.string() + suffix);
-  }
-
   // Waits up to 5 s for `done`.
   static bool eventually(const std::function<bool()>& done) {
     for (int waited = 0; waited < 500; ++waited) {
@@ -63,8 +49,7 @@ class JobRunnerTest : public ::testing::Test {
     return LiveConfig(config);
   }
 
-  fs::path path_;
-  std::unique_ptr<store::Database> db_;
+  ScratchDatabase db_{"sindri-jobs"};
   Logger log_{LogLevel::Error};
 };
 

@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include "broker/db/tables.hpp"
+#include "scratch_database.hpp"
+
 #include "broker/ids.hpp"
 #include "broker/passes.hpp"
-#include "store/migrations.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -20,28 +20,7 @@ namespace fs = std::filesystem;
 
 class RetentionPass : public ::testing::Test {
  protected:
-  void SetUp() override {
-    path_ = fs::temp_directory_path() / ("sindri-retention-" + std::to_string(getpid()) + ".db");
-    fs::remove(path_);
-    auto db = store::Database::open("sqlite://" + path_.string());
-    ASSERT_TRUE(db.ok()) << db.error().message;
-    db_ = std::move(db).value();
-    ASSERT_TRUE(store::migrate(*db_, broker_migrations()).ok());
-  }
-
-  void TearDown() override {
-    db_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path_.string() + suffix);
-  }
-
-  void execute(const std::string& sql) {
-    auto status = db_->write([&](store::Connection& connection) -> store::DbStatus {
-      auto rows = connection.query(sql);
-      if (!rows.ok()) return std::move(rows).error();
-      return Ok{};
-    });
-    ASSERT_TRUE(status.ok()) << sql << ": " << status.error().message;
-  }
+  void execute(const std::string& sql) { db_.execute(sql); }
 
   int64_t count(const std::string& table) {
     auto rows = db_->read_statement("SELECT COUNT(*) FROM " + table);
@@ -63,8 +42,7 @@ class RetentionPass : public ::testing::Test {
             "updated_at) VALUES ('" + id + "', 'a', 'd', 'DEPLOY', 'SUCCESS', '" + when + "', '" + when + "')");
   }
 
-  fs::path path_;
-  std::unique_ptr<store::Database> db_;
+  ScratchDatabase db_{"sindri-retention"};
 };
 
 TEST_F(RetentionPass, DeletesWhatIsPastEachRetentionAndKeepsTheRest) {

@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "broker/db/tables.hpp"
+#include "scratch_database.hpp"
+
 #include "broker/template_targets_pass.hpp"
-#include "store/migrations.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -21,12 +21,6 @@ namespace fs = std::filesystem;
 class TemplateTargetsPassTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = fs::temp_directory_path() / ("sindri-template-targets-" + std::to_string(getpid()) + ".db");
-    fs::remove(path_);
-    auto db = store::Database::open("sqlite://" + path_.string());
-    ASSERT_TRUE(db.ok()) << db.error().message;
-    db_ = std::move(db).value();
-    ASSERT_TRUE(store::migrate(*db_, broker_migrations()).ok());
     const char* const rows[] = {
         "INSERT INTO generators (id, name, created_at, updated_at) VALUES ('g', 'g', 't', 't')",
         "INSERT INTO stacks (id, name, generator_id, created_at, updated_at) VALUES ('prod', 'prod', 'g', 't', 't')",
@@ -41,19 +35,7 @@ class TemplateTargetsPassTest : public ::testing::Test {
     for (const char* sql : rows) execute(sql);
   }
 
-  void TearDown() override {
-    db_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path_.string() + suffix);
-  }
-
-  void execute(const std::string& sql) {
-    auto status = db_->write([&](store::Connection& connection) -> store::DbStatus {
-      auto rows = connection.query(sql);
-      if (!rows.ok()) return std::move(rows).error();
-      return Ok{};
-    });
-    ASSERT_TRUE(status.ok()) << sql << ": " << status.error().message;
-  }
+  void execute(const std::string& sql) { db_.execute(sql); }
 
   // "template>stack" pairs, sorted.
   std::string targets() {
@@ -70,8 +52,7 @@ class TemplateTargetsPassTest : public ::testing::Test {
     return out;
   }
 
-  fs::path path_;
-  std::unique_ptr<store::Database> db_;
+  ScratchDatabase db_{"sindri-template-targets"};
 };
 
 TEST_F(TemplateTargetsPassTest, APassRepairsWhateverDrifted) {

@@ -10,10 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include "scratch_database.hpp"
+
 #include "broker/db/diagnostics.hpp"
-#include "broker/db/tables.hpp"
 #include "broker/db/work_orders.hpp"
-#include "store/migrations.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -27,12 +27,6 @@ const char* const kPast = "2000-01-01T00:00:00.000000Z";
 class WorkOrderPasses : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = fs::temp_directory_path() / ("sindri-work-order-passes-" + std::to_string(getpid()) + ".db");
-    fs::remove(path_);
-    auto db = store::Database::open("sqlite://" + path_.string());
-    ASSERT_TRUE(db.ok()) << db.error().message;
-    db_ = std::move(db).value();
-    ASSERT_TRUE(store::migrate(*db_, broker_migrations()).ok());
     for (const char* agent : {kAgent, kOtherAgent}) {
       execute(std::string("INSERT INTO agents (id, name, cluster_name, created_at, updated_at) VALUES ('") + agent +
               "', '" + agent + "', 'c', 't', 't')");
@@ -43,19 +37,7 @@ class WorkOrderPasses : public ::testing::Test {
             "updated_at) VALUES ('d', 's', 'x', 'c', 't', 't', 't')");
   }
 
-  void TearDown() override {
-    db_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path_.string() + suffix);
-  }
-
-  void execute(const std::string& sql) {
-    auto status = db_->write([&](store::Connection& connection) -> store::DbStatus {
-      auto rows = connection.query(sql);
-      if (!rows.ok()) return std::move(rows).error();
-      return Ok{};
-    });
-    ASSERT_TRUE(status.ok()) << sql << ": " << status.error().message;
-  }
+  void execute(const std::string& sql) { db_.execute(sql); }
 
   // Runs `work` (Connection& -> ApiResult<T>) in a write transaction.
   template <class T, class Work>
@@ -93,8 +75,7 @@ class WorkOrderPasses : public ::testing::Test {
     return in_write<int64_t>([](store::Connection& c) { return db::release_expired_work_order_claims(c); });
   }
 
-  fs::path path_;
-  std::unique_ptr<store::Database> db_;
+  ScratchDatabase db_{"sindri-work-order-passes"};
 };
 
 TEST_F(WorkOrderPasses, ALapsedClaimIsReleasedAndClaimableBeforeThePass) {
