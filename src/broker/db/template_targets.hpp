@@ -4,7 +4,7 @@
 // any stack; otherwise the stack must carry every label of the template and
 // every annotation (key and value). The table follows every change of either
 // side's labels and annotations, inside the same write transaction, and a
-// background job (template_targets_job.hpp) recomputes it all periodically;
+// background pass (template_targets_pass.hpp) recomputes it all periodically;
 // instantiation itself checks the labels directly, so the table is for users
 // asking "where may this go".
 
