@@ -61,7 +61,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
       config_(config),
       broker_id_(new_uuid()),
       counters_(std::chrono::milliseconds(config.current()->peer_change_delay_ms)),
-      services_{db, log, target_states_, config, static_cast<size_t>(config.current()->body_limit)} {
+      services_{db, log, target_states_, config, webhook_key_, static_cast<size_t>(config.current()->body_limit)} {
   for (ApiRoute& route : all_routes()) {
     const std::string pattern = std::string(kApiPrefix) + route.pattern;
     const std::string method = route.method;
@@ -109,6 +109,7 @@ Status Broker::initialize(const std::string& admin_pak_file) {
   }
   auto webhook_key = establish_webhook_key(db_, *config_.current(), admin_pak_file, log_);
   if (!webhook_key.ok()) return make_error("webhooks: " + webhook_key.error().message);
+  webhook_key_ = *webhook_key;
   return Ok{};
 }
 
@@ -126,7 +127,7 @@ http::Response Broker::refuse_unauthenticated(const http::Request& request, cons
 
 void Broker::start_background_jobs() {
   jobs_ = std::make_unique<JobRunner>(db_, log_, config_, broker_id_,
-                                      periodic_passes(db_, log_, config_, auth_failures_));
+                                      periodic_passes(db_, log_, config_, webhook_key_, auth_failures_));
 }
 
 void Broker::add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source) {

@@ -56,6 +56,7 @@ class Broker {
   store::Database& db_;
   Logger& log_;
   LiveConfig& config_;
+  std::optional<WebhookKey> webhook_key_;  // set by initialize()
   const std::string broker_id_;  // this process among brokers sharing the database
   CountersReader counters_;
   TargetStateCache target_states_;

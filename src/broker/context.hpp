@@ -15,6 +15,7 @@
 #include "broker/db/audit.hpp"
 #include "broker/log.hpp"
 #include "broker/target_state_cache.hpp"
+#include "broker/webhook_crypto.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
 #include "store/database.hpp"
@@ -37,6 +38,9 @@ struct Services {
   Logger& log;
   TargetStateCache& target_states;
   const LiveConfig& config;
+  // The key webhook URLs and auth headers are encrypted with; set once the
+  // broker has established it (Broker::initialize).
+  const std::optional<WebhookKey>& webhook_key;
   // The most YAML a rendered template may give a deployment object: what a
   // direct creation could send at most (the request body limit).
   size_t object_limit;

@@ -6,7 +6,6 @@
 #include "broker/db/work_orders.hpp"
 #include "broker/ids.hpp"
 #include "broker/template_targets_pass.hpp"
-#include "broker/webhook_crypto.hpp"
 #include "broker/webhook_delivery.hpp"
 
 namespace sindri::broker {
@@ -38,6 +37,7 @@ ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig&
 }
 
 std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config,
+                                         const std::optional<WebhookKey>& webhook_key,
                                          AuthFailureLog& auth_failures) {
   std::vector<PeriodicJob> jobs;
   jobs.push_back({"template_targets",
@@ -47,14 +47,7 @@ std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const
                   true, one_statement(db, db::release_expired_work_order_claims)});
   jobs.push_back({"diagnostics_cleanup", [](const BrokerConfig& c) { return c.diagnostics_cleanup_interval; }, true,
                   one_statement(db, db::delete_expired_diagnostics)});
-  // Every broker delivers: a claim is one conditional statement, so brokers
-  // share the deliveries without sending one twice.
-  jobs.push_back({"webhook_delivery", [](const BrokerConfig& c) { return c.webhooks_delivery_interval; }, false,
-                  [&db, &log, &config]() -> ApiResult<size_t> {
-                    const auto key = active_webhook_key();
-                    if (!key) return size_t{0};
-                    return deliver_due_webhooks(db, *key, delivery_settings(*config.current()), log);
-                  }});
+  for (PeriodicJob& job : webhook_jobs(db, log, config, webhook_key)) jobs.push_back(std::move(job));
   // Each broker writes the refused authentications it counted.
   jobs.push_back({"audit_flush", [](const BrokerConfig& c) { return c.audit_flush_interval; }, false,
                   [&db, &auth_failures] { return auth_failures.flush(db, std::chrono::system_clock::now()); }});

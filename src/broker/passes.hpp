@@ -8,12 +8,15 @@
 
 #include "broker/auth_failures.hpp"
 #include "broker/jobs.hpp"
+#include "broker/webhook_crypto.hpp"
 
 namespace sindri::broker {
 
-// The passes read their settings from `config` at each round;
-// `auth_failures` is this broker's, flushed on audit.flush_interval.
+// The passes read their settings from `config` at each round; webhooks
+// are sent with `webhook_key` once it is set; `auth_failures` is this
+// broker's, flushed on audit.flush_interval.
 std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config,
+                                         const std::optional<WebhookKey>& webhook_key,
                                          AuthFailureLog& auth_failures);
 
 // Deletes audit entries and agent events past their retention

@@ -70,8 +70,6 @@ struct CipherContextFree {
 };
 using CipherContext = std::unique_ptr<EVP_CIPHER_CTX, CipherContextFree>;
 
-std::mutex active_key_mutex;
-std::optional<WebhookKey> active_key;
 
 ApiError key_error(std::string message) { return ApiError{500, "webhook_key", std::move(message), Value(), {}}; }
 
@@ -203,8 +201,6 @@ ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const std::opti
                      ") does not match the key this database's webhooks were encrypted with: use the key the "
                      "other brokers use");
   }
-  std::lock_guard lock(active_key_mutex);
-  active_key = key;
   return key;
 }
 
@@ -217,11 +213,6 @@ ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const BrokerCon
   std::optional<std::string> configured;
   if (!config.webhooks_encryption_key.empty()) configured = config.webhooks_encryption_key;
   return establish_webhook_key(db, configured, key_file, log);
-}
-
-std::optional<WebhookKey> active_webhook_key() {
-  std::lock_guard lock(active_key_mutex);
-  return active_key;
 }
 
 }  // namespace sindri::broker

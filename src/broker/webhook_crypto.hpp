@@ -42,8 +42,6 @@ std::string hmac_sha256_hex(std::string_view secret, std::string_view message);
 // in `key_file`, else a new one written there (mode 0600, logged). The first
 // broker stores the key's check value; a key that does not match it is an
 // error that says so, as is a database with a check value and no key here.
-// On success the key also becomes this process's active key (one broker per
-// process), which the webhook handlers and the delivery pass read.
 ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const std::optional<std::string>& configured_hex,
                                             const std::string& key_file, Logger& log);
 
@@ -52,8 +50,5 @@ ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const std::opti
 // admin PAK.
 ApiResult<WebhookKey> establish_webhook_key(store::Database& db, const BrokerConfig& config,
                                             const std::string& admin_pak_file, Logger& log);
-
-// The key establish_webhook_key settled on; nullopt before it ran.
-std::optional<WebhookKey> active_webhook_key();
 
 }  // namespace sindri::broker

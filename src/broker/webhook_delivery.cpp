@@ -203,12 +203,12 @@ DeliverySettings delivery_settings(const BrokerConfig& config) {
           seconds(config.webhooks_backoff_unit)};
 }
 
-std::vector<PeriodicJob> webhook_jobs(store::Database& db, Logger& log, const LiveConfig& config) {
+std::vector<PeriodicJob> webhook_jobs(store::Database& db, Logger& log, const LiveConfig& config,
+                                     const std::optional<WebhookKey>& key) {
   std::vector<PeriodicJob> jobs;
   jobs.push_back({"webhook_delivery",
                   [](const BrokerConfig& current) { return current.webhooks_delivery_interval; }, false,
-                  [&db, &log, &config]() -> ApiResult<size_t> {
-                    const auto key = active_webhook_key();
+                  [&db, &log, &config, &key]() -> ApiResult<size_t> {
                     if (!key) return size_t{0};
                     return deliver_due_webhooks(db, *key, delivery_settings(*config.current()), log);
                   }});

@@ -85,8 +85,9 @@ ApiResult<int64_t> delete_old_webhook_deliveries(store::Database& db, int64_t re
 // The two periodic passes, for the broker's JobRunner: delivery
 // (webhooks.delivery_interval, batch size, lease and backoff unit read at
 // each round; every broker runs it, as its claims never overlap) and
-// clean-up (webhooks.cleanup_interval and retention_days; one broker). They
-// do nothing until establish_webhook_key has run.
-std::vector<PeriodicJob> webhook_jobs(store::Database& db, Logger& log, const LiveConfig& config);
+// clean-up (webhooks.cleanup_interval and retention_days; one broker).
+// Delivery does nothing until `key` is set.
+std::vector<PeriodicJob> webhook_jobs(store::Database& db, Logger& log, const LiveConfig& config,
+                                     const std::optional<WebhookKey>& key);
 
 }  // namespace sindri::broker

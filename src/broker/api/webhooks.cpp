@@ -45,8 +45,8 @@ ApiError removed_field(std::string_view field, std::string message, std::string_
                   make_object({{"field", Value(field)}, {"use_instead", Value(use_instead)}}), {}};
 }
 
-ApiResult<WebhookKey> webhook_key() {
-  auto key = active_webhook_key();
+ApiResult<WebhookKey> webhook_key(const Call& call) {
+  const std::optional<WebhookKey>& key = call.services.webhook_key;
   if (!key) return ApiError{503, "webhook_key_unavailable", "the webhook encryption key is not loaded", Value(), {}};
   return *key;
 }
@@ -238,7 +238,7 @@ ApiResult<http::Response> list_event_types(Call&) {
 }
 
 ApiResult<http::Response> create_webhook(Call& call) {
-  SINDRI_TRY(key, webhook_key());
+  SINDRI_TRY(key, webhook_key(call));
   SINDRI_TRY(body, BodyObject::parse(call.request, "CreateWebhookRequest"));
   db::SubscriptionFields fields;
   SINDRI_CHECK(apply_body(body, true, key, fields));
@@ -262,7 +262,7 @@ ApiResult<http::Response> get_webhook(Call& call) {
 
 ApiResult<http::Response> update_webhook(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_TRY(key, webhook_key());
+  SINDRI_TRY(key, webhook_key(call));
   SINDRI_TRY(parsed_body, BodyObject::parse(call.request, "UpdateWebhookRequest"));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     BodyObject body = parsed_body;  // the transaction may run again
@@ -310,7 +310,7 @@ ApiResult<http::Response> list_deliveries(Call& call) {
 
 ApiResult<http::Response> test_webhook(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_TRY(key, webhook_key());
+  SINDRI_TRY(key, webhook_key(call));
   SINDRI_TRY(subscription, in_read<db::Subscription>(call.db(), [&](store::Connection& connection) {
                return db::load_subscription(connection, id);
              }));
@@ -374,7 +374,7 @@ ApiResult<http::Response> pending_agent_webhooks(Call& call) {
   if (!call.caller.is_admin() && !call.caller.is_agent(agent_id)) {
     return forbidden("agent_pak_mismatch", "an agent may only claim its own webhook deliveries");
   }
-  SINDRI_TRY(key, webhook_key());
+  SINDRI_TRY(key, webhook_key(call));
   const DeliverySettings settings = delivery_settings(*call.services.config.current());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_CHECK(db::load_agent(connection, agent_id));
