@@ -15,8 +15,6 @@ ApiError field_error(std::string code, std::string message, std::string_view poi
 
 ApiError unauthorized(std::string message) { return ApiError{401, "unauthorized", std::move(message), Value(), std::nullopt}; }
 
-ApiError forbidden(std::string message) { return forbidden("forbidden", std::move(message)); }
-
 ApiError forbidden(std::string code, std::string message) {
   return ApiError{403, std::move(code), std::move(message), Value(), std::nullopt};
 }

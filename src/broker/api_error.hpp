@@ -29,8 +29,6 @@ ApiError field_error(std::string code, std::string message, std::string_view poi
 ApiError unauthorized(std::string message);
 // 403 with Brokkr's code for the rule, e.g. "stack_not_owned".
 ApiError forbidden(std::string code, std::string message);
-// 403 "forbidden": only where Brokkr has no code of its own for the rule.
-ApiError forbidden(std::string message);
 // "<entity>_not_found", e.g. not_found("stack", id).
 ApiError not_found(std::string_view entity, std::string_view id);
 ApiError conflict(std::string code, std::string message);

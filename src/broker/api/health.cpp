@@ -206,8 +206,9 @@ ApiResult<http::Response> update_health_status(Call& call) {
                            pointer);
       }
       if (!placement->targeted_by_agent) {
-        ApiError error = forbidden(pointer + ": agent " + agent_id + " does not target stack " +
-                                   placement->stack_id + " of deployment object " + report.deployment_object_id);
+        ApiError error = forbidden("agent_not_associated", pointer + ": agent " + agent_id +
+                                                               " does not target stack " + placement->stack_id +
+                                                               " of deployment object " + report.deployment_object_id);
         error.details = make_object({{"pointer", Value(pointer)}});
         return error;
       }
