@@ -4,6 +4,7 @@
 
 #include "broker/api/routes.hpp"
 #include "broker/auth.hpp"
+#include "broker/cors.hpp"
 #include "broker/db/counters.hpp"
 #include "broker/db/tables.hpp"
 #include "broker/ids.hpp"
@@ -130,6 +131,14 @@ void Broker::start_background_jobs() {
                                       periodic_passes(db_, log_, config_, webhook_key_, auth_failures_));
 }
 
+void Broker::enable_reload(ConfigReloader::Reread reread, const std::optional<std::string>& watched_file) {
+  reloader_ = std::make_unique<ConfigReloader>(config_, log_, db_, broker_id_, std::move(reread), [this] {
+    if (jobs_) jobs_->reschedule();
+  });
+  services_.reloader = reloader_.get();
+  if (watched_file) reloader_->watch(*watched_file);
+}
+
 void Broker::add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source) {
   gauge_sources_.push_back(std::move(source));
 }
@@ -171,6 +180,12 @@ void Broker::observe_refused(std::string_view method, int status, std::chrono::n
 }
 
 std::optional<http::Response> Broker::refuse_before_body(const http::Request& head) {
+  auto refusal = refusal_before_body(head);
+  if (refusal) cors::add_headers(head, config_, *refusal);
+  return refusal;
+}
+
+std::optional<http::Response> Broker::refusal_before_body(const http::Request& head) {
   const bool read = head.method == "GET" || head.method == "HEAD";
   if (read && is_own_path(head.path)) return std::nullopt;
   // A path nothing answers is refused as it would be once read.
@@ -187,6 +202,7 @@ http::Response Broker::handle(http::Request& request) {
   const auto started = std::chrono::steady_clock::now();
   std::string route;
   http::Response response = dispatch(request, route);
+  cors::add_headers(request, config_, response);
   const auto elapsed = std::chrono::steady_clock::now() - started;
   metrics_.observe(route, method_label(request.method), response.status, elapsed);
   if (log_.enabled(LogLevel::Debug)) {
@@ -201,6 +217,12 @@ http::Response Broker::handle(http::Request& request) {
 }
 
 http::Response Broker::dispatch(http::Request& request, std::string& route) {
+  if (cors::is_preflight(request) && request.path.starts_with(kApiPrefix)) {
+    route = "preflight";
+    const bool own = request.path == "/api/v1/openapi.json";
+    return cors::answer_preflight(request, config_, router_.match(request.method, request.raw_path),
+                                  own ? "GET, HEAD" : "");
+  }
   const bool read = request.method == "GET" || request.method == "HEAD";
   if (read && request.path == "/healthz") {
     route = "/healthz";

@@ -13,6 +13,7 @@
 
 #include "broker/auth.hpp"
 #include "broker/auth_failures.hpp"
+#include "broker/config_reload.hpp"
 #include "broker/context.hpp"
 #include "broker/counters.hpp"
 #include "broker/jobs.hpp"
@@ -32,6 +33,10 @@ class Broker {
   Status initialize(const std::string& admin_pak_file);
   // The periodic passes (jobs.hpp); they stop with the broker.
   void start_background_jobs();
+  // POST /admin/config/reload, and the watch of `watched_file` when there is
+  // one; `reread` reads the settings as the start did. After
+  // start_background_jobs, before the first request.
+  void enable_reload(ConfigReloader::Reread reread, const std::optional<std::string>& watched_file);
 
   http::Response handle(http::Request& request);
   // For http::ServerOptions::refuse_before_body: an API request whose PAK
@@ -50,6 +55,8 @@ class Broker {
   http::Response dispatch(http::Request& request, std::string& route);
   http::Response metrics_text();
   http::Response readiness();
+  // refuse_before_body's answer before the CORS headers.
+  std::optional<http::Response> refusal_before_body(const http::Request& head);
   // A 401 for `error`, counted for the audit log.
   http::Response refuse_unauthenticated(const http::Request& request, const ApiError& error);
 
@@ -67,6 +74,8 @@ class Broker {
   http::Metrics metrics_;
   std::vector<std::function<void(std::vector<http::Metrics::Gauge>&)>> gauge_sources_;
   std::unique_ptr<JobRunner> jobs_;
+  // After jobs_: stopped (its watch) before them, as it reschedules them.
+  std::unique_ptr<ConfigReloader> reloader_;
 };
 
 }  // namespace sindri::broker

@@ -33,6 +33,8 @@ struct Identity {
   const char* kind_name() const;
 };
 
+class ConfigReloader;
+
 struct Services {
   store::Database& db;
   Logger& log;
@@ -44,6 +46,9 @@ struct Services {
   // The most YAML a rendered template may give a deployment object: what a
   // direct creation could send at most (the request body limit).
   size_t object_limit;
+  // POST /admin/config/reload's: null where the broker was not given a way
+  // to read its settings again (config_reload.hpp).
+  ConfigReloader* reloader = nullptr;
 };
 
 struct Call {

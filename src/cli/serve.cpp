@@ -33,12 +33,16 @@ struct ServeFlags {
   bool rotate_admin_pak = false;
 };
 
+// --config, else SINDRI_CONFIG_FILE, if either.
+std::optional<std::string> config_file(const ServeFlags& flags) {
+  if (flags.config_file) return flags.config_file;
+  if (const char* from_environment = std::getenv("SINDRI_CONFIG_FILE")) return from_environment;
+  return std::nullopt;
+}
+
 Result<broker::BrokerConfig> load_config(const ServeFlags& flags) {
   broker::BrokerConfig config;
-  std::optional<std::string> file = flags.config_file;
-  if (!file) {
-    if (const char* from_environment = std::getenv("SINDRI_CONFIG_FILE")) file = from_environment;
-  }
+  const std::optional<std::string> file = config_file(flags);
   if (file) {
     if (auto status = broker::apply_config_file(config, *file); !status.ok()) return status.error();
   }
@@ -156,6 +160,8 @@ int serve(const ServeFlags& flags) {
     return 1;
   }
   broker.start_background_jobs();
+  // A reload reads the settings as this start did; the file is watched.
+  broker.enable_reload([&flags] { return load_config(flags); }, config_file(flags));
 
   http::ServerOptions server_options;
   server_options.host = address.host;
