@@ -89,7 +89,13 @@ http::Response answer_preflight(const http::Request& request, const LiveConfig& 
 void add_headers(const http::Request& request, const LiveConfig& config, http::Response& response) {
   const std::string_view origin = request.header("Origin");
   if (origin.empty() || !http::find_header(response.headers, "Access-Control-Allow-Origin").empty()) return;
-  if (!origin_allowed(*config.current(), origin)) return;
+  const auto settings = config.current();
+  if (!origin_allowed(*settings, origin)) {
+    // The answer depends on the origin here too: a cache must not hand it
+    // to an allowed one.
+    if (!settings->cors_allowed_origins.empty()) response.headers.push_back({"Vary", "Origin"});
+    return;
+  }
   add_origin(response, origin);
   response.headers.push_back({"Access-Control-Expose-Headers", std::string(kExposedHeaders)});
 }

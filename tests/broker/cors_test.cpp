@@ -100,6 +100,7 @@ TEST_P(Cors, AnAllowedOriginsRequestsAndRefusalsCarryTheHeaders) {
                                  broker_->admin_pak());
   EXPECT_EQ(stranger.status, 200) << stranger.body;
   EXPECT_EQ(stranger.header("Access-Control-Allow-Origin"), "");
+  EXPECT_EQ(stranger.header("Vary"), "Origin");
 }
 
 TEST_P(Cors, AStarAllowsAnyOriginAndNamesIt) {
