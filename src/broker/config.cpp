@@ -208,7 +208,8 @@ const std::array kSettings = {
             .flag = "--config-watch-debounce",
             .unit = "seconds",
             .description = "The configuration file is reloaded this long after it last changed",
-            .field = &BrokerConfig::config_watch_debounce},
+            .field = &BrokerConfig::config_watch_debounce,
+            .reloadable = true},
 };
 
 const char* log_level_name(LogLevel level) {
