@@ -117,16 +117,6 @@ print(f"TARGET_STATE_BYTES={len(json.dumps(state))}")
 PY
 }
 
-# Deployment objects stored so far: the sequence id of one more (sequence
-# ids count every insert; nothing is deleted here).
-stored_objects() {
-  local url=$1 pak=$2 stack=$3
-  curl -sS --fail -X POST -H "Authorization: Bearer $pak" -H 'Content-Type: application/json' \
-    --data '{"yaml_content":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\n"}' \
-    "$url/api/v1/stacks/$stack/deployment-objects" |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["sequence_id"])'
-}
-
 # Fills the bulk stack up to $objects deployment objects with wrk: each wrk
 # thread stops at its share and leaves a marker file; wrk itself would sleep
 # out its whole -d, so it is interrupted once both markers are there.

@@ -37,6 +37,8 @@ bench_init() {
   broker_pid=
   broker_launcher=()  # a command the broker runs under, valgrind say
   broker_start_seconds=30
+  broker_flags=()  # more `sindri serve` flags
+  broker_schema=  # empty: each start on PostgreSQL takes a new schema
   peer_pid=  # a peer server the bench started, nginx say
   measured_pids=  # whose CPU time run_wrk charges per request; empty: the broker
   wrk_pid=
@@ -87,9 +89,10 @@ memory_kb() { awk -v field="$2:" '$1 == field { print $2 }' "/proc/$1/status"; }
 
 # Starts `sindri serve` for BACKEND (sqlite: a database file in DIR;
 # postgres: a schema of its own on $SINDRI_TEST_POSTGRES_URL, in case that is
-# a shared server) on a free port, with --threads $broker_threads when set,
-# its files in DIR, under the command in the array broker_launcher when it
-# is set:
+# a shared server, or $broker_schema when set, to start again on the data of
+# a broker before) on a free port, with --threads $broker_threads when set
+# and the flags in the array broker_flags, its files in DIR, under the
+# command in the array broker_launcher when it is set:
 #   start_broker BACKEND DIR
 # and waits until it listens (broker_start_seconds at most). Sets broker_pid,
 # broker_dir, broker_url and admin_pak.
@@ -99,13 +102,13 @@ start_broker() {
   if [[ $backend == sqlite ]]; then
     database=(--database "sqlite://$dir/sindri.db")
   else
-    database=(--database "$SINDRI_TEST_POSTGRES_URL" --database-schema "bench_$$_$RANDOM")
+    database=(--database "$SINDRI_TEST_POSTGRES_URL" --database-schema "${broker_schema:-bench_$$_$RANDOM}")
   fi
   [[ -z $broker_threads ]] || threads=(--threads "$broker_threads")
   echo "[$backend] starting the broker" >&2
   rm -f "$dir/address"  # a previous broker's, on the same database
   "${broker_launcher[@]}" "$sindri" serve --listen 127.0.0.1:0 "${database[@]}" "${threads[@]}" --log-level warn \
-    --admin-pak-file "$dir/admin.pak" --address-file "$dir/address" >"$dir/broker.log" 2>&1 &
+    --admin-pak-file "$dir/admin.pak" --address-file "$dir/address" "${broker_flags[@]}" >"$dir/broker.log" 2>&1 &
   broker_pid=$!
   broker_dir=$dir
   local waited=0
@@ -134,6 +137,17 @@ halt_broker() {
 stop_broker() {
   halt_broker
   rm -f "$broker_dir"/sindri.db*
+}
+
+# Deployment objects stored so far in a stack: the sequence id of one more
+# (sequence ids count every insert; the benchmarks delete nothing):
+#   stored_objects URL PAK STACK
+stored_objects() {
+  local url=$1 pak=$2 stack=$3
+  curl -sS --fail -X POST -H "Authorization: Bearer $pak" -H 'Content-Type: application/json' \
+    --data '{"yaml_content":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\n"}' \
+    "$url/api/v1/stacks/$stack/deployment-objects" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["sequence_id"])'
 }
 
 # Runs wrk with one of the broker_wrk scripts and prints a result row:
