@@ -11,6 +11,8 @@
 namespace sindri::broker {
 namespace {
 
+constexpr double kYearSeconds = 365.0 * 24 * 3600;
+
 constexpr std::string_view kTopLevel = "A top-level key, in no section: kept so that existing files still work.";
 
 const std::array kSettings = {
@@ -443,9 +445,14 @@ Status validate_config(const BrokerConfig& config) {
   for (const Setting& setting : kSettings) {
     if (!setting.is_duration()) continue;
     const double seconds = config.*std::get<double BrokerConfig::*>(setting.field);
-    // A pass every 0 s would spin; the watch may reload at once.
+    // A pass every 0 s would spin; the watch may reload at once. A year
+    // is more than any interval needs, and keeps clock arithmetic in range.
     if (seconds < 0.001 && setting.key != "config.watch_debounce") {
       return make_error(std::string(setting.key) + " must be at least 0.001 seconds, got " + duration_text(seconds));
+    }
+    if (seconds > kYearSeconds) {
+      return make_error(std::string(setting.key) + " must be at most " + duration_text(kYearSeconds) +
+                        " seconds (a year), got " + duration_text(seconds));
     }
   }
   if (!config.webhooks_encryption_key.empty() && !is_hex_key(config.webhooks_encryption_key)) {

@@ -25,9 +25,18 @@ void copy_setting(BrokerConfig& to, const BrokerConfig& from, const Setting& set
       setting.field);
 }
 
-// A secret never shows in an answer, a log or the audit log.
+// A secret never shows in an answer, a log or the audit log: the key, and
+// the password a database URL may carry (postgres://user:secret@host/db).
 std::string shown(const Setting& setting, std::string text) {
   if (setting.key == "webhooks.encryption_key" && !text.empty()) return "(hidden)";
+  if (setting.key == "database.url") {
+    const size_t authority = text.find("://");
+    const size_t at = text.find('@', authority == std::string::npos ? 0 : authority + 3);
+    if (authority != std::string::npos && at != std::string::npos) {
+      const size_t colon = text.find(':', authority + 3);
+      if (colon != std::string::npos && colon < at) text.replace(colon + 1, at - colon - 1, "(hidden)");
+    }
+  }
   return text;
 }
 

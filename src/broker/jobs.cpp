@@ -66,16 +66,28 @@ bool JobRunner::take_turn(const PeriodicJob& job, double interval_seconds) {
 
 void JobRunner::loop(Running& running) {
   const PeriodicJob& job = running.job;
+  // A one-broker pass asks for its turn at once: the database knows when it
+  // last ran on any broker, so a restart neither skips nor repeats it. A
+  // pass of this broker's own waits its first interval.
+  auto last_round = std::chrono::steady_clock::now();
+  bool due = job.one_broker;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     const double interval = job.interval_seconds(*config_.current());
-    const auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(interval));
-    const uint64_t generation = schedule_generation_;
-    if (wake_.wait_for(lock, wait, [&] { return stopping_ || schedule_generation_ != generation; })) {
-      if (stopping_) return;
-      continue;
+    if (!due) {
+      // From the last round, so that a reload changes when the next one
+      // comes rather than putting it off by a whole interval.
+      const auto next_round = last_round + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(interval));
+      const uint64_t generation = schedule_generation_;
+      if (wake_.wait_until(lock, next_round, [&] { return stopping_ || schedule_generation_ != generation; })) {
+        if (stopping_) return;
+        continue;
+      }
     }
+    if (stopping_) return;
+    due = false;
+    last_round = std::chrono::steady_clock::now();
     lock.unlock();
     const bool ours = take_turn(job, interval);
     if (ours) {

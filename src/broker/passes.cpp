@@ -11,6 +11,9 @@
 namespace sindri::broker {
 namespace {
 
+// Rows a retention transaction deletes at most.
+constexpr int64_t kRetentionBatch = 10000;
+
 std::string days_ago(int64_t days) { return timestamp_at(std::chrono::system_clock::now() - std::chrono::days(days)); }
 
 // A pass of one statement in its own write transaction.
@@ -22,18 +25,32 @@ std::function<ApiResult<size_t>()> one_statement(store::Database& db,
   };
 }
 
+// Runs `batch` (Connection&, limit -> rows deleted) in transactions of its
+// own until one deletes fewer than kRetentionBatch rows.
+template <class Batch>
+ApiResult<size_t> delete_in_batches(store::Database& db, Batch batch) {
+  size_t total = 0;
+  for (;;) {
+    SINDRI_TRY(deleted, in_write<int64_t>(db, [&](store::Connection& connection) {
+                 return batch(connection, kRetentionBatch);
+               }));
+    total += static_cast<size_t>(deleted);
+    if (deleted < kRetentionBatch) return total;
+  }
+}
+
 }  // namespace
 
 ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig& config) {
   const std::string audit_cutoff = days_ago(config.audit_retention_days);
   const std::string events_cutoff = days_ago(config.agent_events_retention_days);
-  SINDRI_TRY(audit, in_write<int64_t>(db, [&](store::Connection& connection) {
-               return db::delete_audit_before(connection, audit_cutoff);
+  SINDRI_TRY(audit, delete_in_batches(db, [&](store::Connection& connection, int64_t limit) {
+               return db::delete_audit_before(connection, audit_cutoff, limit);
              }));
-  SINDRI_TRY(events, in_write<int64_t>(db, [&](store::Connection& connection) {
-               return db::delete_agent_events_before(connection, events_cutoff);
+  SINDRI_TRY(events, delete_in_batches(db, [&](store::Connection& connection, int64_t limit) {
+               return db::delete_agent_events_before(connection, events_cutoff, limit);
              }));
-  return static_cast<size_t>(audit + events);
+  return audit + events;
 }
 
 std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config,

@@ -1,6 +1,7 @@
 #include "broker/webhook_delivery.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <thread>
 #include <vector>
@@ -14,6 +15,18 @@ namespace sindri::broker {
 namespace {
 
 constexpr size_t kBodyExcerpt = 500;
+// Deliveries sent at once by one pass: a slow receiver holds back no other,
+// and a batch of 1000 starts no more threads than this.
+constexpr size_t kSenders = 16;
+
+// The client's words for a transport failure name the URL, which may carry
+// a secret in its path (a chat service's token): keep them out.
+std::string without_url(std::string message, std::string_view url) {
+  for (size_t at; !url.empty() && (at = message.find(url)) != std::string::npos;) {
+    message.replace(at, url.size(), "<webhook URL>");
+  }
+  return message;
+}
 
 // "https://host:port/path?query" as the client's base URL and the request
 // target, so that the path keeps a trailing slash and a bare "?query" gets
@@ -37,12 +50,16 @@ Result<std::optional<std::string>> decrypt_optional(const WebhookKey& key, const
 struct Claimed {
   db::ClaimedDelivery delivery;
   std::optional<db::Subscription> subscription;
+  // When this broker's claim runs out: past it another broker may take the
+  // delivery, so an attempt that could end later is not begun.
+  std::chrono::steady_clock::time_point lease_end;
 };
 
 // Claims a batch and reads each delivery's subscription; a timeout longer
 // than the lease extends that delivery's claim, so that no other broker
 // takes it while it is being sent.
 ApiResult<std::vector<Claimed>> claim_batch(store::Connection& connection, const DeliverySettings& settings) {
+  const auto claimed_at = std::chrono::steady_clock::now();
   SINDRI_TRY(deliveries, db::claim_broker_deliveries(connection, settings.batch_size, settings.lease));
   std::map<std::string, std::optional<db::Subscription>> subscriptions;
   std::vector<Claimed> out;
@@ -56,13 +73,15 @@ ApiResult<std::vector<Claimed>> claim_batch(store::Connection& connection, const
                            loaded.ok() ? std::optional<db::Subscription>(std::move(loaded).value()) : std::nullopt)
                   .first;
     }
+    std::chrono::steady_clock::duration lease = settings.lease;
     if (found->second) {
       const auto attempt_time = std::chrono::seconds(found->second->fields.timeout_seconds + 5);
       if (attempt_time > settings.lease) {
         SINDRI_CHECK(db::extend_delivery_lease(connection, delivery.id, db::timestamp_after(attempt_time)));
+        lease = attempt_time;
       }
     }
-    out.push_back({std::move(delivery), found->second});
+    out.push_back({std::move(delivery), found->second, claimed_at + lease});
   }
   return out;
 }
@@ -109,7 +128,7 @@ AttemptOutcome send_webhook(const WebhookTarget& target, std::string_view event_
   AttemptOutcome outcome;
   if (!response.ok()) {
     outcome.retryable = true;
-    outcome.error = response.error().message;
+    outcome.error = without_url(without_url(response.error().message, target.url), base + path);
     return outcome;
   }
   outcome.status_code = response->status;
@@ -154,38 +173,47 @@ ApiResult<std::string> record_attempt(store::Connection& connection, const db::S
   return std::string(dead ? "dead" : "failed");
 }
 
+namespace {
+
+// Sends one claimed delivery and records its outcome at once.
+void deliver(store::Database& db, const WebhookKey& key, const Claimed& claimed, const DeliverySettings& settings,
+             Logger& log) {
+  const auto timeout = std::chrono::seconds(claimed.subscription ? claimed.subscription->fields.timeout_seconds : 0);
+  if (std::chrono::steady_clock::now() + timeout > claimed.lease_end) return;  // the next pass claims it again
+  const AttemptOutcome outcome = attempt(key, claimed);
+  db::Subscription missing;
+  missing.id = claimed.delivery.subscription_id;
+  const db::Subscription& subscription = claimed.subscription ? *claimed.subscription : missing;
+  auto recorded = in_write<std::string>(db, [&](store::Connection& connection) {
+    return record_attempt(connection, subscription, claimed.delivery.id, claimed.delivery.attempts, outcome,
+                          settings.backoff_unit, "");
+  });
+  if (!recorded.ok()) {
+    log.error("recording a webhook delivery failed",
+              {{"delivery_id", Value(claimed.delivery.id)}, {"error", Value(recorded.error().message)}});
+  } else if (*recorded == "dead") {
+    log.warn("webhook delivery dead", {{"delivery_id", Value(claimed.delivery.id)},
+                                       {"subscription_id", Value(subscription.id)},
+                                       {"error", Value(outcome.error)}});
+  }
+}
+
+}  // namespace
+
 ApiResult<size_t> deliver_due_webhooks(store::Database& db, const WebhookKey& key, const DeliverySettings& settings,
                                        Logger& log) {
   SINDRI_TRY(batch, in_write<std::vector<Claimed>>(
                         db, [&](store::Connection& connection) { return claim_batch(connection, settings); }));
   if (batch.empty()) return size_t{0};
-  // At once, so that one slow receiver delays no other delivery past its
-  // lease.
-  std::vector<AttemptOutcome> outcomes(batch.size());
+  std::atomic<size_t> next{0};
+  const auto send_next = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < batch.size();) deliver(db, key, batch[i], settings, log);
+  };
   std::vector<std::thread> senders;
-  senders.reserve(batch.size());
-  for (size_t i = 0; i < batch.size(); ++i) {
-    senders.emplace_back([&, i] { outcomes[i] = attempt(key, batch[i]); });
-  }
+  const size_t count = std::min(batch.size(), kSenders);
+  senders.reserve(count);
+  for (size_t i = 0; i < count; ++i) senders.emplace_back(send_next);
   for (std::thread& sender : senders) sender.join();
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const Claimed& claimed = batch[i];
-    db::Subscription missing;
-    missing.id = claimed.delivery.subscription_id;
-    const db::Subscription& subscription = claimed.subscription ? *claimed.subscription : missing;
-    auto recorded = in_write<std::string>(db, [&](store::Connection& connection) {
-      return record_attempt(connection, subscription, claimed.delivery.id, claimed.delivery.attempts, outcomes[i],
-                            settings.backoff_unit, "");
-    });
-    if (!recorded.ok()) {
-      log.error("recording a webhook delivery failed",
-                {{"delivery_id", Value(claimed.delivery.id)}, {"error", Value(recorded.error().message)}});
-    } else if (*recorded == "dead") {
-      log.warn("webhook delivery dead", {{"delivery_id", Value(claimed.delivery.id)},
-                                         {"subscription_id", Value(subscription.id)},
-                                         {"error", Value(outcomes[i].error)}});
-    }
-  }
   return batch.size();
 }
 

@@ -96,6 +96,27 @@ TEST_F(JobRunnerTest, OneBrokerTakesEachTurn) {
   EXPECT_TRUE(take("b1"));
   EXPECT_FALSE(take("b2"));
   EXPECT_FALSE(take("b1"));
+
+  // The interval was shortened since: a next run past the new one is stale.
+  const std::string sooner = timestamp_at(std::chrono::system_clock::now() + std::chrono::minutes(1));
+  auto shortened = in_write<bool>(*db_, [&](store::Connection& connection) {
+    return db::take_job_turn(connection, "pass", now_timestamp(), sooner, "b2");
+  });
+  ASSERT_TRUE(shortened.ok());
+  EXPECT_TRUE(*shortened);
+}
+
+// A one-broker pass asks for its turn on start: a broker restarted more
+// often than a daily pass's interval still runs it when it is due.
+TEST_F(JobRunnerTest, AOneBrokerPassAsksForItsTurnAtOnce) {
+  std::atomic<int> count{0};
+  LiveConfig config = config_with_interval(3600);
+  std::vector<PeriodicJob> jobs;
+  jobs.push_back(counting_job("daily", true, count));
+  JobRunner runner(*db_, log_, config, "b1", std::move(jobs));
+  EXPECT_TRUE(eventually([&] { return count.load() == 1; }));
+  std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_EQ(count.load(), 1);
 }
 
 // Two runners on one database with a one-broker job: each round is run by

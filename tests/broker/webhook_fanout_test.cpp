@@ -127,6 +127,36 @@ TEST_P(WebhookFanout, TwoBrokersDeliverEachEventExactlyOnce) {
   }
 }
 
+// A receiver that never answers holds back no other delivery: each is
+// recorded as soon as it is sent, not when the slowest of its batch ends
+// (which let a claim run out and another broker send it again).
+TEST_P(WebhookFanout, AHangingReceiverHoldsBackNoOtherDelivery) {
+  WebhookReceiver hanging;
+  hanging.set_hang(true);
+  WebhookReceiver working;
+  Reply slow = call(*admin_, "POST", kWebhooks,
+                    R"({"name":"slow","url":")" + hanging.url() +
+                        R"(","event_types":["stack.created"],"timeout_seconds":30,"max_retries":1})");
+  ASSERT_EQ(slow.status, 201) << slow.body;
+  Reply fast = call(*admin_, "POST", kWebhooks,
+                    R"({"name":"fast","url":")" + working.url() + R"(","event_types":["stack.created"]})");
+  ASSERT_EQ(fast.status, 201) << fast.body;
+  Reply generator = call(*admin_, "POST", "/api/v1/generators", R"({"name":"g"})");
+  ASSERT_EQ(generator.status, 201) << generator.body;
+  ASSERT_EQ(call(*first_->client(text_of(generator.json, "pak")), "POST", "/api/v1/stacks", R"({"name":"s"})").status,
+            201);
+
+  ASSERT_EQ(working.wait_for(1).size(), 1u);
+  size_t succeeded = 0;
+  for (int round = 0; round < 250 && succeeded == 0; ++round) {
+    succeeded = deliveries(text_of(fast.json, "id"), "success").size();
+    if (succeeded == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(succeeded, 1u) << "the working receiver's delivery waits for the hanging one";
+  EXPECT_EQ(deliveries(text_of(slow.json, "id"), "acquired").size(), 1u);
+  EXPECT_EQ(working.received().size(), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, WebhookFanout, ::testing::Values(Backend::Sqlite, Backend::Postgres),
                          backend_name);
 

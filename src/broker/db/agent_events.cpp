@@ -64,8 +64,10 @@ ApiResult<Value> load_agent_event(store::Connection& connection, std::string_vie
   return row_object(rows, 0);
 }
 
-ApiResult<int64_t> delete_agent_events_before(store::Connection& connection, std::string_view cutoff) {
-  SINDRI_TRY(rows, connection.query("DELETE FROM agent_events WHERE created_at < $1 RETURNING id", {Value(cutoff)}));
+ApiResult<int64_t> delete_agent_events_before(store::Connection& connection, std::string_view cutoff, int64_t limit) {
+  SINDRI_TRY(rows, connection.query("DELETE FROM agent_events WHERE id IN (SELECT id FROM agent_events "
+                                    "WHERE created_at < $1 LIMIT $2) RETURNING 1",
+                                    {Value(cutoff), Value(limit)}));
   return static_cast<int64_t>(rows.size());
 }
 

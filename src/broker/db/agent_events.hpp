@@ -26,9 +26,9 @@ ApiResult<Value> list_agent_events(store::Connection& connection, std::string_vi
 // Every live event, or with `generator_id` not empty those about its stacks'
 // objects.
 ApiResult<Value> list_all_agent_events(store::Connection& connection, std::string_view generator_id);
-// Deletes events recorded before `cutoff` (RFC 3339), live or not; answers
-// how many.
-ApiResult<int64_t> delete_agent_events_before(store::Connection& connection, std::string_view cutoff);
+// Deletes up to `limit` events recorded before `cutoff` (RFC 3339), live or
+// not; answers how many (see delete_audit_before).
+ApiResult<int64_t> delete_agent_events_before(store::Connection& connection, std::string_view cutoff, int64_t limit);
 // The live event `id`; 404 when missing or deleted.
 ApiResult<Value> load_agent_event(store::Connection& connection, std::string_view id);
 

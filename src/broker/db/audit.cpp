@@ -79,8 +79,10 @@ ApiResult<Value> query_audit(store::Connection& connection, const AuditQuery& qu
                       {"offset", Value(query.offset)}});
 }
 
-ApiResult<int64_t> delete_audit_before(store::Connection& connection, std::string_view cutoff) {
-  SINDRI_TRY(rows, connection.query("DELETE FROM audit_logs WHERE timestamp < $1 RETURNING id", {Value(cutoff)}));
+ApiResult<int64_t> delete_audit_before(store::Connection& connection, std::string_view cutoff, int64_t limit) {
+  SINDRI_TRY(rows, connection.query("DELETE FROM audit_logs WHERE sequence_id IN (SELECT sequence_id FROM audit_logs "
+                                    "WHERE timestamp < $1 LIMIT $2) RETURNING 1",
+                                    {Value(cutoff), Value(limit)}));
   return static_cast<int64_t>(rows.size());
 }
 

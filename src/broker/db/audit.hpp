@@ -38,7 +38,10 @@ struct AuditQuery {
 // "system", null when the generator or agent is no more.
 ApiResult<Value> query_audit(store::Connection& connection, const AuditQuery& query);
 
-// Deletes entries older than `cutoff` (RFC 3339); answers how many.
-ApiResult<int64_t> delete_audit_before(store::Connection& connection, std::string_view cutoff);
+// Deletes up to `limit` entries older than `cutoff` (RFC 3339); answers how
+// many. The caller repeats while it deletes `limit`, a transaction each, so
+// that a first pass over a large table holds neither a huge transaction nor
+// every id in memory.
+ApiResult<int64_t> delete_audit_before(store::Connection& connection, std::string_view cutoff, int64_t limit);
 
 }  // namespace sindri::broker::db

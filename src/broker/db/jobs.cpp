@@ -8,7 +8,7 @@ ApiResult<bool> take_job_turn(store::Connection& connection, std::string_view na
       "INSERT INTO job_turns (name, next_run_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
       {Value(name), Value(now)}));
   SINDRI_TRY(taken, connection.query("UPDATE job_turns SET next_run_at = $3, taken_by = $4 "
-                                     "WHERE name = $1 AND next_run_at <= $2 RETURNING name",
+                                     "WHERE name = $1 AND (next_run_at <= $2 OR next_run_at > $3) RETURNING name",
                                      {Value(name), Value(now), Value(next_run_at), Value(broker_id)}));
   return !taken.empty();
 }

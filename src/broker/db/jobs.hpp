@@ -10,8 +10,9 @@
 
 namespace sindri::broker::db {
 
-// Takes the turn of job `name` when it is due (its next_run_at has passed or
-// it has never run) and moves its next run to `next_run_at`; true when
+// Takes the turn of job `name` when it is due (its next_run_at has passed,
+// it has never run, or its next run lies past `next_run_at`: set under a
+// longer interval since shortened) and moves its next run to `next_run_at`; true when
 // `broker_id` got it. Times are RFC 3339 text as now_timestamp() writes them.
 ApiResult<bool> take_job_turn(store::Connection& connection, std::string_view name, std::string_view now,
                               std::string_view next_run_at, std::string_view broker_id);
