@@ -10,6 +10,8 @@
 namespace sindri::broker {
 namespace {
 
+constexpr size_t kKeptText = 256;
+
 int64_t minute_of(std::chrono::system_clock::time_point moment) {
   return std::chrono::duration_cast<std::chrono::minutes>(moment.time_since_epoch()).count();
 }
@@ -27,7 +29,14 @@ bool AuthFailureLog::record(std::string_view source, std::string_view path, std:
     // A window whose rest was not written yet is replaced: its minute is
     // over, and flush() would have written it had it run since.
     if (window.count == 0 || window.written > 0) ++waiting_first_entry_;
-    window = Window{minute, timestamp_at(now), std::string(path), std::string(user_agent), std::string(reason), 0, 0};
+    // Cut to size: a flood may send long paths and user agents.
+    window = Window{minute,
+                    timestamp_at(now),
+                    std::string(path.substr(0, kKeptText)),
+                    std::string(user_agent.substr(0, kKeptText)),
+                    std::string(reason),
+                    0,
+                    0};
   }
   ++window.count;
   return waiting_first_entry_ >= kBatch;

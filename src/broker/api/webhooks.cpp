@@ -244,10 +244,9 @@ ApiResult<http::Response> create_webhook(Call& call) {
   SINDRI_CHECK(apply_body(body, true, key, fields));
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(subscription, db::insert_subscription(connection, fields, std::string("admin")));
-    SINDRI_CHECK(db::record_audit(
-        connection, audit_entry(call, "webhook.created", "webhook_subscription", subscription.id,
-                                make_object({{"name", Value(fields.name)},
-                                             {"event_types", string_array(fields.event_types)}}))));
+    SINDRI_CHECK(audit(call, connection, "webhook.created", "webhook_subscription", subscription.id,
+                       make_object({{"name", Value(fields.name)},
+                                    {"event_types", string_array(fields.event_types)}})));
     return json_response(201, webhook_response(subscription));
   });
 }
@@ -269,10 +268,9 @@ ApiResult<http::Response> update_webhook(Call& call) {
     SINDRI_TRY(subscription, db::load_subscription(connection, id));
     SINDRI_CHECK(apply_body(body, false, key, subscription.fields));
     SINDRI_TRY(updated, db::update_subscription(connection, subscription));
-    SINDRI_CHECK(db::record_audit(
-        connection, audit_entry(call, "webhook.updated", "webhook_subscription", id,
-                                make_object({{"name", Value(updated.fields.name)},
-                                             {"enabled", Value(updated.fields.enabled)}}))));
+    SINDRI_CHECK(audit(call, connection, "webhook.updated", "webhook_subscription", id,
+                       make_object({{"name", Value(updated.fields.name)},
+                                    {"enabled", Value(updated.fields.enabled)}})));
     return json_response(200, webhook_response(updated));
   });
 }
@@ -282,8 +280,8 @@ ApiResult<http::Response> delete_webhook(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(subscription, db::load_subscription(connection, id));
     SINDRI_CHECK(db::delete_subscription(connection, id));
-    SINDRI_CHECK(db::record_audit(connection, audit_entry(call, "webhook.deleted", "webhook_subscription", id,
-                                                          make_object({{"name", Value(subscription.fields.name)}}))));
+    SINDRI_CHECK(audit(call, connection, "webhook.deleted", "webhook_subscription", id,
+                       make_object({{"name", Value(subscription.fields.name)}})));
     return empty_response(204);
   });
 }

@@ -160,9 +160,8 @@ ApiResult<http::Response> create_work_order(Call& call) {
     }
     SINDRI_TRY(created, db::insert_work_order(connection, order));
     const std::string id(created.find("id")->get_string());
-    SINDRI_CHECK(db::record_audit(
-        connection, audit_entry(call, "workorder.created", "work_order", id,
-                                make_object({{"work_type", Value(order.work_type)}}))));
+    SINDRI_CHECK(audit(call, connection, "workorder.created", "work_order", id,
+                       make_object({{"work_type", Value(order.work_type)}})));
     SINDRI_CHECK(db::emit_event(connection, "workorder.created",
                                 make_object({{"work_order_id", Value(id)},
                                              {"work_type", *created.find("work_type")},
@@ -206,7 +205,7 @@ ApiResult<http::Response> delete_work_order(Call& call) {
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(deleted, db::delete_work_order(connection, id));
     if (!deleted) return not_found("work_order", id);
-    SINDRI_CHECK(db::record_audit(connection, audit_entry(call, "workorder.deleted", "work_order", id)));
+    SINDRI_CHECK(audit(call, connection, "workorder.deleted", "work_order", id));
     return empty_response(204);
   });
 }
@@ -238,8 +237,8 @@ ApiResult<http::Response> claim(Call& call) {
       return ApiError{404, "work_order_not_claimable",
                       "work order " + id + " not found or not claimable by agent " + agent_id, Value(), std::nullopt};
     }
-    SINDRI_CHECK(db::record_audit(connection, audit_entry(call, "workorder.claimed", "work_order", id,
-                                                          make_object({{"agent_id", Value(agent_id)}}))));
+    SINDRI_CHECK(audit(call, connection, "workorder.claimed", "work_order", id,
+                       make_object({{"agent_id", Value(agent_id)}})));
     SINDRI_CHECK(db::emit_event(connection, "workorder.claimed",
                                 make_object({{"work_order_id", Value(id)},
                                              {"work_type", *claimed->find("work_type")},
@@ -274,15 +273,14 @@ ApiResult<http::Response> complete(Call& call) {
     }
     SINDRI_TRY(outcome, db::complete_work_order(connection, *order, completion));
     if (!outcome.log_entry) {
-      SINDRI_CHECK(db::record_audit(connection, audit_entry(call, "workorder.retry", "work_order", id)));
+      SINDRI_CHECK(audit(call, connection, "workorder.retry", "work_order", id));
       return json_response(202, make_object({{"status", Value("retry_scheduled")}}));
     }
     const Value& entry = *outcome.log_entry;
     const char* action = completion.success ? "workorder.completed" : "workorder.failed";
-    SINDRI_CHECK(db::record_audit(
-        connection, audit_entry(call, action, "work_order", id,
-                                completion.success ? Value()
-                                                   : make_object({{"retryable", Value(completion.retryable)}}))));
+    SINDRI_CHECK(audit(call, connection, action, "work_order", id,
+                       completion.success ? Value()
+                                          : make_object({{"retryable", Value(completion.retryable)}})));
     SINDRI_CHECK(db::emit_event(connection, action,
                                 make_object({{"work_order_id", Value(id)},
                                              {"work_order_log_id", Value(id)},
