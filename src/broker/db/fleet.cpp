@@ -1,13 +1,15 @@
 #include "broker/db/fleet.hpp"
 
 #include "broker/db/rows.hpp"
+#include "broker/db/work_order_matching.hpp"
+#include "broker/ids.hpp"
 
 namespace sindri::broker::db {
 
 // Pending objects are what the agent's incremental target state would hand
 // it (db::target_state_json): the newest live object of each targeted stack
 // that it has not reported applied. Pending work orders are those it may
-// claim: named, or sharing a label or an annotation with it.
+// claim now, as its pending list shows them; claimed ones, those it holds.
 ApiResult<Value> list_fleet_records(store::Connection& connection, std::string_view agent_id,
                                     std::string_view generator_id) {
   SINDRI_TRY(rows, connection.query(
@@ -19,16 +21,10 @@ ApiResult<Value> list_fleet_records(store::Connection& connection, std::string_v
                        "GROUP BY t.stack_id) AND NOT EXISTS (SELECT 1 FROM agent_events e WHERE e.agent_id = a.id "
                        "AND e.deployment_object_id = d.id AND e.status = 'SUCCESS' AND " SINDRI_LIVE_IN("e") ")"
                        ") AS pending_object_count, "
-                       "(SELECT COUNT(*) FROM work_orders w WHERE w.status = 'PENDING' AND ("
-                       "EXISTS (SELECT 1 FROM work_order_targets wt WHERE wt.work_order_id = w.id "
-                       "AND wt.agent_id = a.id) "
-                       "OR EXISTS (SELECT 1 FROM work_order_labels wl JOIN agent_labels al ON al.label = wl.label "
-                       "WHERE wl.work_order_id = w.id AND al.agent_id = a.id) "
-                       "OR EXISTS (SELECT 1 FROM work_order_annotations wa JOIN agent_annotations aa "
-                       "ON aa.key = wa.key AND aa.value = wa.value WHERE wa.work_order_id = w.id "
-                       "AND aa.agent_id = a.id))) AS pending_work_orders, "
-                       "(SELECT COUNT(*) FROM work_orders w WHERE w.status = 'CLAIMED' AND w.claimed_by = a.id) "
-                       "AS claimed_work_orders, "
+                       "(SELECT COUNT(*) FROM work_orders WHERE " SINDRI_CLAIMABLE_AT("$3") " AND "
+                       SINDRI_WORK_ORDER_TARGETS("a.id") ") AS pending_work_orders, "
+                       "(SELECT COUNT(*) FROM work_orders w WHERE w.status = 'CLAIMED' AND w.claimed_by = a.id "
+                       "AND w.claim_expires_at >= $3) AS claimed_work_orders, "
                        "(SELECT max(e.created_at) FROM agent_events e WHERE e.agent_id = a.id AND "
                        SINDRI_LIVE_IN("e") ") AS last_event_at, "
                        "(SELECT COUNT(*) FROM deployment_health h JOIN deployment_objects d "
@@ -43,7 +39,7 @@ ApiResult<Value> list_fleet_records(store::Connection& connection, std::string_v
                        "WHERE r.agent_id = a.id AND r.generator_id = $2)) "
                        "ORDER BY a.created_at, a.id",
                        {agent_id.empty() ? Value() : Value(agent_id),
-                        generator_id.empty() ? Value() : Value(generator_id)}));
+                        generator_id.empty() ? Value() : Value(generator_id), Value(now_timestamp())}));
   return rows_array(rows, {"k8s_reachable"});
 }
 
