@@ -6,11 +6,21 @@
 // an object prints does not depend on the order written here.
 
 #include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "value/value.hpp"
 
 namespace sindri {
 
 inline Value make_object(std::initializer_list<Member> members) { return Value(Object(members)); }
+
+// An array of the strings, in order.
+inline Value string_array(const std::vector<std::string>& items) {
+  Array array;
+  array.reserve(items.size());
+  for (const std::string& item : items) array.push_back(Value(item));
+  return Value(std::move(array));
+}
 
 }  // namespace sindri

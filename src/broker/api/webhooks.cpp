@@ -51,12 +51,6 @@ ApiResult<WebhookKey> webhook_key(const Call& call) {
   return *key;
 }
 
-Value string_array(const std::vector<std::string>& items) {
-  Array array;
-  for (const std::string& item : items) array.push_back(Value(item));
-  return Value(std::move(array));
-}
-
 // WebhookResponse, and has_signing_secret (beyond Brokkr).
 Value webhook_response(const db::Subscription& subscription) {
   const db::SubscriptionFields& fields = subscription.fields;

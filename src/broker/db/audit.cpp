@@ -9,7 +9,6 @@ namespace sindri::broker::db {
 namespace {
 
 Value text_or_null(std::string_view text) { return text.empty() ? Value() : Value(text); }
-Value optional_text(const std::optional<std::string>& text) { return text ? Value(*text) : Value(); }
 
 // One statement text for every combination of filters (a null parameter
 // filters nothing), so that each connection prepares it once.
@@ -44,10 +43,10 @@ ApiResult<Value> query_audit(store::Connection& connection, const AuditQuery& qu
   } else {
     exact_action = query.action;
   }
-  const std::vector<Value> filter = {optional_text(query.actor_type),    optional_text(query.actor_id),
-                                     optional_text(exact_action),        optional_text(action_prefix),
-                                     optional_text(query.resource_type), optional_text(query.resource_id),
-                                     optional_text(query.from),          optional_text(query.to)};
+  const std::vector<Value> filter = {nullable_text(query.actor_type),    nullable_text(query.actor_id),
+                                     nullable_text(exact_action),        nullable_text(action_prefix),
+                                     nullable_text(query.resource_type), nullable_text(query.resource_id),
+                                     nullable_text(query.from),          nullable_text(query.to)};
   SINDRI_TRY(total, connection.query("SELECT COUNT(*) FROM audit_logs a" SINDRI_AUDIT_FILTER, filter));
   std::vector<Value> page = filter;
   page.push_back(Value(query.limit));

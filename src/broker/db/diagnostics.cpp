@@ -26,8 +26,6 @@ Value request_object(const store::Rows& rows, size_t index, std::string_view now
   return request;
 }
 
-Value optional_text(const std::optional<std::string>& text) { return text ? Value(*text) : Value(); }
-
 }  // namespace
 
 ApiResult<Value> insert_diagnostic_request(store::Connection& connection, const NewDiagnosticRequest& request) {
@@ -37,7 +35,7 @@ ApiResult<Value> insert_diagnostic_request(store::Connection& connection, const 
                                     "requested_by, created_at, expires_at) VALUES ($1, $2, $3, 'pending', $4, $5, $6) "
                                     "RETURNING " SINDRI_DIAGNOSTIC_REQUEST_COLUMNS,
                                     {Value(new_uuid()), Value(request.agent_id), Value(request.deployment_object_id),
-                                     optional_text(request.requested_by), Value(created_at),
+                                     nullable_text(request.requested_by), Value(created_at),
                                      Value(timestamp_at(now + std::chrono::minutes(request.retention_minutes)))}));
   return request_object(rows, 0, created_at);
 }
@@ -85,7 +83,7 @@ ApiResult<std::optional<Value>> record_diagnostic_result(store::Connection& conn
   SINDRI_TRY(rows, connection.query("INSERT INTO diagnostic_results (" SINDRI_DIAGNOSTIC_RESULT_COLUMNS
                                     ") VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING " SINDRI_DIAGNOSTIC_RESULT_COLUMNS,
                                     {Value(new_uuid()), Value(request_id), Value(result.pod_statuses),
-                                     Value(result.events), optional_text(result.log_tails), Value(result.collected_at),
+                                     Value(result.events), nullable_text(result.log_tails), Value(result.collected_at),
                                      now}));
   return std::optional<Value>(row_object(rows, 0));
 }

@@ -4,6 +4,8 @@
 // rows turned into the API's objects.
 
 #include <initializer_list>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "broker/api_error.hpp"
@@ -39,6 +41,9 @@ Value rows_array(const store::Rows& rows, std::initializer_list<std::string_view
 Value generator_object(const store::Rows& rows, size_t index);
 Value deployment_object_object(const store::Rows& rows, size_t index);
 Value agent_object(const store::Rows& rows, size_t index);
+
+// A statement parameter: the text, or NULL when there is none.
+inline Value nullable_text(const std::optional<std::string>& text) { return text ? Value(*text) : Value(); }
 
 // SQLite answers a comparison with 0/1, PostgreSQL with a boolean.
 bool is_true(const Value& cell);

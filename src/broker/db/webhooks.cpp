@@ -3,6 +3,7 @@
 #include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
 #include "value/json.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker::db {
 namespace {
@@ -32,12 +33,6 @@ namespace {
 #define SINDRI_AGENT_CANDIDATES "d.target_labels IS NOT NULL AND " SINDRI_CLAIMABLE " AND " SINDRI_AGENT_HAS_LABELS
 
 Value json_text(const Value& value) { return Value(to_json(value)); }
-
-Value string_array(const std::vector<std::string>& items) {
-  Array array;
-  for (const std::string& item : items) array.push_back(Value(item));
-  return Value(std::move(array));
-}
 
 std::vector<std::string> strings_of(const Value& cell) {
   std::vector<std::string> out;

@@ -16,8 +16,6 @@ namespace {
 #define SINDRI_WORK_ORDER_LOG_COLUMNS \
   "id, work_type, created_at, claimed_at, completed_at, claimed_by, success, retries_attempted, result_message, yaml_content"
 
-Value optional_text(const std::optional<std::string>& text) { return text ? Value(*text) : Value(); }
-
 Value log_object(const store::Rows& rows, size_t index) { return row_object(rows, index, {"success"}); }
 
 // Exponential backoff, kept within ten years so that huge settings cannot
@@ -79,7 +77,7 @@ ApiResult<Value> list_work_orders(store::Connection& connection, const std::opti
                                     "WHERE (CAST($1 AS TEXT) IS NULL OR status = $1) "
                                     "AND (CAST($2 AS TEXT) IS NULL OR work_type = $2) "
                                     "ORDER BY created_at DESC, id DESC",
-                                    {optional_text(status), optional_text(work_type)}));
+                                    {nullable_text(status), nullable_text(work_type)}));
   return rows_array(rows);
 }
 
@@ -117,7 +115,7 @@ ApiResult<Value> list_claimable_work_orders(store::Connection& connection, std::
   SINDRI_TRY(rows, connection.query("SELECT " SINDRI_WORK_ORDER_COLUMNS " FROM work_orders WHERE " SINDRI_CLAIMABLE_AT(
                                         "$2") " AND (CAST($3 AS TEXT) IS NULL OR work_type = $3) "
                                               "AND " SINDRI_WORK_ORDER_TARGETS("$1") " ORDER BY created_at, id",
-                                    {Value(agent_id), Value(now_timestamp()), optional_text(work_type)}));
+                                    {Value(agent_id), Value(now_timestamp()), nullable_text(work_type)}));
   Value orders = rows_array(rows);
   for (Value& order : orders.mutable_array()) {
     for (Member& member : order.mutable_object()) {
@@ -165,7 +163,7 @@ ApiResult<CompletionOutcome> complete_work_order(store::Connection& connection, 
                          "UPDATE work_orders SET status = 'RETRY_PENDING', retry_count = $2, next_retry_after = $3, "
                          "claimed_by = NULL, claimed_at = NULL, claim_expires_at = NULL, last_error = $4, "
                          "last_error_at = $5, updated_at = $5 WHERE id = $1 AND updated_at = $6 RETURNING id",
-                         {id, Value(retries), next_retry, optional_text(completion.message), completed_at,
+                         {id, Value(retries), next_retry, nullable_text(completion.message), completed_at,
                           *order.find("updated_at")}));
     if (rows.empty()) return not_found("work_order", id.get_string());
     return CompletionOutcome{};
@@ -178,7 +176,7 @@ ApiResult<CompletionOutcome> complete_work_order(store::Connection& connection, 
                                     {id, *taken->find("work_type"), *taken->find("created_at"),
                                      *taken->find("claimed_at"), completed_at, *taken->find("claimed_by"),
                                      Value(completion.success), *taken->find("retry_count"),
-                                     optional_text(completion.message), *taken->find("yaml_content")}));
+                                     nullable_text(completion.message), *taken->find("yaml_content")}));
   return CompletionOutcome{log_object(rows, 0)};
 }
 
@@ -188,9 +186,9 @@ ApiResult<Value> list_work_order_log(store::Connection& connection, const WorkOr
                                     "AND (CAST($2 AS BOOLEAN) IS NULL OR success = $2) "
                                     "AND (CAST($3 AS TEXT) IS NULL OR claimed_by = $3) "
                                     "ORDER BY completed_at DESC, id DESC LIMIT $4",
-                                    {optional_text(query.work_type),
+                                    {nullable_text(query.work_type),
                                      query.success ? Value(*query.success) : Value(),
-                                     optional_text(query.agent_id), Value(query.limit.value_or(INT64_MAX))}));
+                                     nullable_text(query.agent_id), Value(query.limit.value_or(INT64_MAX))}));
   Array entries;
   for (size_t i = 0; i < rows.size(); ++i) entries.push_back(log_object(rows, i));
   return Value(std::move(entries));
