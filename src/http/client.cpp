@@ -122,6 +122,7 @@ struct Client::Impl {
   std::string authorization;
   std::vector<Header> headers;
   std::string ca_file;
+  Client::TlsSettings tls_settings;
   long timeout_ms = 30'000;
   bool accept_gzip = false;
 
@@ -172,15 +173,37 @@ struct Client::Impl {
   Status set_up_tls() {
     if (tls) return Ok{};
     tls.emplace(asio::ssl::context::tls_client);
-    beast::error_code error;
-    tls->set_default_verify_paths(error);
-    if (!error && !ca_file.empty()) tls->load_verify_file(ca_file, error);
-    if (error) {
+    if (auto loaded = load_tls_material(); !loaded.ok()) {
       tls.reset();
-      return make_error("cannot read the CA certificates" + (ca_file.empty() ? "" : " of " + ca_file) + ": " +
-                        describe(error));
+      return loaded;
     }
-    tls->set_verify_mode(asio::ssl::verify_peer);
+    tls->set_verify_mode(tls_settings.insecure_skip_verify ? asio::ssl::verify_none : asio::ssl::verify_peer);
+    return Ok{};
+  }
+
+  Status load_tls_material() {
+    beast::error_code error;
+    const Client::TlsSettings& settings = tls_settings;
+    if (!settings.ca_pem.empty()) {
+      tls->add_certificate_authority(asio::buffer(settings.ca_pem), error);
+      if (error) return make_error("cannot read the CA certificate data: " + describe(error));
+    } else {
+      tls->set_default_verify_paths(error);
+      if (!error && !ca_file.empty()) tls->load_verify_file(ca_file, error);
+      if (error) {
+        return make_error("cannot read the CA certificates" + (ca_file.empty() ? "" : " of " + ca_file) + ": " +
+                          describe(error));
+      }
+    }
+    if (settings.client_certificate_pem.empty() != settings.client_key_pem.empty()) {
+      return make_error("a client certificate needs its key and a key its certificate");
+    }
+    if (!settings.client_certificate_pem.empty()) {
+      tls->use_certificate_chain(asio::buffer(settings.client_certificate_pem), error);
+      if (error) return make_error("cannot read the client certificate data: " + describe(error));
+      tls->use_private_key(asio::buffer(settings.client_key_pem), asio::ssl::context::pem, error);
+      if (error) return make_error("cannot read the client key data: " + describe(error));
+    }
     return Ok{};
   }
 
@@ -211,12 +234,17 @@ struct Client::Impl {
       return make_error(reason(error));
     }
     if (secure) {
-      // SNI, and the certificate must name the host.
-      if (!SSL_set_tlsext_host_name(secure->native_handle(), endpoint->host.c_str())) {
+      // SNI (never an IP address, RFC 6066), and the certificate must name the host.
+      beast::error_code not_an_address;
+      asio::ip::make_address(endpoint->host, not_an_address);
+      if (not_an_address && !SSL_set_tlsext_host_name(secure->native_handle(), endpoint->host.c_str())) {
         disconnect();
         return make_error("TLS: cannot set the server name " + endpoint->host);
       }
-      secure->set_verify_callback(asio::ssl::host_name_verification(endpoint->host));
+      // host_name_verification matches an IP address against the certificate's IP SANs.
+      if (!tls_settings.insecure_skip_verify) {
+        secure->set_verify_callback(asio::ssl::host_name_verification(endpoint->host));
+      }
       error = run([&](Done done) { secure->async_handshake(asio::ssl::stream_base::client, done); });
       if (error) {
         disconnect();
@@ -269,6 +297,12 @@ void Client::set_accept_gzip(bool accept) { impl_->accept_gzip = accept; }
 
 void Client::set_ca_file(std::string path) {
   impl_->ca_file = std::move(path);
+  impl_->tls.reset();
+  impl_->disconnect();
+}
+
+void Client::set_tls(TlsSettings settings) {
+  impl_->tls_settings = std::move(settings);
   impl_->tls.reset();
   impl_->disconnect();
 }

@@ -2,8 +2,8 @@
 // A blocking HTTP and HTTPS client on Boost.Beast, for the `sindri` client
 // verbs, the agent and the tests. One Client per thread; it keeps its
 // connection alive between requests. HTTPS verifies the server's
-// certificate against the system's store (and a CA file, when set) and that
-// it names the host.
+// certificate against the system's store (and a CA file, when set), or
+// against given PEM text, and that it names the host (or IP address).
 
 #include <memory>
 #include <string>
@@ -40,6 +40,15 @@ class Client {
   // PEM certificates trusted besides the system's, for a broker whose
   // certificate a private CA signed.
   void set_ca_file(std::string path);
+  // TLS as a kubeconfig describes it, certificates as PEM text: a CA that is
+  // then the only one trusted, a client certificate and key for mutual TLS,
+  // or no verification of the server at all.
+  struct TlsSettings {
+    std::string ca_pem;  // empty: the system's store (and set_ca_file's)
+    std::string client_certificate_pem, client_key_pem;
+    bool insecure_skip_verify = false;
+  };
+  void set_tls(TlsSettings settings);
   // Asks for gzip (Accept-Encoding) and hands back the decoded body; the
   // response's Content-Encoding header still tells what was sent.
   void set_accept_gzip(bool accept);
