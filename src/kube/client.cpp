@@ -139,7 +139,7 @@ struct Client::Impl {
       KubeError error = std::move(outcome).error();
       if (!retrying || !error.retryable()) return error;
       if (seconds_since(start) + delay > retry.give_up_after) {
-        error.message += " (gave up after " + std::to_string(attempts) + " attempts)";
+        error.message += " (gave up after " + std::to_string(attempts) + (attempts == 1 ? " attempt)" : " attempts)");
         return error;
       }
       std::this_thread::sleep_for(std::chrono::duration<double>(delay));
