@@ -1,0 +1,368 @@
+#include "agent/agent.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <set>
+#include <thread>
+
+#include "agent/broker_api.hpp"
+#include "agent/health_server.hpp"
+#include "agent/reconciler.hpp"
+#include "agent/webhook_sender.hpp"
+
+namespace sindri::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::duration seconds(double value) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
+}
+
+// Waits until `deadline` or until `stopping` is set; false when stopping.
+bool wait_until(Clock::time_point deadline, const std::atomic<bool>& stopping) {
+  constexpr auto kSlice = std::chrono::milliseconds(20);
+  while (!stopping) {
+    const auto now = Clock::now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(std::min<Clock::duration>(deadline - now, kSlice));
+  }
+  return false;
+}
+
+std::string text_field(const Value& object, std::string_view key) {
+  const Value* value = object.find(key);
+  return value && value->is_string() ? std::string(value->get_string()) : std::string();
+}
+
+struct PendingEvent {
+  std::string object_id;
+  bool success;
+  std::string message;
+};
+
+
+class Loop {
+ public:
+  Loop(const AgentRun& run, const std::atomic<bool>& stopping)
+      : run_(run), settings_(run.settings), stopping_(stopping), broker_(settings_) {}
+
+  int run() {
+    auto started = start();
+    if (!started.ok()) {
+      if (stopping_) return 0;
+      log(started.error().message);
+      return 1;
+    }
+    auto looped = loop();
+    if (!looped.ok()) {
+      log(looped.error().message);
+      return 1;
+    }
+    log("stopped");
+    return 0;
+  }
+
+ private:
+  void log(const std::string& line) const {
+    if (run_.log) run_.log(line);
+  }
+
+  // A broker error: counts refused PAKs (fatal after the limit in a row) and
+  // tells whether the broker is down or failing (back off).
+  Status note(const BrokerError& error) {
+    if (error.refused()) {
+      if (++refusals_ >= settings_.auth_failure_limit) {
+        return make_error("the broker refused this agent's PAK " + std::to_string(refusals_) +
+                          " times in a row (HTTP 401): the PAK was revoked or rotated; give the agent its new "
+                          "PAK (agent.pak_file or SINDRI_AGENT_PAK) and start it again");
+      }
+    }
+    if (error.refused() || error.unreachable_or_failing()) failing_ = true;
+    if (error.unreachable_or_failing()) health_->broker_failed();
+    log(error.message);
+    return Ok{};
+  }
+  void note_success() { refusals_ = 0; }
+
+  Status start() {
+    for (int64_t attempt = 1;; ++attempt) {
+      auto ready = broker_.ready();
+      if (ready.ok()) break;
+      log("waiting for the broker at " + settings_.broker_url + " (attempt " + std::to_string(attempt) + "/" +
+          std::to_string(settings_.max_retries) + "): " + ready.error().message);
+      if (attempt >= settings_.max_retries) {
+        return make_error("the broker at " + settings_.broker_url + " was not ready after " +
+                          std::to_string(settings_.max_retries) + " attempts (agent.max_retries)");
+      }
+      if (!wait_until(Clock::now() + seconds(settings_.startup_retry_interval), stopping_)) return make_error("stopped");
+    }
+    SINDRI_CHECK(until_answered("verifying the PAK", [&] { return broker_.verify_pak(); }));
+    SINDRI_TRY(agent, until_answered("finding this agent", [&] {
+                 return broker_.find_agent(settings_.agent_name, settings_.cluster_name);
+               }));
+    agent_id_ = text_field(agent, "id");
+    status_ = text_field(agent, "status");
+    if (agent_id_.empty()) return make_error("the broker's agent record has no id");
+    log("agent " + settings_.agent_name + " (cluster " + settings_.cluster_name + ") is " + agent_id_ + ", status " +
+        status_);
+    for (const std::string& generator : settings_.generator_ids) {
+      SINDRI_CHECK(until_answered("registering with generator " + generator,
+                                  [&]() -> BrokerResult<Value> {
+                                    auto registered = broker_.register_with(generator, agent_id_);
+                                    if (!registered.ok()) return std::move(registered).error();
+                                    return Value();
+                                  }));
+    }
+    SINDRI_TRY(sink, run_.make_sink(agent_id_));
+    sink_ = std::move(sink);
+    health_ = std::make_unique<HealthState>([this]() -> Status {
+      if (!run_.hooks.probe_sink) return Ok{};
+      auto probed = run_.hooks.probe_sink();
+      if (!probed.ok()) return std::move(probed).error();
+      return Ok{};
+    });
+    if (run_.hooks.observe_into) run_.hooks.observe_into(health_->metrics());
+    if (auto probed = probe(); !probed) log("the sink " + std::string(sink_->name()) + " does not answer yet");
+    server_ = std::make_unique<HealthServer>(*health_, run_.version);
+    SINDRI_CHECK(server_->start("0.0.0.0", static_cast<uint16_t>(settings_.health_port)));
+    log("health endpoints on port " + std::to_string(server_->port()));
+    if (run_.on_health_port) run_.on_health_port(server_->port());
+    reconciler_ = std::make_unique<Reconciler>(
+        *sink_,
+        [this](const DeploymentObject& object, const ApplyOutcome& outcome) {
+          log(std::string(outcome.success ? "applied " : "failed ") + object.id + " (stack " + object.stack_id +
+              "): " + outcome.message);
+          events_.push_back({object.id, outcome.success, outcome.message});
+          if (auto sent = send_events(); !sent.ok()) fatal_ = sent.error().message;
+        },
+        [this](const std::string& line) { log(line); });
+    SINDRI_CHECK(reconciler_->seed());
+    return Ok{};
+  }
+
+  // Start-up calls: retried while the broker is down or failing, fatal when
+  // it refuses the PAK too often or answers with any other error.
+  template <class Call>
+  Result<Value> until_answered(const std::string& what, const Call& call) {
+    double backoff = settings_.broker_backoff_initial;
+    while (!stopping_) {
+      auto answer = call();
+      if (answer.ok()) {
+        note_success();
+        return std::move(answer).value();
+      }
+      const BrokerError& error = answer.error();
+      if (error.refused()) {
+        if (++refusals_ >= settings_.auth_failure_limit) {
+          return make_error(what + ": the broker refused this agent's PAK " + std::to_string(refusals_) +
+                            " times in a row (HTTP 401): the PAK was revoked or rotated; give the agent its new "
+                            "PAK (agent.pak_file or SINDRI_AGENT_PAK) and start it again");
+        }
+      } else if (!error.unreachable_or_failing()) {
+        if (error.status == 404 && what == "finding this agent") {
+          return make_error("the broker knows no agent " + settings_.agent_name + " in cluster " +
+                            settings_.cluster_name + " (register it with `sindri agent create`)");
+        }
+        return make_error(what + ": " + error.message);
+      }
+      log(what + ": " + error.message);
+      if (!wait_until(Clock::now() + seconds(backoff), stopping_)) break;
+      backoff = std::min(backoff * 2, settings_.broker_backoff_max);
+    }
+    return make_error("stopped");
+  }
+
+  std::optional<int64_t> probe() {
+    if (!run_.hooks.probe_sink) return 0;
+    auto probed = run_.hooks.probe_sink();
+    if (!probed.ok()) {
+      log("the sink does not answer: " + probed.error().message);
+      return std::nullopt;
+    }
+    return *probed;
+  }
+
+  // DEPLOY events wait here while the broker is down, so none is lost.
+  Status send_events() {
+    while (!events_.empty()) {
+      const PendingEvent& event = events_.front();
+      auto sent = broker_.deploy_event(agent_id_, event.object_id, event.success, event.message);
+      if (!sent.ok()) {
+        if (sent.error().unreachable_or_failing() || sent.error().refused()) {
+          return note(sent.error());
+        }
+        log("DEPLOY event for " + event.object_id + " dropped: " + sent.error().message);
+      }
+      events_.pop_front();
+    }
+    return Ok{};
+  }
+
+  Status heartbeat() {
+    const auto latency = probe();
+    auto sent = broker_.heartbeat(agent_id_, latency.has_value(), latency);
+    if (!sent.ok()) return note(sent.error());
+    note_success();
+    health_->heartbeat_succeeded();
+    health_->metrics().heartbeat_sent();
+    auto agent = broker_.agent(agent_id_);
+    if (!agent.ok()) return note(agent.error());
+    const std::string status = text_field(*agent, "status");
+    if (status != status_) log("agent status " + status_ + " -> " + status);
+    status_ = status;
+    return Ok{};
+  }
+
+  Status poll(bool resync) {
+    const auto started = Clock::now();
+    auto target = broker_.target_state(agent_id_);
+    health_->metrics().observe_poll(target.ok(), std::chrono::duration<double>(Clock::now() - started).count());
+    if (!target.ok()) return note(target.error());
+    note_success();
+    reconciler_->reconcile(*target, resync, stopping_);
+    return Ok{};
+  }
+
+  // A 404 from an endpoint the broker lacks is logged once.
+  bool missing(std::string_view endpoint, const BrokerError& error) {
+    if (!error.missing_endpoint()) return false;
+    if (missing_.insert(std::string(endpoint)).second) {
+      log("the broker has no " + std::string(endpoint) + " endpoint (" + error.message + "); skipping it");
+    }
+    return true;
+  }
+
+  Status report_health() {
+    if (!run_.hooks.deployment_health) return Ok{};
+    const std::vector<std::string> ids = reconciler_->applied_object_ids();
+    if (ids.empty()) return Ok{};
+    auto sent = broker_.health_status(agent_id_, run_.hooks.deployment_health(ids));
+    if (!sent.ok() && !missing("health-status", sent.error())) return note(sent.error());
+    return Ok{};
+  }
+
+  Status diagnostics() {
+    if (!run_.hooks.collect_diagnostics) return Ok{};
+    auto pending = broker_.pending_diagnostics(agent_id_);
+    if (!pending.ok()) return missing("diagnostics", pending.error()) ? Status(Ok{}) : note(pending.error());
+    if (!pending->is_array()) return Ok{};
+    for (const Value& request : pending->get_array()) {
+      if (stopping_) break;
+      const std::string id = text_field(request, "id");
+      auto claimed = broker_.claim_diagnostic(id);
+      if (!claimed.ok()) {
+        log("diagnostic " + id + ": " + claimed.error().message);
+        continue;
+      }
+      auto object = broker_.deployment_object(text_field(request, "deployment_object_id"));
+      if (!object.ok()) return note(object.error());
+      auto sent = broker_.diagnostic_result(
+          id, run_.hooks.collect_diagnostics(text_field(*object, "id"), text_field(*object, "yaml_content")));
+      if (!sent.ok()) log("diagnostic " + id + ": " + sent.error().message);
+    }
+    return Ok{};
+  }
+
+  // One work order per tick, as Brokkr's agent takes them.
+  Status work_order() {
+    if (!run_.hooks.run_work_order) return Ok{};
+    auto pending = broker_.pending_work_orders(agent_id_);
+    if (!pending.ok()) return missing("work-orders", pending.error()) ? Status(Ok{}) : note(pending.error());
+    if (!pending->is_array() || pending->size() == 0) return Ok{};
+    const std::string id = text_field(*pending->at(0), "id");
+    auto claimed = broker_.claim_work_order(id, agent_id_);
+    if (!claimed.ok()) {
+      log("work order " + id + ": " + claimed.error().message);
+      return Ok{};
+    }
+    const TaskOutcome outcome = run_.hooks.run_work_order(*claimed, stopping_);
+    log("work order " + id + (outcome.success ? " succeeded: " : " failed: ") + outcome.message);
+    auto completed = broker_.complete_work_order(id, outcome.success, outcome.message, outcome.retryable);
+    if (!completed.ok()) log("work order " + id + ": " + completed.error().message);
+    return Ok{};
+  }
+
+  Status webhooks() {
+    auto pending = broker_.pending_webhooks(agent_id_);
+    if (!pending.ok()) return missing("webhooks/pending", pending.error()) ? Status(Ok{}) : note(pending.error());
+    if (!pending->is_array()) return Ok{};
+    for (const Value& delivery : pending->get_array()) {
+      const std::string id = text_field(delivery, "id");
+      auto recorded = broker_.webhook_result(id, send_agent_webhook(delivery));
+      if (!recorded.ok()) log("webhook delivery " + id + ": " + recorded.error().message);
+    }
+    return Ok{};
+  }
+
+  Status loop() {
+    auto next_heartbeat = Clock::now();
+    auto next_poll = next_heartbeat;
+    auto next_resync = next_heartbeat + seconds(settings_.resync_interval);
+    auto next_health = next_heartbeat + seconds(settings_.deployment_health_interval);
+    auto next_task = next_heartbeat;
+    double backoff = settings_.broker_backoff_initial;
+    while (!stopping_) {
+      failing_ = false;
+      auto now = Clock::now();
+      SINDRI_CHECK(send_events());
+      if (!failing_ && now >= next_heartbeat) {
+        SINDRI_CHECK(heartbeat());
+        if (!failing_) next_heartbeat = now + seconds(settings_.polling_interval);
+      }
+      const bool active = status_ == "ACTIVE";
+      if (!failing_ && active && now >= next_poll) {
+        const bool resync = now >= next_resync;
+        SINDRI_CHECK(poll(resync));
+        if (!fatal_.empty()) return make_error(fatal_);
+        if (!failing_) {
+          next_poll = now + seconds(settings_.polling_interval);
+          if (resync) next_resync = now + seconds(settings_.resync_interval);
+        }
+      }
+      if (!failing_ && active && settings_.deployment_health_enabled && now >= next_health) {
+        SINDRI_CHECK(report_health());
+        if (!failing_) next_health = now + seconds(settings_.deployment_health_interval);
+      }
+      if (!failing_ && active && now >= next_task) {
+        SINDRI_CHECK(diagnostics());
+        if (!failing_) SINDRI_CHECK(work_order());
+        if (!failing_) SINDRI_CHECK(webhooks());
+        if (!failing_) next_task = now + seconds(settings_.task_interval);
+      }
+      if (failing_) {
+        wait_until(Clock::now() + seconds(backoff), stopping_);
+        backoff = std::min(backoff * 2, settings_.broker_backoff_max);
+        continue;
+      }
+      backoff = settings_.broker_backoff_initial;
+      auto next = next_heartbeat;
+      if (status_ == "ACTIVE") next = std::min({next, next_poll, next_task});
+      wait_until(next, stopping_);
+    }
+    return Ok{};
+  }
+
+  const AgentRun& run_;
+  const AgentSettings& settings_;
+  const std::atomic<bool>& stopping_;
+  BrokerApi broker_;
+  std::string agent_id_;
+  std::string status_;
+  std::unique_ptr<Sink> sink_;
+  std::unique_ptr<HealthState> health_;
+  std::unique_ptr<HealthServer> server_;
+  std::unique_ptr<Reconciler> reconciler_;
+  std::deque<PendingEvent> events_;
+  std::set<std::string, std::less<>> missing_;
+  int64_t refusals_ = 0;
+  bool failing_ = false;
+  std::string fatal_;  // a refused PAK met while reporting an apply
+};
+
+}  // namespace
+
+int run_agent(const AgentRun& run, const std::atomic<bool>& stopping) { return Loop(run, stopping).run(); }
+
+}  // namespace sindri::agent
