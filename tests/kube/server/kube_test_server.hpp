@@ -23,6 +23,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -206,6 +208,7 @@ class KubeTestServer {
   }
 
   void stop() {
+    control_client_.reset();
     if (pid_ <= 0) return;
     ::kill(pid_, SIGTERM);
     int status = 0;
@@ -230,11 +233,16 @@ class KubeTestServer {
     write(token_kubeconfig_path(), "test-token", "    token: " + options_.token + "\n");
   }
 
+  // One connection for the control calls, kept alive: a new client loads
+  // the system's CA store again, tens of milliseconds each time.
   sindri::Value control(std::string_view method, std::string_view path, std::string_view body = {}) const {
-    sindri::http::Client client(url());
-    client.set_ca_file(ca_file);
-    client.set_timeout_ms(30000);
-    auto response = client.request(method, path, body);
+    const std::lock_guard<std::mutex> lock(control_mutex_);
+    if (!control_client_) {
+      control_client_ = std::make_unique<sindri::http::Client>(url());
+      control_client_->set_ca_file(ca_file);
+      control_client_->set_timeout_ms(30000);
+    }
+    auto response = control_client_->request(method, path, body);
     if (!response.ok()) throw std::runtime_error("KubeTestServer: " + response.error().message);
     if (response->status / 100 != 2) {
       throw std::runtime_error("KubeTestServer: " + std::string(method) + " " + std::string(path) + " answered " +
@@ -247,6 +255,8 @@ class KubeTestServer {
 
   Options options_;
   std::filesystem::path dir_;
+  mutable std::mutex control_mutex_;
+  mutable std::unique_ptr<sindri::http::Client> control_client_;
   pid_t pid_ = -1;
   int port_ = 0;
 };

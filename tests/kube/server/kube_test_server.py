@@ -40,12 +40,16 @@ What it models, and where each behaviour comes from (kubernetes.io):
   another manager owns is a 409 Conflict naming the fields and managers
   unless force=true, which takes the fields over; fields a manager applied
   before and no longer applies are removed unless another manager owns them;
-  an absent object is created. Lists are merged by key where the Kubernetes
+  an absent object is created; a metadata.resourceVersion in the body must
+  be the stored one (409 Conflict otherwise). Lists are merged by key where the Kubernetes
   schema marks them x-kubernetes-list-type=map (LIST_MAP_KEYS below, e.g.
   containers by name, ports by containerPort and protocol); other lists are
   atomic (replaced whole and owned as one field). dryRun=All validates and
   answers without storing. POST (create) and PUT (replace) record operation
   Update for the fieldManager (default: the first word of the User-Agent).
+  Writes to a built-in kind leave its status as it was (the status
+  subresource is how it changes); a write that changes nothing keeps the
+  resourceVersion.
 - Validation (api-concepts, "Field validation"; Status reason Invalid, 422):
   apiVersion and kind must match the URL, metadata.name must be present and a
   DNS-1123 subdomain (a DNS-1123 label for namespaces), metadata.namespace
@@ -55,8 +59,10 @@ What it models, and where each behaviour comes from (kubernetes.io):
   and across all namespaces (kind <Kind>List with items; items carry no
   kind/apiVersion for built-in kinds, as the real server's typed lists, and
   do for custom resources), labelSelector with =, ==, !=, in, notin, exists
-  and !key, fieldSelector on metadata.name and metadata.namespace with = ==
-  and !=, limit and continue (remainingItemCount). Accept with as=Table
+  and !key, fieldSelector with = == and != on metadata.name,
+  metadata.namespace and the fields some kinds add (FIELD_SELECTORS: an
+  Event's involvedObject.*, a Pod's status.phase ...), limit and continue
+  (remainingItemCount). Accept with as=Table
   (kubectl get) gets a meta.k8s.io/v1 Table: Name, Status for namespaces and
   pods, Age.
 - Deleting (reference/kubernetes-api/common-parameters, DeleteOptions;
@@ -74,7 +80,9 @@ What it models, and where each behaviour comes from (kubernetes.io):
   reason, code, details {name, group, kind, causes}.
 - HTTP/1.1 keep-alive, one thread per connection.
 
-Deliberately not modeled: watch, patch types other than apply (JSON, merge and
+Deliberately not modeled: watch (?watch=true is 405, so a client fails
+at once instead of misreading a list; `kubectl delete` needs --wait=false),
+patch types other than apply (JSON, merge and
 strategic merge patches are 415), subresources other than pods/log (status
 and scale among them), defaulting (no protocol: TCP, no replicas: 1) and
 schema validation of field values and unknown fields, admission webhooks,
@@ -114,6 +122,7 @@ import ssl
 import sys
 import threading
 import time
+import traceback
 import urllib.parse
 import uuid
 
@@ -448,13 +457,7 @@ def merge(live, applied, field_name=None):
 
 def changed_paths(old, new):
     """Field paths whose value differs between two objects (an update's fields)."""
-    old_paths = field_paths(old) if old else set()
-    new_paths = field_paths(new)
-    changed = set()
-    for path in new_paths:
-        if old is None or lookup(old, path) != lookup(new, path):
-            changed.add(path)
-    return changed, old_paths - new_paths
+    return {path for path in field_paths(new) if old is None or lookup(old, path) != lookup(new, path)}
 
 
 # ---------------------------------------------------------------------------
@@ -523,22 +526,44 @@ def labels_match(requirements, labels):
     return True
 
 
-def parse_field_selector(text):
+# Field selectors every kind has, and those some kinds add (their
+# GetAttrs/field label conversion functions in the API server).
+FIELD_SELECTORS = {
+    "": ["metadata.name", "metadata.namespace"],
+    "Pod": ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+            "status.phase", "status.podIP", "status.nominatedNodeName"],
+    "Event": ["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+              "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
+              "reportingComponent", "source", "type"],
+    "Namespace": ["status.phase"],
+    "Secret": ["type"],
+    "Job": ["status.successful"],
+}
+
+
+def parse_field_selector(text, kind):
+    known = FIELD_SELECTORS[""] + FIELD_SELECTORS.get(kind, [])
     requirements = []
     for part in split_top_level(text or ""):
         match = re.match(r"^([A-Za-z.]+)\s*(==|!=|=)\s*(.*)$", part)
         if not match:
             raise ApiError(400, f"invalid selector: '{text}'; can't understand '{part}'")
         field = match.group(1)
-        if field not in ("metadata.name", "metadata.namespace"):
-            raise ApiError(400, f'"{field}" is not a known field selector: only "metadata.name", '
-                                f'"metadata.namespace"')
-        requirements.append((field.split(".")[1], match.group(2) != "!=", match.group(3)))
+        if field not in known:
+            raise ApiError(400, f'field label not supported: {field}')
+        requirements.append((field.split("."), match.group(2) != "!=", match.group(3)))
     return requirements
 
 
-def fields_match(requirements, metadata):
-    return all((metadata.get(field, "") == value) == equal for field, equal, value in requirements)
+def field_text(obj, steps):
+    current = obj
+    for step in steps:
+        current = current.get(step) if isinstance(current, dict) else None
+    return "" if current is None else str(current)
+
+
+def fields_match(requirements, obj):
+    return all((field_text(obj, steps) == value) == equal for steps, equal, value in requirements)
 
 
 # ---------------------------------------------------------------------------
@@ -559,7 +584,7 @@ class Store:
         with self.lock:
             self.resource_version = 0
             self.objects = {}  # (group, plural) -> {(namespace, name): object}
-            self.custom_types = {}  # crd name -> (ResourceType, available_at)
+            self.custom_types = {}  # crd name -> CustomType
             self.terminating = {}  # namespace -> monotonic time it goes
             for name in DEFAULT_NAMESPACES:
                 self.store(type_by_kind("v1", "Namespace"), self.new_object(
@@ -588,17 +613,17 @@ class Store:
     def advance(self):
         with self.lock:
             now = time.monotonic()
-            for crd_name, (rtype, available_at) in self.custom_types.items():
+            for crd_name, custom in self.custom_types.items():
                 crd = self.table(CRD_TYPE).get(("", crd_name))
-                if crd is not None and now >= available_at and not crd.get("_established"):
+                if crd is not None and now >= custom.available_at and not custom.established:
                     crd["status"] = {"conditions": [
                         {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
                          "lastTransitionTime": now_rfc3339(), "message": "no conflicts found"},
                         {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
                          "lastTransitionTime": now_rfc3339(), "message": "the initial names have been accepted"}],
                         "acceptedNames": crd.get("spec", {}).get("names", {}),
-                        "storedVersions": [rtype.version]}
-                    crd["_established"] = True
+                        "storedVersions": [custom.rtype.version]}
+                    custom.established = True
                     crd["metadata"]["resourceVersion"] = self.next_resource_version()
             for namespace, gone_at in list(self.terminating.items()):
                 if now >= gone_at:
@@ -610,7 +635,7 @@ class Store:
 
     def served_types(self):
         now = time.monotonic()
-        custom = [rtype for rtype, available_at in self.custom_types.values() if now >= available_at]
+        custom = [c.rtype for c in self.custom_types.values() if now >= c.available_at]
         return BUILTIN_TYPES + custom
 
     def find_type(self, group, version, plural):
@@ -627,7 +652,7 @@ class Store:
 
     def all_objects(self):
         with self.lock:
-            return [public(obj) for table in self.objects.values() for obj in table.values()]
+            return [obj for table in self.objects.values() for obj in table.values()]
 
 
 def type_by_kind(api_version, kind):
@@ -641,9 +666,13 @@ NAMESPACE_TYPE = type_by_kind("v1", "Namespace")
 CRD_TYPE = type_by_kind("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 
 
-def public(obj):
-    """An object as answered: internal bookkeeping keys (starting "_") left out."""
-    return {k: v for k, v in obj.items() if not k.startswith("_")}
+class CustomType:
+    """A CRD's kind: served from available_at on, Established once it is."""
+
+    def __init__(self, rtype, available_at):
+        self.rtype = rtype
+        self.available_at = available_at
+        self.established = False
 
 
 def custom_type_of(crd):
@@ -737,20 +766,20 @@ class Api:
         return self.answer(rtype, obj)
 
     def answer(self, rtype, obj):
-        out = copy.deepcopy(public(obj))
+        out = copy.deepcopy(obj)
         out["apiVersion"] = rtype.api_version
         out["kind"] = rtype.kind
         return out
 
     def list(self, rtype, namespace, query):
         labels = parse_label_selector(query.get("labelSelector", ""))
-        fields = parse_field_selector(query.get("fieldSelector", ""))
+        fields = parse_field_selector(query.get("fieldSelector", ""), rtype.kind)
         items = []
         for (ns, name), obj in sorted(self.store.table(rtype).items()):
             if namespace is not None and ns != namespace:
                 continue
             metadata = obj.get("metadata", {})
-            if not labels_match(labels, metadata.get("labels") or {}) or not fields_match(fields, metadata):
+            if not labels_match(labels, metadata.get("labels") or {}) or not fields_match(fields, obj):
                 continue
             item = self.answer(rtype, obj)
             if rtype.builtin:
@@ -766,7 +795,7 @@ class Api:
                 raise ApiError(400, "continue key is not valid: incorrect encoded start resourceVersion")
             items = [entry for entry in items if entry[0] > start]
         metadata = {"resourceVersion": str(self.store.resource_version)}
-        limit = int(query.get("limit", "0") or 0)
+        limit = int_parameter(query, "limit")
         if limit > 0 and len(items) > limit:
             rest = len(items) - limit
             items = items[:limit]
@@ -785,7 +814,7 @@ class Api:
         text = annotations.get(f"sindri-test/log.{container}", annotations.get("sindri-test/log", ""))
         if "tailLines" in query:
             lines = text.splitlines(keepends=True)
-            tail = int(query["tailLines"])
+            tail = int_parameter(query, "tailLines")
             text = "".join(lines[-tail:]) if tail > 0 else ""
         return text
 
@@ -862,10 +891,14 @@ class Api:
                     metadata[field] = old["metadata"][field]
                 else:
                     metadata.pop(field, None)
-            if "status" in old and "status" not in new:
-                new["status"] = old["status"]
             if spec_of(old) != spec_of(new):
                 metadata["generation"] = old["metadata"].get("generation", 1) + 1
+        # Writes to the object itself leave a built-in kind's status alone
+        # (its status subresource, not modeled, is how controllers set it).
+        if rtype.builtin:
+            new.pop("status", None)
+            if old is not None and "status" in old:
+                new["status"] = copy.deepcopy(old["status"])
         if rtype.kind == "Namespace" and old is None:
             new.setdefault("spec", {"finalizers": ["kubernetes"]})
             new["status"] = {"phase": "Active"}
@@ -875,23 +908,30 @@ class Api:
         if dry_run:
             metadata["resourceVersion"] = old["metadata"]["resourceVersion"] if old else ""
             return self.answer(rtype, new)
-        if old is not None and public(old) == public(new) | {"metadata": {**new["metadata"],
-                                                                          "resourceVersion":
-                                                                          old["metadata"]["resourceVersion"]}}:
-            return self.answer(rtype, old)
+        if old is not None and without_write_stamps(old) == without_write_stamps(new):
+            return self.answer(rtype, old)  # a write that changes nothing is no new version
         metadata["resourceVersion"] = self.store.next_resource_version()
         if rtype.kind == "CustomResourceDefinition":
             self.register_crd(new)
         self.store.store(rtype, new)
         return self.answer(rtype, new)
 
+    @staticmethod
+    def modified(rtype, name):
+        return ApiError(409, f'Operation cannot be fulfilled on {group_resource(rtype)} "{name}": the object has been '
+                             "modified; please apply your changes to the latest version and try again",
+                        details={"name": name, "group": rtype.group, "kind": rtype.plural})
+
     def register_crd(self, crd):
         custom = custom_type_of(crd)
         if custom is None:
             return
         existing = self.store.custom_types.get(crd["metadata"]["name"])
-        available_at = existing[1] if existing else time.monotonic() + self.store.crd_discovery_delay
-        self.store.custom_types[crd["metadata"]["name"]] = (custom, available_at)
+        if existing is not None:
+            existing.rtype = custom
+        else:
+            self.store.custom_types[crd["metadata"]["name"]] = CustomType(
+                custom, time.monotonic() + self.store.crd_discovery_delay)
 
     def managers_of(self, obj):
         entries = []
@@ -920,7 +960,10 @@ class Api:
         old = self.store.table(rtype).get((namespace or "", name))
         if old is None and rtype.namespaced:
             self.check_namespace_open(namespace)
-        live = copy.deepcopy(public(old)) if old else {}
+        wanted = applied["metadata"].get("resourceVersion")
+        if wanted and (old is None or wanted != old["metadata"]["resourceVersion"]):
+            raise self.modified(rtype, name)
+        live = copy.deepcopy(old) if old else {}
         applied_paths = field_paths(applied)
         entries = self.managers_of(old)
         conflicts = []
@@ -975,15 +1018,12 @@ class Api:
         if replacing:
             wanted = body["metadata"].get("resourceVersion")
             if wanted and wanted != old["metadata"]["resourceVersion"]:
-                raise ApiError(409, f'Operation cannot be fulfilled on {group_resource(rtype)} "{object_name}": the '
-                                    "object has been modified; please apply your changes to the latest version and "
-                                    "try again", details={"name": object_name, "group": rtype.group,
-                                                          "kind": rtype.plural})
+                raise self.modified(rtype, object_name)
         manager = query.get("fieldManager") or (user_agent.split("/")[0] if user_agent else "unknown")
         new = copy.deepcopy(body)
         for field in SERVER_FIELDS:
             new["metadata"].pop(field, None)
-        changed, _ = changed_paths(public(old) if old else None, new)
+        changed = changed_paths(old, new)
         entries = self.managers_of(old)
         for entry in entries:
             entry["_paths"] -= changed
@@ -1028,7 +1068,7 @@ class Api:
             if rtype.kind == "CustomResourceDefinition":
                 custom = self.store.custom_types.pop(name, None)
                 if custom is not None:
-                    self.store.objects.pop((custom[0].group, custom[0].plural), None)
+                    self.store.objects.pop((custom.rtype.group, custom.rtype.plural), None)
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                 "details": {"name": name, "group": rtype.group, "kind": rtype.plural,
                             "uid": obj["metadata"]["uid"]}}
@@ -1050,7 +1090,7 @@ class Api:
         if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict) or not obj["metadata"].get("name"):
             raise ApiError(400, "an object with metadata.name is needed")
         rtype = None
-        for candidate in self.store.served_types() + [t for t, _ in self.store.custom_types.values()]:
+        for candidate in BUILTIN_TYPES + [c.rtype for c in self.store.custom_types.values()]:
             if candidate.api_version == obj.get("apiVersion") and candidate.kind == obj.get("kind"):
                 rtype = candidate
                 break
@@ -1063,6 +1103,22 @@ class Api:
             self.register_crd(obj)
         self.store.store(rtype, obj)
         return self.answer(rtype, obj)
+
+
+def without_write_stamps(obj):
+    """An object without what every write changes (resourceVersion, managedFields times)."""
+    out = copy.deepcopy(obj)
+    out["metadata"].pop("resourceVersion", None)
+    for entry in out["metadata"].get("managedFields") or []:
+        entry.pop("time", None)
+    return out
+
+
+def int_parameter(query, name):
+    try:
+        return int(query.get(name) or 0)
+    except ValueError:
+        raise ApiError(400, f"{name}: Invalid value: \"{query[name]}\": must be an integer")
 
 
 def spec_of(obj):
@@ -1151,6 +1207,9 @@ class DropConnection(Exception):
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "sindri-kube-test-server"
+    # Headers and body leave in one write when the request is handled:
+    # separate small writes meet the client's delayed ACK (40 ms a request).
+    wbufsize = 64 * 1024
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         if self.server.verbose:
@@ -1213,6 +1272,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+        except Exception as error:  # noqa: BLE001 - a bug here must answer, not hang the client
+            traceback.print_exc()
+            self.send(500, ApiError(500, f"test server error: {error!r}").status())
 
     def take_failure(self, method, path):
         for failure in self.server.failures:
@@ -1255,7 +1317,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 raise ApiError(404, "the server could not find the requested resource")
             if sub == "log":
                 if method != "GET":
-                    raise ApiError(405, f"the server does not allow this method on the requested resource")
+                    raise ApiError(405, "the server does not allow this method on the requested resource")
                 return 200, api.pod_log(namespace, name, query), "text/plain"
             if query.get("watch") in ("true", "1"):
                 raise ApiError(405, "watch is not modeled by the test server")
@@ -1351,6 +1413,7 @@ class TlsServer(http.server.ThreadingHTTPServer):
     def finish_request(self, request, client_address):
         try:
             request.settimeout(30)
+            request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             secure = self.context.wrap_socket(request, server_side=True)
         except (ssl.SSLError, OSError) as error:
             if self.verbose:

@@ -24,14 +24,25 @@ struct Reply {
   std::string body;
 };
 
+// One server for the suite (certificates and a python start are the slow
+// part), reset before each test.
 class KubeTestServerTest : public ::testing::Test {
  protected:
+  static void SetUpTestSuite() { server_ = new KubeTestServer(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    server_->reset();
+    client_ = std::make_unique<sindri::http::Client>(server_->url());
+    client_->set_ca_file(server_->ca_file);
+  }
+
   Reply call(std::string_view method, std::string_view path, std::string_view body = {},
              std::string_view content_type = "application/json", bool authenticated = true) {
-    sindri::http::Client client(server_.url());
-    client.set_ca_file(server_.ca_file);
-    if (authenticated) client.set_authorization("Bearer test-token");
-    auto response = client.request(method, path, body, content_type);
+    client_->set_authorization(authenticated ? "Bearer test-token" : "");
+    auto response = client_->request(method, path, body, content_type);
     EXPECT_TRUE(response.ok()) << (response.ok() ? "" : response.error().message);
     if (!response.ok()) return {};
     Reply reply{response->status, Value(), response->body};
@@ -53,7 +64,8 @@ class KubeTestServerTest : public ::testing::Test {
     return found != nullptr && found->is_int() ? found->get_int() : -1;
   }
 
-  KubeTestServer server_;
+  static inline KubeTestServer* server_ = nullptr;
+  std::unique_ptr<sindri::http::Client> client_;
 };
 
 constexpr std::string_view kDeployments = "/apis/apps/v1/namespaces/default/deployments";
@@ -203,21 +215,21 @@ TEST_F(KubeTestServerTest, ListsByLabelSelectorInPages) {
 }
 
 TEST_F(KubeTestServerTest, InjectedFailuresAnswerTheStatusThenStop) {
-  server_.inject_failures("GET", "/api/v1/namespaces", 503, 2);
+  server_->inject_failures("GET", "/api/v1/namespaces", 503, 2);
   EXPECT_EQ(call("GET", "/api/v1/namespaces").status, 503);
   EXPECT_EQ(text(call("GET", "/api/v1/namespaces/default").json, "/reason"), "ServiceUnavailable");
   EXPECT_EQ(call("GET", "/api/v1/namespaces").status, 200);
-  const Value requests = server_.requests();
+  const Value requests = server_->requests();
   ASSERT_EQ(requests.size(), 3u);
   EXPECT_EQ(text(requests, "/1/path"), "/api/v1/namespaces/default");
-  server_.clear_requests();
-  EXPECT_EQ(server_.requests().size(), 0u);
+  server_->clear_requests();
+  EXPECT_EQ(server_->requests().size(), 0u);
 }
 
 TEST_F(KubeTestServerTest, ADroppedConnectionIsATransportError) {
-  server_.inject_failures("*", "/version", 0, 1);
-  sindri::http::Client client(server_.url());
-  client.set_ca_file(server_.ca_file);
+  server_->inject_failures("*", "/version", 0, 1);
+  sindri::http::Client client(server_->url());
+  client.set_ca_file(server_->ca_file);
   client.set_authorization("Bearer test-token");
   EXPECT_FALSE(client.request("GET", "/version").ok());
   EXPECT_TRUE(client.request("GET", "/version").ok());
@@ -227,12 +239,58 @@ TEST_F(KubeTestServerTest, PutObjectStoresStatusAndLogsAreServed) {
   auto pod = sindri::parse_json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default",
     "annotations":{"sindri-test/log":"one\ntwo\nthree\n"}},"status":{"phase":"Running"}})");
   ASSERT_TRUE(pod.ok());
-  server_.put_object(pod.value());
+  server_->put_object(pod.value());
   EXPECT_EQ(text(call("GET", "/api/v1/namespaces/default/pods/p").json, "/status/phase"), "Running");
   EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/p/log?tailLines=2").body, "two\nthree\n");
   bool found = false;
-  for (const Value& object : server_.objects().get_array()) found |= text(object, "/metadata/name") == "p";
+  for (const Value& object : server_->objects().get_array()) found |= text(object, "/metadata/name") == "p";
   EXPECT_TRUE(found);
+}
+
+TEST_F(KubeTestServerTest, FieldSelectorsOfEvents) {
+  for (const char* name : {"e1", "e2"}) {
+    auto event = sindri::parse_json(std::string(R"({"apiVersion":"v1","kind":"Event","metadata":{"name":")") + name +
+                                    R"(","namespace":"default"},"involvedObject":{"kind":"Pod","name":"pod-)" + name +
+                                    R"("},"reason":"Started"})");
+    ASSERT_TRUE(event.ok());
+    server_->put_object(event.value());
+  }
+  const Reply one = call("GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dpod-e2");
+  ASSERT_EQ(one.json.find("items")->size(), 1u) << one.body;
+  EXPECT_EQ(text(one.json, "/items/0/metadata/name"), "e2");
+  const Reply others = call("GET", "/api/v1/events?fieldSelector=metadata.name!%3De2,reason%3DStarted");
+  ASSERT_EQ(others.json.find("items")->size(), 1u) << others.body;
+  EXPECT_EQ(text(others.json, "/items/0/metadata/name"), "e1");
+  EXPECT_EQ(call("GET", "/api/v1/configmaps?fieldSelector=involvedObject.name%3Dx").status, 400);
+}
+
+TEST_F(KubeTestServerTest, BadInputIsAStatusNeverAHangOrCrash) {
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  const std::string apply_type = "application/apply-patch+yaml";
+  const Reply not_json = call("POST", configmaps, "{", "application/json");
+  EXPECT_EQ(not_json.status, 400);
+  EXPECT_EQ(text(not_json.json, "/kind"), "Status");
+  EXPECT_EQ(call("PATCH", configmaps + "/c?fieldManager=x", "a: [", apply_type).status, 400);
+  EXPECT_EQ(call("PATCH", configmaps + "/c?fieldManager=x", "- 1\n- 2\n", apply_type).status, 400);
+  EXPECT_EQ(call("PATCH", configmaps + "/c?fieldManager=x", "{}", "application/merge-patch+json").status, 415);
+  EXPECT_EQ(call("PATCH", configmaps + "/c?fieldManager=x",
+                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: {a: 1}}\n", apply_type)
+                .status,
+            422);
+  EXPECT_EQ(call("GET", configmaps + "?limit=many").status, 400);
+  EXPECT_EQ(call("GET", configmaps + "?continue=garbage").status, 400);
+  EXPECT_EQ(call("GET", "/apis/nothing.example.com/v1/things").status, 404);
+  EXPECT_EQ(call("DELETE", configmaps + "/absent").status, 404);
+  EXPECT_EQ(call("GET", configmaps + "?watch=true").status, 405);
+  const std::string plain = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n";
+  const Reply created = call("PATCH", configmaps + "/c?fieldManager=x", plain, apply_type);
+  ASSERT_EQ(created.status, 201);
+  const Reply stale = call("PATCH", configmaps + "/c?fieldManager=x",
+                           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, resourceVersion: \"1\"}\n", apply_type);
+  EXPECT_EQ(stale.status, 409);
+  // An apply that changes nothing is no new version.
+  const Reply again = call("PATCH", configmaps + "/c?fieldManager=x", plain, apply_type);
+  EXPECT_EQ(text(again.json, "/metadata/resourceVersion"), text(created.json, "/metadata/resourceVersion"));
 }
 
 TEST(KubeTestServerDelays, ANamespaceTerminatesForAWhileThenGoesWithItsContents) {
