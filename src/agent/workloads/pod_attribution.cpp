@@ -64,8 +64,10 @@ std::string PodAttributor::deployment_object_of(const Value& pod) {
 }
 
 std::vector<Value> PodAttributor::pods_of(std::span<const Value> pods, std::string_view deployment_object_id) {
-  const std::string wanted = stored_uuid(deployment_object_id);
   std::vector<Value> matched;
+  // Pods attributed to nothing have the id "": no id is no pods.
+  if (!is_uuid(deployment_object_id)) return matched;
+  const std::string wanted = stored_uuid(deployment_object_id);
   for (const Value& pod : pods) {
     if (pod.is_object() && deployment_object_of(pod) == wanted) matched.push_back(pod);
   }

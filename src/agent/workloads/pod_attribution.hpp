@@ -35,7 +35,8 @@ class PodAttributor {
   // An owner that cannot be read (deleted, unknown kind, API error) ends the
   // walk without an id.
   std::string deployment_object_of(const Value& pod);
-  // The pods of `pods` that belong to `deployment_object_id` (any case).
+  // The pods of `pods` that belong to `deployment_object_id` (a UUID in any
+  // case; anything else has no pods).
   std::vector<Value> pods_of(std::span<const Value> pods, std::string_view deployment_object_id);
 
  private:

@@ -51,7 +51,7 @@ Result<std::vector<WorkDocument>, WorkOrderOutcome> work_documents(std::string_v
     const Value& object = (*parsed)[i].value;
     if (object.is_null()) continue;
     if (!object.is_object()) {
-      return permanent_failure("document " + std::to_string(i + 1) + ": a " + object.kind_name() +
+      return permanent_failure("document " + std::to_string(i + 1) + ": a YAML " + object.kind_name() +
                                ", not a Kubernetes object (a mapping)");
     }
     documents.push_back(WorkDocument{.index = i + 1,
