@@ -1,9 +1,10 @@
 #!/bin/sh
 # Debian's kubectl against the Kubernetes API test server, which keeps the
 # server honest about the wire format. Run by sindri_kube_test_server_launcher
-# (KUBECONFIG set, deleted namespaces Terminating for a minute):
-# discovery, server-side apply, label selectors, a field manager conflict and
-# its forced take-over, diff, delete, a Terminating namespace, token auth.
+# (KUBECONFIG set, deleted namespaces Terminating for a minute, a CRD's kind
+# served half a second after the CRD): discovery, server-side apply, label
+# selectors, a field manager conflict and its forced take-over, diff, delete,
+# a Terminating namespace, token auth, a CRD's kind arriving late.
 set -u
 
 if ! command -v kubectl >/dev/null; then
@@ -88,6 +89,38 @@ expect_output "delete" 'deployment.apps "web" deleted' kubectl delete --wait=fal
 expect_output "get ns" 'shop +Terminating' kubectl get namespaces
 if output=$(kubectl get -n shop deployment web 2>&1); then fail "the deployment is still there: $output"; fi
 echo "$output" | grep -q 'NotFound' || fail "no NotFound for the deleted deployment: $output"
+
+cat >"$work/crd.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget, shortNames: [wg]}
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+YAML
+cat >"$work/widget.yaml" <<'YAML'
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w, namespace: default}
+spec: {size: 3}
+YAML
+expect_output "apply a CRD" 'widgets.example.com serverside-applied' kubectl apply --server-side -f "$work/crd.yaml"
+if output=$(kubectl apply --server-side -f "$work/widget.yaml" 2>&1); then
+  fail "a Widget was applied before its kind was served: $output"
+else
+  echo "$output" | grep -q 'no matches for kind "Widget"' || fail "no 'no matches' for the early Widget: $output"
+fi
+# Served after the delay: retried every 0.1 s for up to 10 s.
+tries=0
+until kubectl apply --server-side -f "$work/widget.yaml" >"$work/widget.out" 2>&1; do
+  tries=$((tries + 1))
+  [ "$tries" -lt 100 ] || { fail "the Widget never applied: $(cat "$work/widget.out")"; break; }
+  sleep 0.1
+done
+expect_output "get the widget by short name" '^3$' kubectl get wg w -o 'jsonpath={.spec.size}'
 
 [ "$failures" -eq 0 ] && echo "kubectl_test: all passed"
 exit $((failures > 0))

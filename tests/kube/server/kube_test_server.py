@@ -1428,6 +1428,20 @@ class TlsServer(http.server.ThreadingHTTPServer):
                 pass
 
 
+def exit_with_parent(interval):
+    """Ends this process once the one that started it is gone (a test that
+    crashed never stops its server), polling: PR_SET_PDEATHSIG would fire
+    when the starting thread ends, which may be long before the test does."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
@@ -1443,6 +1457,7 @@ def main():
                         help="seconds a deleted namespace stays Terminating")
     parser.add_argument("--verbose", action="store_true")
     options = parser.parse_args()
+    exit_with_parent(0.2)
 
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(options.cert, options.key)
