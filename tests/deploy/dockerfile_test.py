@@ -1,0 +1,198 @@
+"""Checks the Dockerfile against the programs built here, since no Docker daemon runs here.
+
+    dockerfile_test.py --dockerfile FILE --packages-txt FILE PROGRAM...
+
+- The runtime stage installs exactly the Debian packages owning the libraries
+  the programs name (ELF NEEDED entries, found where `ldd` finds them, owners
+  from `dpkg -S`), plus the extras listed below with their reason.
+- Every library `ldd` lists, its libraries' libraries included, belongs to one
+  of those packages or to a package they depend on, so that apt brings it.
+- The runtime stage copies exactly these programs from the build stage.
+- The build stage installs only packages scripts/packages.txt lists, and
+  builds Release without tests and benchmarks.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+# Packages the runtime stage needs though no program links them (the
+# Dockerfile says why beside its install line).
+EXTRAS = {
+    "ca-certificates": "trust an https:// broker or API server signed by a public CA",
+    "tzdata": "Tera's date filter reads time zones from /usr/share/zoneinfo",
+}
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+    return condition
+
+
+def stages(dockerfile):
+    """[(FROM line, [instruction, ...]), ...] with continuation lines joined."""
+    with open(dockerfile) as source:
+        text = re.sub(r"\\\n", " ", source.read())
+    result = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.upper().startswith("FROM "):
+            result.append((line, []))
+        elif result:
+            result[-1][1].append(line)
+    return result
+
+
+def installed_packages(instructions):
+    """The package names of every `apt-get install` in a stage's RUN instructions."""
+    packages = []
+    for instruction in instructions:
+        if not instruction.upper().startswith("RUN "):
+            continue
+        for command in re.split(r"&&|;", instruction[4:]):
+            words = shlex.split(command)
+            while words and "=" in words[0]:  # DEBIAN_FRONTEND=noninteractive apt-get ...
+                words.pop(0)
+            if words[:2] == ["apt-get", "install"]:
+                packages += [word for word in words[2:] if not word.startswith("-")]
+    return packages
+
+
+def owner(path):
+    """The Debian package owning a library path, trying it as merged /usr makes it appear."""
+    candidates = [path, os.path.realpath(path)]
+    for candidate in list(candidates):
+        if candidate.startswith("/usr/"):
+            candidates.append(candidate[4:])
+        else:
+            candidates.append("/usr" + candidate)
+    for candidate in candidates:
+        run = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
+        if run.returncode == 0:
+            return run.stdout.split(":")[0].strip()
+    return None
+
+
+def ldd_paths(program):
+    """soname -> path for every library ldd resolves for program."""
+    run = subprocess.run(["ldd", program], capture_output=True, text=True, check=True)
+    paths = {}
+    for line in run.stdout.splitlines():
+        match = re.match(r"\s*(\S+)\s+=>\s+(/\S+)", line)
+        if match:
+            paths[match.group(1)] = match.group(2)
+            continue
+        match = re.match(r"\s*(/\S+)\s+\(", line)  # the dynamic loader
+        if match:
+            paths[os.path.basename(match.group(1))] = match.group(1)
+        elif "not found" in line:
+            failures.append(f"{program}: ldd cannot find {line.strip()}")
+    return paths
+
+
+def needed(program):
+    run = subprocess.run(["readelf", "-d", program], capture_output=True, text=True, check=True)
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run.stdout)
+
+
+def dependency_closure(packages):
+    """packages and every installed package they depend on, directly or not."""
+    seen = set()
+    queue = list(packages)
+    while queue:
+        package = queue.pop()
+        if package in seen:
+            continue
+        seen.add(package)
+        run = subprocess.run(["dpkg-query", "-W", "-f", "${Depends}, ${Pre-Depends}", package],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            continue
+        for alternative in re.split(r"[,|]", run.stdout):
+            name = alternative.strip().split(" ")[0].split(":")[0]
+            if name:
+                queue.append(name)
+    return seen
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dockerfile", required=True)
+    parser.add_argument("--packages-txt", required=True)
+    parser.add_argument("programs", nargs="+")
+    args = parser.parse_args()
+
+    all_stages = stages(args.dockerfile)
+    if len(all_stages) < 2:
+        sys.exit(f"{args.dockerfile}: expected a build stage and a runtime stage, found {len(all_stages)} stage(s)")
+    build_from, build = all_stages[0]
+    runtime_from, runtime = all_stages[-1]
+    check(re.fullmatch(r"FROM debian:bookworm AS build", build_from, re.IGNORECASE) is not None,
+          f"build stage is not `FROM debian:bookworm AS build`: {build_from}")
+    check(runtime_from == "FROM debian:bookworm-slim", f"runtime stage is not debian:bookworm-slim: {runtime_from}")
+
+    # The build stage: packages.txt's packages, a Release build without tests or benchmarks.
+    with open(args.packages_txt) as listed:
+        known = {line.strip() for line in listed if line.strip() and not line.startswith("#")}
+    build_packages = installed_packages(build)
+    check(build_packages, "build stage installs nothing")
+    for package in build_packages:
+        check(package in known, f"build stage installs {package}, which scripts/packages.txt does not list")
+    build_text = " ".join(build)
+    for option in ("-DCMAKE_BUILD_TYPE=Release", "-DSINDRI_TESTS=OFF", "-DSINDRI_BENCH=OFF"):
+        check(option in build_text, f"build stage does not configure with {option}")
+
+    # The runtime stage copies the programs, and nothing else, from the build stage.
+    names = sorted(os.path.basename(program) for program in args.programs)
+    copies = [shlex.split(line)[2:-1] for line in runtime if line.startswith("COPY --from=build ")]
+    copied = sorted(os.path.basename(path) for paths in copies for path in paths)
+    check(copied == names, f"runtime stage copies {copied}, the programs are {names}")
+    for instruction in build:
+        if instruction.startswith("RUN cmake --build") or " cmake --build " in instruction:
+            for name in names:
+                check(re.search(rf"--target\b.*\b{re.escape(name)}\b", instruction) is not None,
+                      f"build stage does not build {name}")
+    check(any(line.startswith("USER ") and not line.split()[1].startswith(("0", "root")) for line in runtime),
+          "runtime stage does not switch to a non-root user")
+
+    # The runtime packages against what the programs link.
+    runtime_packages = set(installed_packages(runtime))
+    direct = {}
+    every_library = {}
+    for program in args.programs:
+        paths = ldd_paths(program)
+        every_library.update(paths)
+        for soname in needed(program):
+            if check(soname in paths, f"{program}: ldd does not resolve {soname}"):
+                package = owner(paths[soname])
+                if check(package is not None, f"{program}: no Debian package owns {paths[soname]} ({soname})"):
+                    direct.setdefault(package, []).append(f"{os.path.basename(program)}: {soname}")
+    for package in sorted(set(direct) - runtime_packages):
+        failures.append(f"runtime stage lacks {package}, which owns {', '.join(direct[package])}")
+    for package in sorted(runtime_packages - set(direct) - set(EXTRAS)):
+        failures.append(f"runtime stage installs {package}, which no program links")
+    for package in sorted(set(EXTRAS) - runtime_packages):
+        failures.append(f"runtime stage lacks {package}: {EXTRAS[package]}")
+    brought = dependency_closure(runtime_packages)
+    for soname, path in sorted(every_library.items()):
+        package = owner(path)
+        if check(package is not None, f"no Debian package owns {path} ({soname})"):
+            check(package in brought, f"{soname} ({package}) is neither installed nor brought by what is")
+
+    for failure in failures:
+        print("FAIL: " + failure)
+    print(f"Dockerfile: {len(names)} programs, {len(direct)} linked packages, {len(every_library)} libraries, "
+          f"{len(failures)} problem(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
