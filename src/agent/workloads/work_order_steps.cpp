@@ -20,6 +20,14 @@ std::string text_at(const Value& root, std::string_view pointer) {
   return value && value->is_string() ? std::string(value->get_string()) : std::string();
 }
 
+// Seconds as a clock duration; below 0 (or NaN) is 0, and past ten years is
+// ten years, so that no claim timeout a broker sends can overflow the clock.
+std::chrono::steady_clock::duration steady_duration(double seconds) {
+  constexpr double kLongest = 10 * 365 * 86400.0;
+  const double bounded = seconds > 0 ? std::min(seconds, kLongest) : 0.0;
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(bounded));
+}
+
 std::string seconds_text(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", seconds);
@@ -104,10 +112,7 @@ Result<Value, WorkOrderOutcome> apply_document(kube::Client& client, const kube:
 WatchLimits watch_limits(double claim_timeout_seconds, const WorkOrderTiming& timing,
                          const std::atomic<bool>& stopping) {
   const double margin = std::max(claim_timeout_seconds * 0.1, timing.claim_margin_floor_seconds);
-  const double budget = std::max(claim_timeout_seconds - margin, 0.0);
-  return WatchLimits{.deadline = std::chrono::steady_clock::now() +
-                                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                     std::chrono::duration<double>(budget)),
+  return WatchLimits{.deadline = std::chrono::steady_clock::now() + steady_duration(claim_timeout_seconds - margin),
                      .claim_timeout_seconds = claim_timeout_seconds,
                      .poll_interval = timing.job_poll_interval,
                      .stopping = &stopping};
@@ -120,8 +125,7 @@ WorkOrderOutcome watch_until_finished(std::string_view what, const WatchLimits& 
     if (!read_error.empty()) message += " (the last status read failed: " + read_error + ")";
     return WorkOrderOutcome{.success = false, .message = std::move(message), .retryable = true};
   };
-  const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(std::max(limits.poll_interval, 0.0)));
+  const auto interval = steady_duration(limits.poll_interval);
   while (true) {
     WatchReading reading = read();
     if (reading.outcome) return std::move(*reading.outcome);

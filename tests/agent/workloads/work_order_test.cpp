@@ -201,6 +201,18 @@ TEST_F(WorkOrders, AWorkOrderWithoutClaimTimeoutTakesTheSetting) {
   EXPECT_NE(result.message.find("claim timeout (0.1 s)"), std::string::npos) << result.message;
 }
 
+TEST_F(WorkOrders, ClaimTimeoutsOutOfRangeAreBounded) {
+  const WorkOrderOutcome negative =
+      run_work_order(client(), work_order("custom", kJobYaml, -5), kTiming, stopping_);
+  EXPECT_TRUE(negative.retryable);
+  EXPECT_EQ(requests_to("GET", kJobPath), 1u) << "no time to watch: one read";
+
+  auto huge = start(work_order("custom", kJobYaml, 1e300));
+  ASSERT_TRUE(await_requests("GET", kJobPath, 2));
+  stopping_ = true;
+  EXPECT_TRUE(huge.get().retryable);
+}
+
 TEST_F(WorkOrders, StoppingEndsTheWatchWithARetryableFailure) {
   auto outcome = start(work_order("custom", kJobYaml));
   ASSERT_TRUE(await_requests("GET", kJobPath));
