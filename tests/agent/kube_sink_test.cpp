@@ -150,7 +150,9 @@ TEST_F(KubeSinkTest, AppliesNamespacesFirstThenDryRunsThenApplies) {
                              }));
   const Value requests = server_->requests();
   for (const Value& request : requests.get_array()) {
-    if (text(request, "method") == "PATCH") EXPECT_EQ(text(request, "content_type"), "application/apply-patch+yaml");
+    if (text(request, "method") == "PATCH") {
+      EXPECT_EQ(text(request, "content_type"), "application/apply-patch+yaml");
+    }
   }
   const Value settings = get("v1", "ConfigMap", "default", "settings");
   EXPECT_EQ(annotation(settings, "k8s.brokkr.io/stack"), "stack-1");
