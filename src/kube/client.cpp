@@ -1,5 +1,6 @@
 #include "kube/client.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -17,7 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::string_view kListPageSize = "500";
 // An exec credential this close to its expiry is fetched again.
 constexpr int64_t kExpiryMarginMicros = 10'000'000;
 
@@ -48,6 +48,7 @@ struct Client::Impl {
   ClusterConfig config;
   RetryPolicy retry;
   std::function<void(const OperationRecord&)> observer;
+  size_t list_page_size = 500;
 
   std::mutex mutex;  // guards everything below
   http::Client http;
@@ -196,6 +197,8 @@ void Client::on_operation(std::function<void(const OperationRecord&)> observer) 
   impl_->observer = std::move(observer);
 }
 
+void Client::set_list_page_size(size_t items) { impl_->list_page_size = std::max<size_t>(items, 1); }
+
 Result<Value, KubeError> Client::version() {
   const auto start = Clock::now();
   auto answer = impl_->send("GET", "/version", "GET /version");
@@ -252,7 +255,7 @@ Result<std::vector<Value>, KubeError> Client::list(const ResourceType& type, std
     std::vector<Value> items;
     std::string continue_token;
     do {
-      std::string path = collection_path(type, ns) + "?" + query_part("limit", kListPageSize);
+      std::string path = collection_path(type, ns) + "?" + query_part("limit", std::to_string(impl_->list_page_size));
       if (!label_selector.empty()) path += "&" + query_part("labelSelector", label_selector);
       if (!field_selector.empty()) path += "&" + query_part("fieldSelector", field_selector);
       if (!continue_token.empty()) path += "&" + query_part("continue", continue_token);

@@ -47,6 +47,8 @@ class Client {
   const ClusterConfig& config() const;
   // Called after each operation (for the agent's metrics); set it before use.
   void on_operation(std::function<void(const OperationRecord&)> observer);
+  // Items asked for per list request (`limit`; 500 as kubectl); set it before use.
+  void set_list_page_size(size_t items);
 
   Result<Value, KubeError> version();  // GET /version
   // Every kind of every group version (subresources left out), cached until forget_discovery.

@@ -250,6 +250,26 @@ TEST_F(KubeClient, ListsByLabelAndAcrossNamespaces) {
                                       "GET /api/v1/namespaces/shop/configmaps?limit=500&fieldSelector=metadata.name%3Dc"}));
 }
 
+TEST_F(KubeClient, ListsEveryPageFollowingContinueTokens) {
+  Client client(config_of(server_->kubeconfig_path()), quick_retries());
+  client.set_list_page_size(2);
+  auto type = client.find_type("v1", "ConfigMap").value();
+  for (const char* name : {"a", "b", "c", "d", "e"}) {
+    ASSERT_TRUE(client.apply(type, "default", config_map(name, "default"), {}).ok());
+  }
+  server_->clear_requests();
+  auto all = client.list(type, "default");
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  std::vector<std::string> names;
+  for (const Value& item : all.value()) names.push_back(text(*item.find("metadata"), "name"));
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+  const auto lines = request_lines(*server_);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "GET /api/v1/namespaces/default/configmaps?limit=2");
+  EXPECT_NE(lines[1].find("&continue="), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("&continue="), std::string::npos) << lines[2];
+}
+
 TEST_F(KubeClient, DeletesWithAPropagationPolicyAndTakesNotFoundAsDone) {
   Client client(config_of(server_->kubeconfig_path()), quick_retries());
   auto type = client.find_type("v1", "ConfigMap").value();
