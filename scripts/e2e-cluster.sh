@@ -17,6 +17,7 @@
 #   SINDRI_E2E_CONTEXT   kubeconfig context (default: its current one)
 #   SINDRI_E2E_BIN       directory holding sindri, sindri-client, sindri-serve (default: build/bin)
 #   SINDRI_E2E_TIMEOUT   seconds to wait for each step in the cluster (default: 120)
+#   SINDRI_E2E_POLL      seconds between looks at the cluster, and the agent's polling interval (default: 1)
 # Needs kubectl and python3 on PATH.
 set -euo pipefail
 
@@ -32,6 +33,7 @@ fi
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${SINDRI_E2E_BIN:-$repo/build/bin}
 timeout=${SINDRI_E2E_TIMEOUT:-120}
+poll=${SINDRI_E2E_POLL:-1}
 [[ -r "$SINDRI_E2E_KUBECONFIG" ]] || fail "SINDRI_E2E_KUBECONFIG names $SINDRI_E2E_KUBECONFIG, which cannot be read"
 [[ -x "$bin/sindri" ]] || fail "no sindri in $bin: build it (scripts/run.sh or cmake --build build) or set SINDRI_E2E_BIN"
 command -v kubectl >/dev/null || fail "kubectl is not on PATH"
@@ -88,7 +90,7 @@ wait_for() {
     got=$("$@" 2>/dev/null || true)
     [[ "$got" == "$expected" ]] && { log "ok: $what"; return 0; }
     [[ -z "$agent_pid" ]] || kill -0 "$agent_pid" 2>/dev/null || fail "the agent stopped ($scratch/agent.log)"
-    sleep 1
+    sleep "$poll"
   done
   fail "$what: expected '$expected', got '$got' after ${timeout}s"
 }
@@ -104,7 +106,10 @@ print(urllib.request.urlopen(request).read().decode())
 EOF
 }
 
-json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+# A field of the JSON on standard input, by a dotted path: json_field agent.id
+json_field() {
+  python3 -c 'import functools, json, sys; print(functools.reduce(lambda v, k: v[k], sys.argv[1].split("."), json.load(sys.stdin)))' "$1"
+}
 
 configmap_value() { "${kube[@]}" -n "$namespace" get configmap "$1" -o 'jsonpath={.data.value}'; }
 configmap_exists() { "${kube[@]}" -n "$namespace" get configmap "$1" -o name --ignore-not-found; }
@@ -156,7 +161,7 @@ EOF
 
 start_agent() {
   "$bin/sindri" agent run --broker-url "$broker_url" --agent-name e2e-agent --cluster-name e2e \
-    --pak-file "$scratch/agent.pak" "${agent_kube[@]}" --polling-interval 1 --health-port "$health_port" \
+    --pak-file "$scratch/agent.pak" "${agent_kube[@]}" --polling-interval "$poll" --health-port "$health_port" \
     >>"$scratch/agent.log" 2>&1 &
   agent_pid=$!
 }
@@ -174,7 +179,7 @@ log "broker at $broker_url"
 
 # A generator (no verb makes one), its stack, and an agent targeting it.
 generator=$(api POST /generators '{"name": "e2e"}')
-generator_id=$(json_field id <<<"$generator")
+generator_id=$(json_field generator.id <<<"$generator")
 export SINDRI_BROKER=$broker_url
 SINDRI_PAK=$(json_field pak <<<"$generator")
 export SINDRI_PAK
@@ -182,7 +187,7 @@ export SINDRI_PAK
 stack_id=$("$bin/sindri" stack get e2e -o json | json_field id)
 agent=$("$bin/sindri" agent create e2e-agent --cluster e2e --label e2e --generator-id "$generator_id" \
   --pak "$(cat "$scratch/admin.pak")" -o json)
-agent_id=$(json_field id <<<"$agent")
+agent_id=$(json_field agent.id <<<"$agent")
 printf '%s' "$(json_field initial_pak <<<"$agent")" >"$scratch/agent.pak"
 health_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
@@ -196,10 +201,19 @@ wait_for "owner annotation" "$agent_id" configmap_annotation kept brokkr.io/owne
 wait_for "a SUCCESS event on the broker" yes deploy_succeeded
 
 # 2. An object of another agent in the same stack, which no prune may touch.
-"${kube[@]}" -n "$namespace" create configmap foreign --from-literal=value=foreign >/dev/null
-"${kube[@]}" -n "$namespace" annotate configmap foreign >/dev/null \
-  "k8s.brokkr.io/stack=$stack_id" k8s.brokkr.io/deployment-checksum=old \
-  brokkr.io/owner-id=00000000-0000-4000-8000-000000000000
+"${kube[@]}" create -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: foreign
+  namespace: $namespace
+  annotations:
+    k8s.brokkr.io/stack: "$stack_id"
+    k8s.brokkr.io/deployment-checksum: old
+    brokkr.io/owner-id: 00000000-0000-4000-8000-000000000000
+data:
+  value: foreign
+EOF
 
 # 3. A new deployment object changes kept and prunes dropped.
 manifests 2 without-dropped | "$bin/sindri" apply e2e -f - >/dev/null

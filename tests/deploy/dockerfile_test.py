@@ -66,19 +66,22 @@ def installed_packages(instructions):
     return packages
 
 
-def owner(path):
-    """The Debian package owning a library path, trying it as merged /usr makes it appear."""
-    candidates = [path, os.path.realpath(path)]
-    for candidate in list(candidates):
-        if candidate.startswith("/usr/"):
-            candidates.append(candidate[4:])
-        else:
-            candidates.append("/usr" + candidate)
-    for candidate in candidates:
-        run = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
-        if run.returncode == 0:
-            return run.stdout.split(":")[0].strip()
-    return None
+def candidates(path):
+    """path as ldd gives it, its real file, and each with /usr added or removed
+    (dpkg knows a library by the path its package ships, /usr merged or not)."""
+    found = [path, os.path.realpath(path)]
+    return found + [name[4:] if name.startswith("/usr/") else "/usr" + name for name in found]
+
+
+def owners(paths):
+    """path -> the Debian package owning it (None if none), with one dpkg -S for all."""
+    every = sorted({name for path in paths for name in candidates(path)})
+    run = subprocess.run(["dpkg", "-S"] + every, capture_output=True, text=True)
+    package_of = {}
+    for line in run.stdout.splitlines():
+        packages, _, owned = line.partition(": ")
+        package_of[owned.strip()] = packages.split(",")[0].split(":")[0].strip()
+    return {path: next((package_of[name] for name in candidates(path) if name in package_of), None) for path in paths}
 
 
 def ldd_paths(program):
@@ -105,21 +108,20 @@ def needed(program):
 
 def dependency_closure(packages):
     """packages and every installed package they depend on, directly or not."""
+    run = subprocess.run(["dpkg-query", "-W", "-f", "${Package}\t${Depends}, ${Pre-Depends}\n"],
+                         capture_output=True, text=True, check=True)
+    depends = {}
+    for line in run.stdout.splitlines():
+        package, _, relations = line.partition("\t")
+        names = (alternative.strip().split(" ")[0].split(":")[0] for alternative in re.split(r"[,|]", relations))
+        depends.setdefault(package, set()).update(name for name in names if name)
     seen = set()
     queue = list(packages)
     while queue:
         package = queue.pop()
-        if package in seen:
-            continue
-        seen.add(package)
-        run = subprocess.run(["dpkg-query", "-W", "-f", "${Depends}, ${Pre-Depends}", package],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            continue
-        for alternative in re.split(r"[,|]", run.stdout):
-            name = alternative.strip().split(" ")[0].split(":")[0]
-            if name:
-                queue.append(name)
+        if package not in seen:
+            seen.add(package)
+            queue += depends.get(package, ())
     return seen
 
 
@@ -165,14 +167,14 @@ def main():
 
     # The runtime packages against what the programs link.
     runtime_packages = set(installed_packages(runtime))
+    linked = {program: (ldd_paths(program), needed(program)) for program in args.programs}
+    every_library = {soname: path for paths, _ in linked.values() for soname, path in paths.items()}
+    owner = owners(every_library.values())
     direct = {}
-    every_library = {}
-    for program in args.programs:
-        paths = ldd_paths(program)
-        every_library.update(paths)
-        for soname in needed(program):
+    for program, (paths, sonames) in linked.items():
+        for soname in sonames:
             if check(soname in paths, f"{program}: ldd does not resolve {soname}"):
-                package = owner(paths[soname])
+                package = owner[paths[soname]]
                 if check(package is not None, f"{program}: no Debian package owns {paths[soname]} ({soname})"):
                     direct.setdefault(package, []).append(f"{os.path.basename(program)}: {soname}")
     for package in sorted(set(direct) - runtime_packages):
@@ -183,7 +185,7 @@ def main():
         failures.append(f"runtime stage lacks {package}: {EXTRAS[package]}")
     brought = dependency_closure(runtime_packages)
     for soname, path in sorted(every_library.items()):
-        package = owner(path)
+        package = owner[path]
         if check(package is not None, f"no Debian package owns {path} ({soname})"):
             check(package in brought, f"{soname} ({package}) is neither installed nor brought by what is")
 
