@@ -6,6 +6,7 @@
 // sindri agent targets AGENT
 // sindri agent label AGENT LABEL... [--remove]
 // sindri agent annotate AGENT KEY=VALUE... | --remove KEY...
+// sindri agent run ... (agent_run.cpp: the agent itself)
 //
 // The agents a broker knows, over --broker and --pak (see
 // broker_client.hpp). An admin registers agents and sees all of them; a
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/agent_run.hpp"
 #include "cli/broker_client.hpp"
 #include "cli/errors.hpp"
 #include "cli/io.hpp"
@@ -176,11 +178,14 @@ Verb add_agent(CLI::App& app) {
 
   add_tag_verbs(*cmd, "agent", args->agent, args->tag_change, args->flags);
 
+  const AgentRunVerb run = add_agent_run(*cmd);
+
   CLI::App* targets = cmd->add_subcommand("targets", "List the stacks the agent targets (deploys)");
   add_agent_option(*targets, *args);
   add_broker_flags(*targets, args->flags);
 
-  return Verb{cmd, [args, create, list, get, remove, rotate, targets] {
+  return Verb{cmd, [args, create, list, get, remove, rotate, targets, run] {
+                if (run.command->parsed()) return run.run();
                 if (create->parsed()) return run_create(*args);
                 if (list->parsed()) return run_list(*args);
                 if (get->parsed()) return run_get(*args);

@@ -24,7 +24,7 @@ inline constexpr ProgramVerb kStackVerb{"stack", "Create, list, show, label and 
                                         "sindri-client"};
 inline constexpr ProgramVerb kApplyVerb{"apply", "Create a deployment object in a stack from manifests",
                                         "sindri-client"};
-inline constexpr ProgramVerb kAgentVerb{"agent", "Register, list, show, label and delete the agents of a broker",
+inline constexpr ProgramVerb kAgentVerb{"agent", "Register, list, show, label and delete the agents of a broker; run an agent",
                                         "sindri-client"};
 inline constexpr ProgramVerb kTemplateVerb{
     "template", "Create, list, show, change, label and render templates on a broker", "sindri-client"};
