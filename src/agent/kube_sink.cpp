@@ -101,13 +101,16 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
                      ? (planned.document->namespace_.empty() ? default_namespace : planned.document->namespace_)
                      : "";
   };
+  // The namespace the object goes to, written into it; none for a cluster-scoped kind.
   auto body_of = [](const Planned& planned) {
     Value body = planned.document->object;
-    if (!planned.ns.empty()) {
-      Value metadata = *body.find("metadata");
+    Value metadata = *body.find("metadata");
+    if (planned.ns.empty()) {
+      metadata.erase("namespace");
+    } else {
       metadata.set("namespace", planned.ns);
-      body.set("metadata", std::move(metadata));
     }
+    body.set("metadata", std::move(metadata));
     return body;
   };
   kube::ApplyOptions apply_options;
@@ -221,8 +224,11 @@ Status KubeSink::prune(std::string_view stack_id, std::string_view keep_checksum
     if (!keep_checksum.empty() && annotation_of(found.object, kChecksumAnnotation) == keep_checksum) continue;
     doomed.push_back(&found);
   }
-  // Namespaced objects before cluster-scoped ones, so a Namespace (pruned as
-  // Brokkr prunes it: the agent applied it, its owner-id says so) goes last.
+  // Namespaced objects before cluster-scoped ones, so that a Namespace goes
+  // last. Namespaces are pruned as Brokkr prunes them: one the agent applied
+  // carries its owner-id and goes with everything in it, even one that existed
+  // before the stack named it (apply's rollback spares those; a prune cannot
+  // tell them apart); one the agent never applied is never touched.
   std::stable_partition(doomed.begin(), doomed.end(), [](const Found* found) { return found->type.namespaced; });
   std::vector<std::string> failures;
   for (const Found* found : doomed) {

@@ -173,6 +173,18 @@ TEST_F(KubeSinkTest, ObjectsWithoutANamespaceGoToTheWatchedOne) {
   EXPECT_TRUE(get("v1", "ConfigMap", "default", "settings").is_null());
 }
 
+TEST_F(KubeSinkTest, ClusterScopedKindsGoWithoutANamespace) {
+  auto outcome = sink("team").apply(object(
+      "do-1", "stack-1", "sum-1", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader, "
+                                  "namespace: somewhere}\nrules: []\n"));
+  ASSERT_TRUE(outcome.success) << outcome.message;
+  EXPECT_EQ(with_method(calls(*server_), "PATCH").back(),
+            "PATCH /apis/rbac.authorization.k8s.io/v1/clusterroles/reader" + kApply);
+  const Value reader = get("rbac.authorization.k8s.io/v1", "ClusterRole", "", "reader");
+  EXPECT_EQ(text(*reader.find("metadata"), "namespace"), "");
+  EXPECT_EQ(annotation(reader, "brokkr.io/owner-id"), kAgent);
+}
+
 TEST_F(KubeSinkTest, AnUnknownKindFailsBeforeAnythingIsApplied) {
   auto outcome = sink().apply(object("do-1", "stack-1", "sum-1",
                                      "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n" +
