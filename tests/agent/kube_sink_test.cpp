@@ -222,6 +222,16 @@ TEST_F(KubeSinkTest, ADryRunFailureAppliesNothingAndRemovesOnlyTheNamespaceItCre
   EXPECT_FALSE(get("v1", "Namespace", "", "kept").is_null());
 }
 
+TEST_F(KubeSinkTest, ANamespaceThatCannotBeCreatedFailsTheObject) {
+  auto outcome = sink().apply(object("do-1", "stack-1", "sum-1",
+                                     "apiVersion: v1\nkind: Namespace\nmetadata: {name: Not_A_Namespace}\n---\n" +
+                                         config_map_yaml("a", "Not_A_Namespace")));
+  ASSERT_FALSE(outcome.success);
+  EXPECT_NE(outcome.message.find("document 1 (v1 Namespace Not_A_Namespace)"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("(Invalid)"), std::string::npos) << outcome.message;
+  EXPECT_EQ(with_method(calls(*server_), "PATCH").size(), 1u);
+}
+
 TEST_F(KubeSinkTest, UnparseableYamlFailsWithItsPosition) {
   auto outcome = sink().apply(object("do-1", "stack-1", "sum-1", config_map_yaml("a") + "---\nkind: [\n"));
   ASSERT_FALSE(outcome.success);
@@ -302,6 +312,19 @@ TEST_F(KubeSinkTest, ListingFailuresFailThePruneInsteadOfForgetting) {
   ASSERT_FALSE(pruned.ok());
   EXPECT_NE(pruned.error().message.find("cannot list what the agent owns"), std::string::npos);
   EXPECT_FALSE(get("v1", "ConfigMap", "default", "a").is_null());
+}
+
+TEST(KubeSinkTerminating, AnObjectForANamespaceBeingDeletedFails) {
+  KubeTestServer server(KubeTestServer::Options{true, "test-token", 0, 30});
+  sindri::kube::Client client(config_of(server), quick_retries());
+  KubeSink kube(client, KubeSinkOptions{kAgent, "", 1, 0.01});
+  ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", "apiVersion: v1\nkind: Namespace\nmetadata: {name: old}\n"))
+                  .success);
+  ASSERT_TRUE(kube.prune("stack-1", "").ok());
+  auto outcome = kube.apply(object("do-2", "stack-2", "sum-2", config_map_yaml("a", "old")));
+  ASSERT_FALSE(outcome.success);
+  EXPECT_NE(outcome.message.find("document 1 (v1 ConfigMap old/a)"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("being terminated"), std::string::npos) << outcome.message;
 }
 
 const std::string kWidgetCrd = R"(apiVersion: apiextensions.k8s.io/v1
