@@ -199,9 +199,9 @@ void Client::on_operation(std::function<void(const OperationRecord&)> observer) 
 
 void Client::set_list_page_size(size_t items) { impl_->list_page_size = std::max<size_t>(items, 1); }
 
-Result<Value, KubeError> Client::version() {
+Result<Value, KubeError> Client::version(Retries retries) {
   const auto start = Clock::now();
-  auto answer = impl_->send("GET", "/version", "GET /version");
+  auto answer = impl_->send("GET", "/version", "GET /version", {}, "application/json", retries == Retries::policy);
   Result<Value, KubeError> out = answer.ok() ? parse_body("GET /version", answer->body)
                                              : Result<Value, KubeError>(std::move(answer).error());
   impl_->record("version", out.ok(), start);

@@ -50,7 +50,10 @@ class Client {
   // Items asked for per list request (`limit`; 500 as kubectl); set it before use.
   void set_list_page_size(size_t items);
 
-  Result<Value, KubeError> version();  // GET /version
+  // Retries::none for a reachability probe (the agent's heartbeat), which
+  // must answer now rather than after the retry policy's minutes.
+  enum class Retries { policy, none };
+  Result<Value, KubeError> version(Retries retries = Retries::policy);  // GET /version
   // Every kind of every group version (subresources left out), cached until forget_discovery.
   Result<std::vector<ResourceType>, KubeError> resource_types();
   void forget_discovery();

@@ -317,6 +317,16 @@ TEST_F(KubeClient, GivesUpWhenTheNextWaitWouldPassTheRetryPolicysTime) {
   EXPECT_EQ(request_lines(*server_).size(), 1u);
 }
 
+TEST_F(KubeClient, AProbeIsNotRetried) {
+  Client client(config_of(server_->kubeconfig_path()), quick_retries());
+  server_->inject_failures("GET", "/version", 503, 1);
+  auto probe = client.version(Client::Retries::none);
+  ASSERT_FALSE(probe.ok());
+  EXPECT_EQ(probe.error().status, 503);
+  EXPECT_EQ(request_lines(*server_).size(), 1u);
+  EXPECT_TRUE(client.version(Client::Retries::none).ok());
+}
+
 TEST_F(KubeClient, ADroppedConnectionIsRetriedOnANewOne) {
   Client client(config_of(server_->kubeconfig_path()), quick_retries());
   ASSERT_TRUE(client.version().ok());
