@@ -104,6 +104,16 @@ class KubeTestServer {
     failure.push_back({"count", sindri::Value(count)});
     control("POST", "/_test/failures", sindri::to_json(sindri::Value(std::move(failure))));
   }
+  // The next `count` matching API requests are answered as usual but
+  // `seconds` late: a client to kill in the middle of an apply, or to time out.
+  void hold_requests(std::string_view method, std::string_view path_prefix, double seconds, int count) {
+    sindri::Object hold;
+    hold.push_back({"method", sindri::Value(method)});
+    hold.push_back({"path_prefix", sindri::Value(path_prefix)});
+    hold.push_back({"hold_seconds", sindri::Value(seconds)});
+    hold.push_back({"count", sindri::Value(count)});
+    control("POST", "/_test/failures", sindri::to_json(sindri::Value(std::move(hold))));
+  }
   // Stores the object as given, status included (uid, resourceVersion and
   // creationTimestamp are filled in when absent); nothing is checked.
   void put_object(const sindri::Value& object) { control("POST", "/_test/objects", sindri::to_json(object)); }

@@ -100,7 +100,11 @@ the CA only; anything that reaches loopback is a test):
   POST   /_test/failures          {method ("*" any), path_prefix, status,
                                   count}: the next count matching API
                                   requests answer status with a Status body;
-                                  status 0 drops the connection unanswered
+                                  status 0 drops the connection unanswered.
+                                  {method, path_prefix, hold_seconds, count}:
+                                  they are answered as usual, hold_seconds
+                                  late (a client killed in the middle of a
+                                  request, a client's timeout)
   POST   /_test/objects           stores the body verbatim (status included),
                                   filling uid, resourceVersion and
                                   creationTimestamp when absent; no checks
@@ -1257,10 +1261,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 server.requests.append({"method": method, "path": url.path, "query": url.query,
                                         "content_type": self.headers.get("Content-Type", ""), "body": body})
                 failure = self.take_failure(method, url.path)
-            if failure is not None:
-                if failure == 0:
-                    raise DropConnection()
-                raise ApiError(failure, f"injected failure: {failure} for {method} {url.path}")
+            if failure is not None and failure["hold_seconds"] > 0:
+                time.sleep(failure["hold_seconds"])
+            elif failure is not None and failure["status"] == 0:
+                raise DropConnection()
+            elif failure is not None:
+                raise ApiError(failure["status"], f"injected failure: {failure['status']} for {method} {url.path}")
             self.authenticate()
             code, answer, content_type = self.dispatch(method, url.path, query, body)
             self.send(code, answer, content_type)
@@ -1280,7 +1286,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for failure in self.server.failures:
             if failure["count"] > 0 and failure["method"] in ("*", method) and path.startswith(failure["path_prefix"]):
                 failure["count"] -= 1
-                return failure["status"]
+                return failure
         return None
 
     def authenticate(self):
@@ -1360,9 +1366,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 try:
                     server.failures.append({"method": str(spec.get("method", "*")).upper(),
                                             "path_prefix": str(spec.get("path_prefix", "/")),
-                                            "status": int(spec["status"]), "count": int(spec.get("count", 1))})
-                except (KeyError, ValueError, TypeError):
-                    raise ApiError(400, "a failure needs status and count numbers")
+                                            "status": int(spec.get("status", 0)),
+                                            "hold_seconds": float(spec.get("hold_seconds", 0)),
+                                            "count": int(spec.get("count", 1))})
+                except (ValueError, TypeError):
+                    raise ApiError(400, "status, hold_seconds and count must be numbers")
                 return 200, {}
             if path == "/_test/objects" and method == "POST":
                 return 201, server.api.put_verbatim(parse_json_body(body))

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "http/client.hpp"
 #include "value/json.hpp"
@@ -235,6 +237,29 @@ TEST_F(KubeTestServerTest, ADroppedConnectionIsATransportError) {
   EXPECT_TRUE(client.request("GET", "/version").ok());
 }
 
+TEST_F(KubeTestServerTest, AHeldRequestIsLoggedAtOnceAndAnsweredLate) {
+  server_->hold_requests("PATCH", "/api/v1/namespaces/default/configmaps/slow", 0.5, 1);
+  std::thread slow([&] {
+    sindri::http::Client client(server_->url());
+    client.set_ca_file(server_->ca_file);
+    client.set_authorization("Bearer test-token");
+    auto answer = client.request("PATCH", "/api/v1/namespaces/default/configmaps/slow?fieldManager=x",
+                                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: slow}\n",
+                                 "application/apply-patch+yaml");
+    EXPECT_TRUE(answer.ok() && answer->status == 201);
+  });
+  // The request is in the log while its answer waits: the object is not stored yet.
+  bool seen = false;
+  for (int attempt = 0; attempt < 100 && !seen; ++attempt) {
+    seen = server_->requests().size() == 1;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/slow").status, 404);
+  slow.join();
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/slow").status, 200);
+}
+
 TEST_F(KubeTestServerTest, PutObjectStoresStatusAndLogsAreServed) {
   auto pod = sindri::parse_json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default",
     "annotations":{"sindri-test/log":"one\ntwo\nthree\n"}},"status":{"phase":"Running"}})");
@@ -243,7 +268,8 @@ TEST_F(KubeTestServerTest, PutObjectStoresStatusAndLogsAreServed) {
   EXPECT_EQ(text(call("GET", "/api/v1/namespaces/default/pods/p").json, "/status/phase"), "Running");
   EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/p/log?tailLines=2").body, "two\nthree\n");
   bool found = false;
-  for (const Value& object : server_->objects().get_array()) found |= text(object, "/metadata/name") == "p";
+  const Value objects = server_->objects();
+  for (const Value& object : objects.get_array()) found |= text(object, "/metadata/name") == "p";
   EXPECT_TRUE(found);
 }
 
