@@ -53,7 +53,8 @@ What it models, and where each behaviour comes from (kubernetes.io):
 - Validation (api-concepts, "Field validation"; Status reason Invalid, 422):
   apiVersion and kind must match the URL, metadata.name must be present and a
   DNS-1123 subdomain (a DNS-1123 label for namespaces), metadata.namespace
-  must match the URL's. Wrong body syntax is 400 BadRequest.
+  must match the URL's. Wrong body syntax is 400 BadRequest. Every namespace
+  carries the label kubernetes.io/metadata.name.
 - Reading (api-concepts, "Retrieving large results sets in chunks"; overview/
   working-with-objects/labels and field-selectors): GET, list per namespace
   and across all namespaces (kind <Kind>List with items; items carry no
@@ -591,9 +592,9 @@ class Store:
             self.custom_types = {}  # crd name -> CustomType
             self.terminating = {}  # namespace -> monotonic time it goes
             for name in DEFAULT_NAMESPACES:
-                self.store(type_by_kind("v1", "Namespace"), self.new_object(
+                self.store(type_by_kind("v1", "Namespace"), self.new_object(name_label(
                     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
-                     "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}))
+                     "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})))
 
     def next_resource_version(self):
         self.resource_version += 1
@@ -657,6 +658,16 @@ class Store:
     def all_objects(self):
         with self.lock:
             return [obj for table in self.objects.values() for obj in table.values()]
+
+
+def name_label(namespace):
+    """The label every namespace carries, set by the API server since 1.21
+    (reference/labels-annotations-taints, kubernetes.io/metadata.name)."""
+    metadata = namespace["metadata"]
+    if not isinstance(metadata.get("labels"), dict):
+        metadata["labels"] = {}
+    metadata["labels"]["kubernetes.io/metadata.name"] = metadata["name"]
+    return namespace
 
 
 def type_by_kind(api_version, kind):
@@ -903,9 +914,11 @@ class Api:
             new.pop("status", None)
             if old is not None and "status" in old:
                 new["status"] = copy.deepcopy(old["status"])
-        if rtype.kind == "Namespace" and old is None:
-            new.setdefault("spec", {"finalizers": ["kubernetes"]})
-            new["status"] = {"phase": "Active"}
+        if rtype.kind == "Namespace":
+            name_label(new)
+            if old is None:
+                new.setdefault("spec", {"finalizers": ["kubernetes"]})
+                new["status"] = {"phase": "Active"}
         metadata["managedFields"] = [entry for entry in manager_entries if entry["fieldsV1"]]
         if not metadata["managedFields"]:
             del metadata["managedFields"]
@@ -1357,7 +1370,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         store.advance()
         with store.lock:
             if path == "/_test/requests" and method == "GET":
-                return 200, server.requests
+                return 200, copy.deepcopy(server.requests)  # answered after the lock is let go
             if path == "/_test/requests" and method == "DELETE":
                 server.requests.clear()
                 return 200, {}
@@ -1375,7 +1388,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if path == "/_test/objects" and method == "POST":
                 return 201, server.api.put_verbatim(parse_json_body(body))
             if path == "/_test/objects" and method == "GET":
-                return 200, store.all_objects()
+                return 200, copy.deepcopy(store.all_objects())
             if path == "/_test/reset" and method == "POST":
                 store.reset()
                 server.requests.clear()

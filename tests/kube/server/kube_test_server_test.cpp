@@ -216,6 +216,16 @@ TEST_F(KubeTestServerTest, ListsByLabelSelectorInPages) {
   EXPECT_EQ(call("GET", "/api/v1/configmaps?labelSelector=tier%20in%20front").status, 400);
 }
 
+TEST_F(KubeTestServerTest, NamespacesCarryTheirNameLabel) {
+  ASSERT_EQ(apply("/api/v1/namespaces/shop", "apiVersion: v1\nkind: Namespace\nmetadata: {labels: {team: a}}\n", "x")
+                .status,
+            201);
+  const Reply shop = call("GET", "/api/v1/namespaces?labelSelector=kubernetes.io/metadata.name%3Dshop");
+  ASSERT_EQ(shop.json.find("items")->size(), 1u) << shop.body;
+  EXPECT_EQ(text(shop.json, "/items/0/metadata/labels/team"), "a");
+  EXPECT_EQ(text(shop.json, "/items/0/status/phase"), "Active");
+}
+
 TEST_F(KubeTestServerTest, InjectedFailuresAnswerTheStatusThenStop) {
   server_->inject_failures("GET", "/api/v1/namespaces", 503, 2);
   EXPECT_EQ(call("GET", "/api/v1/namespaces").status, 503);
