@@ -232,8 +232,8 @@ Status KubeSink::prune(std::string_view stack_id, std::string_view keep_checksum
   std::stable_partition(doomed.begin(), doomed.end(), [](const Found* found) { return found->type.namespaced; });
   std::vector<std::string> failures;
   for (const Found* found : doomed) {
-    auto removed = client_.remove(found->type, metadata_text(found->object, "namespace"),
-                                  metadata_text(found->object, "name"));
+    auto removed =
+        client_.remove(found->type, metadata_text(found->object, "namespace"), metadata_text(found->object, "name"));
     if (!removed.ok()) failures.push_back(removed.error().message);
   }
   if (!failures.empty()) {

@@ -21,9 +21,7 @@ using Clock = std::chrono::steady_clock;
 // An exec credential this close to its expiry is fetched again.
 constexpr int64_t kExpiryMarginMicros = 10'000'000;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 int64_t now_micros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -34,7 +32,8 @@ KubeError invalid(std::string message) { return KubeError{400, "Invalid", std::m
 
 Result<Value, KubeError> parse_body(std::string_view what, const std::string& body) {
   auto parsed = parse_json(body);
-  if (!parsed.ok()) return KubeError{0, "", std::string(what) + ": the answer is not JSON: " + parsed.error().describe()};
+  if (!parsed.ok())
+    return KubeError{0, "", std::string(what) + ": the answer is not JSON: " + parsed.error().describe()};
   return std::move(parsed).value();
 }
 
@@ -49,6 +48,7 @@ struct Client::Impl {
   RetryPolicy retry;
   std::function<void(const OperationRecord&)> observer;
   size_t list_page_size = 500;
+  const std::atomic<bool>* stopping = nullptr;
 
   std::mutex mutex;  // guards everything below
   http::Client http;
@@ -108,9 +108,8 @@ struct Client::Impl {
   }
 
   // One request (two when an exec credential is refused and a fresh one is fetched).
-  Result<http::ClientResponse, KubeError> attempt(std::string_view method, std::string_view path,
-                                                  std::string_view body, std::string_view content_type,
-                                                  std::string_view what) {
+  Result<http::ClientResponse, KubeError> attempt(std::string_view method, std::string_view path, std::string_view body,
+                                                  std::string_view content_type, std::string_view what) {
     std::lock_guard lock(mutex);
     for (int round = 0;; ++round) {
       SINDRI_TRY(bearer, token(what));
@@ -139,12 +138,26 @@ struct Client::Impl {
       if (outcome.ok()) return outcome;
       KubeError error = std::move(outcome).error();
       if (!retrying || !error.retryable()) return error;
-      if (seconds_since(start) + delay > retry.give_up_after) {
+      if (stopped() || seconds_since(start) + delay > retry.give_up_after) {
         error.message += " (gave up after " + std::to_string(attempts) + (attempts == 1 ? " attempt)" : " attempts)");
         return error;
       }
-      std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+      wait(delay);
       delay = std::min(delay * 2, retry.max_delay);
+    }
+  }
+
+  bool stopped() const { return stopping != nullptr && stopping->load(); }
+
+  // Sleeps `seconds`, in slices of at most a tenth of a second while a stop flag is watched.
+  void wait(double seconds) const {
+    const auto until =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    while (!stopped()) {
+      const auto left = until - Clock::now();
+      if (left <= Clock::duration::zero()) return;
+      std::this_thread::sleep_for(
+          stopping == nullptr ? left : std::min<Clock::duration>(left, std::chrono::milliseconds(100)));
     }
   }
 
@@ -197,13 +210,15 @@ void Client::on_operation(std::function<void(const OperationRecord&)> observer) 
   impl_->observer = std::move(observer);
 }
 
+void Client::stop_retrying_when(const std::atomic<bool>* stopping) { impl_->stopping = stopping; }
+
 void Client::set_list_page_size(size_t items) { impl_->list_page_size = std::max<size_t>(items, 1); }
 
 Result<Value, KubeError> Client::version(Retries retries) {
   const auto start = Clock::now();
   auto answer = impl_->send("GET", "/version", "GET /version", {}, "application/json", retries == Retries::policy);
-  Result<Value, KubeError> out = answer.ok() ? parse_body("GET /version", answer->body)
-                                             : Result<Value, KubeError>(std::move(answer).error());
+  Result<Value, KubeError> out =
+      answer.ok() ? parse_body("GET /version", answer->body) : Result<Value, KubeError>(std::move(answer).error());
   impl_->record("version", out.ok(), start);
   return out;
 }
@@ -247,10 +262,10 @@ Result<Value, KubeError> Client::get(const ResourceType& type, std::string_view 
 }
 
 Result<std::vector<Value>, KubeError> Client::list(const ResourceType& type, std::string_view ns,
-                                                   std::string_view label_selector,
-                                                   std::string_view field_selector) {
+                                                   std::string_view label_selector, std::string_view field_selector) {
   const auto start = Clock::now();
-  const std::string what = "LIST " + type.api_version() + " " + type.kind + (ns.empty() ? "" : " in " + std::string(ns));
+  const std::string what =
+      "LIST " + type.api_version() + " " + type.kind + (ns.empty() ? "" : " in " + std::string(ns));
   auto pages = [&]() -> Result<std::vector<Value>, KubeError> {
     std::vector<Value> items;
     std::string continue_token;
@@ -295,8 +310,8 @@ Result<Value, KubeError> Client::apply(const ResourceType& type, std::string_vie
     if (type.namespaced && ns.empty()) {
       out = invalid(what + ": a namespaced kind needs a namespace");
     } else {
-      std::string path = object_path(type, ns, name->get_string()) + "?" +
-                         query_part("fieldManager", options.field_manager);
+      std::string path =
+          object_path(type, ns, name->get_string()) + "?" + query_part("fieldManager", options.field_manager);
       if (options.force) path += "&force=true";
       if (options.dry_run) path += "&dryRun=All";
       // JSON is YAML: the API server reads an apply patch either way.

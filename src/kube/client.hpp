@@ -3,6 +3,7 @@
 // delete and raw GETs, with the retries Brokkr's agent makes. Safe to call
 // from several threads (one connection, taken in turn).
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -47,6 +48,9 @@ class Client {
   const ClusterConfig& config() const;
   // Called after each operation (for the agent's metrics); set it before use.
   void on_operation(std::function<void(const OperationRecord&)> observer);
+  // Once *stopping is true, retryable errors are no longer retried and a
+  // wait between attempts ends early: a stopping agent finishes in moments.
+  void stop_retrying_when(const std::atomic<bool>* stopping);
   // Items asked for per list request (`limit`; 500 as kubectl); set it before use.
   void set_list_page_size(size_t items);
 

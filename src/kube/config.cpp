@@ -179,8 +179,9 @@ Status apply_user(const Entry& user, const std::string& where, ClusterConfig& co
   SINDRI_TRY(certificate, pem_member(user, "client-certificate", where));
   SINDRI_TRY(key, pem_member(user, "client-key", where));
   if (certificate.empty() != key.empty()) {
-    return make_error(where + ": " + (certificate.empty() ? "client-key without client-certificate"
-                                                           : "client-certificate without client-key"));
+    return make_error(
+        where + ": " +
+        (certificate.empty() ? "client-key without client-certificate" : "client-certificate without client-key"));
   }
   config.client_certificate_pem = std::move(certificate);
   config.client_key_pem = std::move(key);
@@ -225,8 +226,8 @@ Result<ClusterConfig> from_merged(const Merged& merged, const std::string& wante
   if (cluster == merged.clusters.end()) {
     return make_error(where + ": cluster " + in_quotes(cluster_name) + " is not defined");
   }
-  SINDRI_CHECK(apply_cluster(cluster->second,
-                             "kubeconfig " + cluster->second.file.string() + ": cluster " + in_quotes(cluster_name), config));
+  SINDRI_CHECK(apply_cluster(
+      cluster->second, "kubeconfig " + cluster->second.file.string() + ": cluster " + in_quotes(cluster_name), config));
 
   SINDRI_TRY(user_name, string_member(body, "user", where));
   if (!user_name.empty()) {

@@ -18,8 +18,8 @@ struct ExecPlugin {
   std::string command;  // a relative path with a '/' is resolved against the kubeconfig's directory
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> env;
-  std::string api_version;        // client.authentication.k8s.io/v1 or v1beta1
-  double timeout_seconds = 60;    // a plugin that runs longer is killed
+  std::string api_version;      // client.authentication.k8s.io/v1 or v1beta1
+  double timeout_seconds = 60;  // a plugin that runs longer is killed
 };
 
 struct ClusterConfig {

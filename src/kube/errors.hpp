@@ -8,9 +8,9 @@
 namespace sindri::kube {
 
 struct KubeError {
-  int status = 0;          // HTTP status; 0 for a transport failure (refused, reset, timeout, TLS)
-  std::string reason;      // the Status object's reason (NotFound, Conflict, Invalid, ...), "" if none
-  std::string message;     // what failed: "PATCH apps/v1 Deployment default/web: <server's message>"
+  int status = 0;       // HTTP status; 0 for a transport failure (refused, reset, timeout, TLS)
+  std::string reason;   // the Status object's reason (NotFound, Conflict, Invalid, ...), "" if none
+  std::string message;  // what failed: "PATCH apps/v1 Deployment default/web: <server's message>"
   // 429, 500, 503, 504, or reason ServiceUnavailable/InternalError/Timeout,
   // or a transport failure: what Brokkr's agent retries, and a dropped connection.
   bool retryable() const;

@@ -2,11 +2,12 @@
 // requests an apply sends and their order, what is left in the cluster,
 // rollback of namespaces, prunes that touch only what this agent owns.
 
+#include "agent/kube_sink.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "agent/kube_sink.hpp"
 #include "kube/client.hpp"
 #include "kube/server/kube_test_server.hpp"
 #include "value/json.hpp"
@@ -112,8 +113,8 @@ class KubeSinkTest : public ::testing::Test {
     auto found = client_->get(type.value(), ns, name);
     return found.ok() ? found.value() : Value();
   }
-  void store(const std::string& name, const std::string& stack, const std::string& owner,
-             const std::string& checksum, bool owner_references = false) {
+  void store(const std::string& name, const std::string& stack, const std::string& owner, const std::string& checksum,
+             bool owner_references = false) {
     Value config_map = json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
                             R"(","namespace":"default","annotations":{"k8s.brokkr.io/stack":")" + stack +
                             R"(","brokkr.io/owner-id":")" + owner + R"(","k8s.brokkr.io/deployment-checksum":")" +
@@ -165,8 +166,10 @@ TEST_F(KubeSinkTest, AppliesNamespacesFirstThenDryRunsThenApplies) {
 }
 
 TEST_F(KubeSinkTest, ObjectsWithoutANamespaceGoToTheWatchedOne) {
-  ASSERT_TRUE(sink().apply(object("do-0", "stack-0", "sum-0", "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n"))
-                  .success);
+  ASSERT_TRUE(
+      sink()
+          .apply(object("do-0", "stack-0", "sum-0", "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n"))
+          .success);
   auto outcome = sink("team").apply(object("do-1", "stack-1", "sum-1", config_map_yaml("settings")));
   ASSERT_TRUE(outcome.success) << outcome.message;
   EXPECT_FALSE(get("v1", "ConfigMap", "team", "settings").is_null());
@@ -174,9 +177,10 @@ TEST_F(KubeSinkTest, ObjectsWithoutANamespaceGoToTheWatchedOne) {
 }
 
 TEST_F(KubeSinkTest, ClusterScopedKindsGoWithoutANamespace) {
-  auto outcome = sink("team").apply(object(
-      "do-1", "stack-1", "sum-1", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader, "
-                                  "namespace: somewhere}\nrules: []\n"));
+  auto outcome =
+      sink("team").apply(object("do-1", "stack-1", "sum-1",
+                                "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader, "
+                                "namespace: somewhere}\nrules: []\n"));
   ASSERT_TRUE(outcome.success) << outcome.message;
   EXPECT_EQ(with_method(calls(*server_), "PATCH").back(),
             "PATCH /apis/rbac.authorization.k8s.io/v1/clusterroles/reader" + kApply);
@@ -198,14 +202,15 @@ TEST_F(KubeSinkTest, AnUnknownKindFailsBeforeAnythingIsApplied) {
 }
 
 TEST_F(KubeSinkTest, ADryRunFailureAppliesNothingAndRemovesOnlyTheNamespaceItCreated) {
-  ASSERT_TRUE(sink().apply(object("do-0", "other", "sum-0", "apiVersion: v1\nkind: Namespace\nmetadata: {name: kept}\n"))
+  ASSERT_TRUE(sink()
+                  .apply(object("do-0", "other", "sum-0", "apiVersion: v1\nkind: Namespace\nmetadata: {name: kept}\n"))
                   .success);
   server_->clear_requests();
-  auto outcome = sink().apply(object("do-1", "stack-1", "sum-1",
-                                     "apiVersion: v1\nkind: Namespace\nmetadata: {name: fresh}\n---\n"
-                                     "apiVersion: v1\nkind: Namespace\nmetadata: {name: kept}\n---\n" +
-                                         config_map_yaml("good", "fresh") + "---\n" +
-                                         config_map_yaml("Not_A_Name", "kept")));
+  auto outcome =
+      sink().apply(object("do-1", "stack-1", "sum-1",
+                          "apiVersion: v1\nkind: Namespace\nmetadata: {name: fresh}\n---\n"
+                          "apiVersion: v1\nkind: Namespace\nmetadata: {name: kept}\n---\n" +
+                              config_map_yaml("good", "fresh") + "---\n" + config_map_yaml("Not_A_Name", "kept")));
   ASSERT_FALSE(outcome.success);
   EXPECT_NE(outcome.message.find("document 4 (v1 ConfigMap kept/Not_A_Name)"), std::string::npos) << outcome.message;
   EXPECT_NE(outcome.message.find("(Invalid)"), std::string::npos) << outcome.message;
@@ -213,8 +218,8 @@ TEST_F(KubeSinkTest, ADryRunFailureAppliesNothingAndRemovesOnlyTheNamespaceItCre
       << outcome.message;
   const auto lines = calls(*server_);
   for (const std::string& line : with_method(lines, "PATCH")) {
-    EXPECT_TRUE(line.find("namespaces/fresh?") != std::string::npos || line.find("namespaces/kept?") != std::string::npos ||
-                line.ends_with(kDryRun))
+    EXPECT_TRUE(line.find("namespaces/fresh?") != std::string::npos ||
+                line.find("namespaces/kept?") != std::string::npos || line.ends_with(kDryRun))
         << line;
   }
   EXPECT_EQ(with_method(lines, "DELETE"), (std::vector<std::string>{"DELETE /api/v1/namespaces/fresh"}));
@@ -248,8 +253,8 @@ TEST_F(KubeSinkTest, ARetryableErrorIsRetried) {
 
 TEST_F(KubeSinkTest, PruneDeletesOnlyWhatThisAgentOwnsOfOtherChecksums) {
   KubeSink kube = sink();
-  ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", config_map_yaml("a") + "---\n" + config_map_yaml("b")))
-                  .success);
+  ASSERT_TRUE(
+      kube.apply(object("do-1", "stack-1", "sum-1", config_map_yaml("a") + "---\n" + config_map_yaml("b"))).success);
   ASSERT_TRUE(kube.apply(object("do-2", "stack-1", "sum-2", config_map_yaml("a"))).success);
   ASSERT_TRUE(kube.apply(object("do-3", "stack-2", "sum-3", config_map_yaml("elsewhere"))).success);
   store("theirs", "stack-1", "agent-2", "sum-1");
@@ -279,8 +284,9 @@ TEST_F(KubeSinkTest, PruneDeletesNamespacedObjectsBeforeTheirNamespace) {
                   .success);
   server_->clear_requests();
   ASSERT_TRUE(kube.prune("stack-1", "").ok());
-  EXPECT_EQ(with_method(calls(*server_), "DELETE"),
-            (std::vector<std::string>{"DELETE /api/v1/namespaces/shop/configmaps/a", "DELETE /api/v1/namespaces/shop"}));
+  EXPECT_EQ(
+      with_method(calls(*server_), "DELETE"),
+      (std::vector<std::string>{"DELETE /api/v1/namespaces/shop/configmaps/a", "DELETE /api/v1/namespaces/shop"}));
 }
 
 TEST_F(KubeSinkTest, OwnedReadsTheStacksFromTheCluster) {

@@ -1,6 +1,8 @@
 // The Kubernetes client against the test API server (tests/kube/server):
 // authentication, TLS, discovery, the calls and their requests, retries.
 
+#include "kube/client.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -9,7 +11,6 @@
 #include <fstream>
 #include <thread>
 
-#include "kube/client.hpp"
 #include "kube/server/kube_test_server.hpp"
 #include "value/json.hpp"
 
@@ -226,8 +227,8 @@ TEST_F(KubeClient, ListsByLabelAndAcrossNamespaces) {
   Client client(config_of(server_->kubeconfig_path()), quick_retries());
   auto type = client.find_type("v1", "ConfigMap").value();
   auto ns_type = client.find_type("v1", "Namespace").value();
-  ASSERT_TRUE(client.apply(ns_type, "", json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}})"),
-                           {}).ok());
+  ASSERT_TRUE(
+      client.apply(ns_type, "", json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}})"), {}).ok());
   ASSERT_TRUE(client.apply(type, "default", config_map("a", "default", R"({"app":"web"})"), {}).ok());
   ASSERT_TRUE(client.apply(type, "shop", config_map("b", "shop", R"({"app":"web"})"), {}).ok());
   ASSERT_TRUE(client.apply(type, "shop", config_map("c", "shop", R"({"app":"db"})"), {}).ok());
@@ -244,10 +245,11 @@ TEST_F(KubeClient, ListsByLabelAndAcrossNamespaces) {
   auto by_name = client.list(type, "shop", {}, "metadata.name=c");
   ASSERT_TRUE(by_name.ok());
   ASSERT_EQ(by_name->size(), 1u);
-  EXPECT_EQ(request_lines(*server_),
-            (std::vector<std::string>{"GET /api/v1/configmaps?limit=500&labelSelector=app%3Dweb",
-                                      "GET /api/v1/namespaces/shop/configmaps?limit=500",
-                                      "GET /api/v1/namespaces/shop/configmaps?limit=500&fieldSelector=metadata.name%3Dc"}));
+  EXPECT_EQ(
+      request_lines(*server_),
+      (std::vector<std::string>{"GET /api/v1/configmaps?limit=500&labelSelector=app%3Dweb",
+                                "GET /api/v1/namespaces/shop/configmaps?limit=500",
+                                "GET /api/v1/namespaces/shop/configmaps?limit=500&fieldSelector=metadata.name%3Dc"}));
 }
 
 TEST_F(KubeClient, ListsEveryPageFollowingContinueTokens) {
@@ -325,6 +327,20 @@ TEST_F(KubeClient, AProbeIsNotRetried) {
   EXPECT_EQ(probe.error().status, 503);
   EXPECT_EQ(request_lines(*server_).size(), 1u);
   EXPECT_TRUE(client.version(Client::Retries::none).ok());
+}
+
+TEST_F(KubeClient, AStoppingClientRetriesNoMore) {
+  Client client(config_of(server_->kubeconfig_path()), quick_retries());
+  std::atomic<bool> stopping{true};
+  client.stop_retrying_when(&stopping);
+  server_->inject_failures("GET", "/version", 503, 3);
+  auto version = client.version();
+  ASSERT_FALSE(version.ok());
+  EXPECT_NE(version.error().message.find("(gave up after 1 attempt)"), std::string::npos) << version.error().message;
+  EXPECT_EQ(request_lines(*server_).size(), 1u);
+  stopping = false;
+  EXPECT_TRUE(client.version().ok());
+  EXPECT_EQ(request_lines(*server_).size(), 4u);
 }
 
 TEST_F(KubeClient, ADroppedConnectionIsRetriedOnANewOne) {

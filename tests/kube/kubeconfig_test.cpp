@@ -149,8 +149,8 @@ current-context: theirs
   options.getenv = environment({{"KUBECONFIG", first + ":" + scratch.dir().string() + "/missing:" + second}});
   auto config = sindri::kube::load_kubeconfig(options);
   ASSERT_TRUE(config.ok()) << config.error().message;
-  EXPECT_EQ(config->context, "mine");                    // the first file's current-context
-  EXPECT_EQ(config->server, "https://first.example");   // and its context and cluster
+  EXPECT_EQ(config->context, "mine");                  // the first file's current-context
+  EXPECT_EQ(config->server, "https://first.example");  // and its context and cluster
   EXPECT_EQ(config->client_certificate_pem, "CLIENT CERT FROM B");
   EXPECT_EQ(config->client_key_pem, "CLIENT KEY FROM B");
   EXPECT_EQ(config->token_file, (scratch.dir() / "b/token").string());
@@ -185,17 +185,18 @@ TEST(Kubeconfig, ErrorsNameTheFileTheContextAndTheKey) {
 
   auto unknown = sindri::kube::load_kubeconfig(explicit_path(good, "staging"));
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().message, "kubeconfig " + good +
-                                         ": context \"staging\" is not defined; known contexts: prod-admin, prod-robot");
+  EXPECT_EQ(unknown.error().message,
+            "kubeconfig " + good + ": context \"staging\" is not defined; known contexts: prod-admin, prod-robot");
 
   const std::string no_current = scratch.write("no-current", "contexts:\n- name: x\n  context: {cluster: c}\n");
   auto none = sindri::kube::load_kubeconfig(explicit_path(no_current));
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.error().message, "kubeconfig " + no_current +
-                                      ": no current-context is set and no context was given; known contexts: x");
+  EXPECT_EQ(none.error().message,
+            "kubeconfig " + no_current + ": no current-context is set and no context was given; known contexts: x");
 
-  const std::string bad_base64 = scratch.write(
-      "bad-base64", "clusters:\n- name: c\n  cluster: {server: https://x, certificate-authority-data: '@@@'}\n"
+  const std::string bad_base64 =
+      scratch.write("bad-base64",
+                    "clusters:\n- name: c\n  cluster: {server: https://x, certificate-authority-data: '@@@'}\n"
                     "contexts:\n- name: x\n  context: {cluster: c}\ncurrent-context: x\n");
   auto base64 = sindri::kube::load_kubeconfig(explicit_path(bad_base64));
   ASSERT_FALSE(base64.ok());
@@ -208,19 +209,20 @@ TEST(Kubeconfig, ErrorsNameTheFileTheContextAndTheKey) {
   ASSERT_FALSE(yaml.ok());
   EXPECT_EQ(yaml.error().message.rfind("kubeconfig " + syntax + ":4:", 0), 0u) << yaml.error().message;
 
-  const std::string missing_cert = scratch.write(
-      "missing-cert", "users:\n- name: u\n  user: {client-certificate: gone.crt, client-key: gone.key}\n"
-                      "clusters:\n- name: c\n  cluster: {server: https://x}\n"
-                      "contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n");
+  const std::string missing_cert =
+      scratch.write("missing-cert",
+                    "users:\n- name: u\n  user: {client-certificate: gone.crt, client-key: gone.key}\n"
+                    "clusters:\n- name: c\n  cluster: {server: https://x}\n"
+                    "contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n");
   auto cert = sindri::kube::load_kubeconfig(explicit_path(missing_cert));
   ASSERT_FALSE(cert.ok());
-  EXPECT_NE(cert.error().message.find("user \"u\": cannot read client-certificate " +
-                                      (scratch.dir() / "gone.crt").string()),
-            std::string::npos)
+  EXPECT_NE(
+      cert.error().message.find("user \"u\": cannot read client-certificate " + (scratch.dir() / "gone.crt").string()),
+      std::string::npos)
       << cert.error().message;
 
-  const std::string dangling = scratch.write(
-      "dangling", "contexts:\n- name: x\n  context: {cluster: nowhere}\ncurrent-context: x\n");
+  const std::string dangling =
+      scratch.write("dangling", "contexts:\n- name: x\n  context: {cluster: nowhere}\ncurrent-context: x\n");
   auto cluster = sindri::kube::load_kubeconfig(explicit_path(dangling));
   ASSERT_FALSE(cluster.ok());
   EXPECT_EQ(cluster.error().message, "kubeconfig " + dangling + ": context \"x\": cluster \"nowhere\" is not defined");
@@ -280,7 +282,8 @@ sindri::kube::ExecPlugin plugin_script(const Scratch& scratch, const std::string
 
 TEST(ExecPlugin, GivesItsArgumentsEnvironmentAndExecInfo) {
   Scratch scratch;
-  auto plugin = plugin_script(scratch, R"(case "$KUBERNETES_EXEC_INFO" in *'"kind":"ExecCredential"'*) ;; *) exit 3;; esac
+  auto plugin =
+      plugin_script(scratch, R"(case "$KUBERNETES_EXEC_INFO" in *'"kind":"ExecCredential"'*) ;; *) exit 3;; esac
 printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s-%s","expirationTimestamp":"2030-01-02T03:04:05Z"}}' "$1" "$REGION"
 )");
   plugin.args = {"first"};
@@ -309,7 +312,8 @@ TEST(ExecPlugin, AFailureCarriesItsStderr) {
 TEST(ExecPlugin, OutputThatIsNoCredentialIsAnError) {
   Scratch scratch;
   auto wrong_version = sindri::kube::run_exec_plugin(plugin_script(
-      scratch, R"(echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t"}}')"));
+      scratch,
+      R"(echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t"}}')"));
   ASSERT_FALSE(wrong_version.ok());
   EXPECT_NE(wrong_version.error().message.find("not the client.authentication.k8s.io/v1"), std::string::npos);
 
