@@ -395,6 +395,18 @@ def remove_path(value, path):
                      if not ((kind == "k" and item_key(i, keys) == step) or (kind == "v" and json.dumps(i) == text))]
 
 
+def prune_emptied(value, removed, kept):
+    """Maps and lists a removal left empty go too, as structured-merge-diff
+    drops them, unless someone owns them as they are."""
+    for length in range(len(removed) - 1, 0, -1):
+        parent = removed[:length]
+        container = lookup(value, parent)
+        if container in ({}, []) and parent not in kept:
+            remove_path(value, parent)
+        else:
+            return
+
+
 def path_text(path):
     out = ""
     for step in path:
@@ -1012,8 +1024,11 @@ class Api:
             if entry is not mine:
                 others |= entry["_paths"]
         if mine is not None:
-            for path in sorted(mine["_paths"] - applied_paths - others, key=len, reverse=True):
+            kept = applied_paths | others
+            # Outermost first: a list item goes whole while its key is still there to find it by.
+            for path in sorted(mine["_paths"] - kept, key=len):
                 remove_path(live, path)
+                prune_emptied(live, path, kept)
         merged = merge(live, applied) if live else copy.deepcopy(applied)
         if mine is None:
             mine = {"manager": manager, "operation": "Apply"}

@@ -165,6 +165,14 @@ TEST_F(KubeTestServerTest, FieldsAManagerStopsApplyingAreRemoved) {
   const Reply reapplied = apply(std::string(kDeployments) + "/web", without, "first");
   EXPECT_EQ(text(reapplied.json, "/metadata/labels/tier"), "<none>");
   EXPECT_EQ(text(reapplied.json, "/metadata/labels/app"), "web");
+  // A list item goes, and the list with it once it is empty.
+  std::string no_env(kWeb);
+  const std::string env_line = "        env: [{name: A, value: \"1\"}]\n";
+  no_env.erase(no_env.find(env_line), env_line.size());
+  const Reply without_env = apply(std::string(kDeployments) + "/web", no_env, "first");
+  EXPECT_EQ(sindri::follow_pointer(without_env.json, "/spec/template/spec/containers/0/env"), nullptr)
+      << without_env.body;
+  EXPECT_EQ(text(without_env.json, "/spec/template/spec/containers/0/image"), "nginx:1.25");
 }
 
 TEST_F(KubeTestServerTest, DryRunStoresNothingAndFieldManagerIsRequired) {
