@@ -164,10 +164,6 @@ class ResourceType:
     def api_version(self):
         return f"{self.group}/{self.version}" if self.group else self.version
 
-    @property
-    def group_version(self):
-        return self.api_version
-
     def discovery_entries(self):
         entry = {"name": self.plural, "singularName": self.singular, "namespaced": self.namespaced,
                  "kind": self.kind, "verbs": self.verbs}
@@ -734,7 +730,7 @@ class Api:
             groups = []
             for rtype in types:
                 if rtype.group and all(g["name"] != rtype.group for g in groups):
-                    gv = {"groupVersion": rtype.group_version, "version": rtype.version}
+                    gv = {"groupVersion": rtype.api_version, "version": rtype.version}
                     groups.append({"name": rtype.group, "versions": [gv], "preferredVersion": gv})
             return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
         parts = path.strip("/").split("/")
@@ -746,7 +742,7 @@ class Api:
             listed = [r for r in types if r.group == parts[1]]
             if not listed:
                 raise ApiError(404, "the server could not find the requested resource")
-            gv = {"groupVersion": listed[0].group_version, "version": listed[0].version}
+            gv = {"groupVersion": listed[0].api_version, "version": listed[0].version}
             return {"kind": "APIGroup", "apiVersion": "v1", "name": parts[1], "versions": [gv],
                     "preferredVersion": gv}
         else:
