@@ -7,15 +7,18 @@ reference inside it (ConfigMaps with kustomize's hash suffix, the claim, the
 ServiceAccount, the ClusterRole, the probes' named ports) must land on an
 object or port that is there, every pod must run as the restricted Pod
 Security Standard asks, and the settings must be ones the programs read: the
-broker's settings file and variables are given to a real `sindri serve`,
-whose probes must then answer 200, and the agent's variables must be in the
-list of its settings (src/agent/settings.cpp).
+broker's settings file and variables are given to a real `sindri serve`, and
+the agent's variables (which must be in the list of its settings,
+src/agent/settings.cpp) to a real `sindri agent run` registered on a broker
+of the test's own; the probes of each must then answer 200.
 """
 
 import argparse
+import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -139,6 +142,66 @@ def http_status(url):
             return answer.status
     except urllib.error.HTTPError as error:
         return error.code
+    except OSError:
+        return None
+
+
+class Program:
+    """A process of this test's own, its output kept in a log that a failing test prints."""
+
+    def __init__(self, name, command, environment, scratch):
+        self.name = name
+        self.log = open(os.path.join(scratch, name + ".log"), "w+")
+        self.process = subprocess.Popen(command, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def running(self):
+        return self.process.poll() is None
+
+    def wait_until(self, condition, seconds=30):
+        """Polls condition every 0.05 s while the program runs; its last answer."""
+        deadline = time.monotonic() + seconds
+        while not condition() and self.running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return condition()
+
+    def stop(self):
+        """SIGTERM, as the kubelet stops a pod: the exit code."""
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=30)
+
+    def close(self):
+        if self.running():
+            self.process.kill()
+            self.process.wait()
+        if failures:
+            self.log.seek(0)
+            print(f"{self.name}'s output:\n" + self.log.read())
+        self.log.close()
+
+
+def environment_without_sindri():
+    return {key: value for key, value in os.environ.items() if not key.startswith(("SINDRI_", "BROKKR"))}
+
+
+def start_broker(args, command, environment, scratch, name="broker"):
+    """`sindri serve` with command's settings, on loopback; (program, HOST:PORT or None)."""
+    address_file = os.path.join(scratch, name + ".address")
+    command = command + ["--listen", "127.0.0.1:0", "--address-file", address_file,
+                         "--admin-pak-file", os.path.join(scratch, name + ".pak")]
+    if "SINDRI_DATABASE_URL" not in environment:
+        command += ["--database", "sqlite://" + os.path.join(scratch, name + ".db")]
+    broker = Program(name, [args.sindri] + command, environment, scratch)
+    if not broker.wait_until(lambda: os.path.exists(address_file)):
+        return broker, None
+    with open(address_file) as bound:
+        return broker, bound.read().strip()
+
+
+def check_probes(name, container, address):
+    for probe in ("livenessProbe", "readinessProbe"):
+        path = container[probe]["httpGet"]["path"]
+        status = http_status(f"http://{address}{path}")
+        check(status == 200, f"{name}: {probe} GET {path} answered {status}")
 
 
 def run_broker(args, deployment, container, objects, scratch):
@@ -160,7 +223,7 @@ def run_broker(args, deployment, container, objects, scratch):
         ("sindri-broker-database", "url"): "sqlite://" + os.path.join(scratch, "secret.db"),
         ("sindri-broker-webhooks", "encryption_key"): os.urandom(32).hex(),
     }
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("SINDRI_")}
+    environment = environment_without_sindri()
     for variable in container.get("env", []):
         if "value" in variable:
             environment[variable["name"]] = variable["value"]
@@ -169,35 +232,59 @@ def run_broker(args, deployment, container, objects, scratch):
         key = (reference["name"], reference["key"])
         if check(key in secret_values, f"broker: variable {variable['name']} reads an undocumented Secret {key}"):
             environment[variable["name"]] = secret_values[key]
-    address_file = os.path.join(scratch, "address")
-    command += ["--listen", "127.0.0.1:0", "--address-file", address_file,
-                "--admin-pak-file", os.path.join(scratch, "admin.pak")]
-    if "SINDRI_DATABASE_URL" not in environment:
-        command += ["--database", "sqlite://" + os.path.join(scratch, "sindri.db")]
 
-    with open(os.path.join(scratch, "broker.log"), "w+") as log:
-        broker = subprocess.Popen([args.sindri] + command, env=environment, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 30
-            while not os.path.exists(address_file) and broker.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.05)
-            if not check(os.path.exists(address_file), "broker did not start with the base's settings"):
-                return
-            with open(address_file) as bound:
-                address = bound.read().strip()
-            for probe in ("livenessProbe", "readinessProbe"):
-                path = container[probe]["httpGet"]["path"]
-                status = http_status(f"http://{address}{path}")
-                check(status == 200, f"broker: {probe} GET {path} answered {status}")
-            broker.send_signal(signal.SIGTERM)
-            check(broker.wait(timeout=30) == 0, f"broker exited {broker.returncode} on SIGTERM")
-        finally:
-            if broker.poll() is None:
-                broker.kill()
-                broker.wait()
-            if failures:
-                log.seek(0)
-                print("broker's output:\n" + log.read())
+    broker, address = start_broker(args, command, environment, scratch)
+    try:
+        if check(address is not None, "broker did not start with the base's settings"):
+            check_probes("broker", container, address)
+            check(broker.stop() == 0, f"broker exited {broker.process.returncode} on SIGTERM")
+    finally:
+        broker.close()
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_agent(args, container, environment, scratch):
+    """Registers the agent of agent.env on a broker of the test's own, then starts
+    `sindri agent run` with the container's variables, moved to that broker, a
+    scratch PAK file, a free health port and a directory sink (no cluster here),
+    and asks its probes."""
+    broker, address = start_broker(args, ["serve"], environment_without_sindri(), scratch)
+    agent = None
+    try:
+        if not check(address is not None, "agent: the test's broker did not start"):
+            return
+        with open(os.path.join(scratch, "broker.pak")) as admin:
+            admin_pak = admin.read().strip()
+        created = subprocess.run(
+            [args.sindri, "agent", "create", environment["SINDRI_AGENT_AGENT_NAME"], "--cluster",
+             environment["SINDRI_AGENT_CLUSTER_NAME"], "--broker", f"http://{address}", "--pak", admin_pak, "-o", "json"],
+            capture_output=True, text=True, env=environment_without_sindri())
+        if not check(created.returncode == 0, f"agent: cannot register agent.env's agent: {created.stderr}"):
+            return
+        pak_file = os.path.join(scratch, "agent.pak")
+        with open(pak_file, "w") as out:
+            out.write(json.loads(created.stdout)["initial_pak"] + "\n")
+
+        variables = dict(environment)
+        port = free_port()
+        variables.update({"SINDRI_AGENT_BROKER_URL": f"http://{address}", "SINDRI_AGENT_PAK_FILE": pak_file,
+                          "SINDRI_AGENT_HEALTH_PORT": str(port),
+                          "SINDRI_AGENT_SINK": "dir:" + os.path.join(scratch, "sink")})
+        agent = Program("agent", [args.sindri] + container["args"], {**environment_without_sindri(), **variables},
+                        scratch)
+        ready = f"http://127.0.0.1:{port}" + container["readinessProbe"]["httpGet"]["path"]
+        if check(agent.wait_until(lambda: http_status(ready) == 200), "agent: never ready with the base's settings"):
+            check_probes("agent", container, f"127.0.0.1:{port}")
+            check(agent.stop() == 0, f"agent exited {agent.process.returncode} on SIGTERM")
+    finally:
+        if agent is not None:
+            agent.close()
+        broker.close()
 
 
 def check_broker(args, objects, on_postgres):
@@ -280,6 +367,9 @@ def check_agent(args, objects):
     health_port = next((port["containerPort"] for port in container.get("ports", []) if port.get("name") == "health"), None)
     check(health_port == 8081 and environment.get("SINDRI_AGENT_HEALTH_PORT") == str(health_port),
           f"agent: the health port probed ({health_port}) is not 8081 and SINDRI_AGENT_HEALTH_PORT")
+    if all(environment.get(name) for name in ("SINDRI_AGENT_AGENT_NAME", "SINDRI_AGENT_CLUSTER_NAME")):
+        with tempfile.TemporaryDirectory() as scratch:
+            run_agent(args, container, environment, scratch)
 
 
 def main():
