@@ -42,7 +42,9 @@ namespace sindri_test {
 // Outside the class so that it can be a default argument of the constructor.
 struct KubeTestServerOptions {
   // true: API requests need the client certificate or the bearer token
-  // (401 otherwise); false: anonymous requests are served too.
+  // (401 otherwise; without any credentials GET /version, /healthz, /readyz
+  // and /livez answer, as for a real cluster's anonymous user); false:
+  // anonymous requests are served everywhere.
   bool require_client_certificate = true;
   std::string token = "test-token";
   // Seconds a created CRD's kinds stay out of discovery, and a deleted

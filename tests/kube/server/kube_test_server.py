@@ -10,9 +10,11 @@ What it models, and where each behaviour comes from (kubernetes.io):
 - Transport and authentication (reference/access-authn-authz/authentication):
   TLS with the fixture's server certificate; a client certificate verified
   against --client-ca, or `Authorization: Bearer <--token>`; anything else is
-  401 Unauthorized as a Status. With --allow-anonymous every request passes.
-  GET /version (gitVersion, major, minor, platform ...), /healthz, /readyz,
-  /livez answer "ok".
+  401 Unauthorized as a Status, except that a request without credentials
+  may GET /version, /healthz, /readyz and /livez, as the anonymous user may
+  on a real cluster (reference/access-authn-authz/rbac, "Discovery roles").
+  With --allow-anonymous every request passes. GET /version (gitVersion,
+  major, minor, platform ...); /healthz, /readyz, /livez answer "ok".
 - Discovery (docs/concepts/overview/kubernetes-api, "Discovery API"): the
   unaggregated documents /api (APIVersions), /apis (APIGroupList),
   /api/v1 and /apis/{group}/{version} (APIResourceList: name, singularName,
@@ -1291,7 +1293,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 raise DropConnection()
             elif failure is not None:
                 raise ApiError(failure["status"], f"injected failure: {failure['status']} for {method} {url.path}")
-            self.authenticate()
+            self.authenticate(method, url.path)
             code, answer, content_type = self.dispatch(method, url.path, query, body)
             self.send(code, answer, content_type)
         except ApiError as error:
@@ -1313,14 +1315,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return failure
         return None
 
-    def authenticate(self):
+    def authenticate(self, method, path):
         server = self.server
-        if server.allow_anonymous:
-            return
-        if getattr(self.connection, "getpeercert", None) and self.connection.getpeercert():
+        if server.allow_anonymous or self.connection.getpeercert():
             return
         authorization = self.headers.get("Authorization", "")
         if server.token and authorization == f"Bearer {server.token}":
+            return
+        # No credentials at all is the anonymous user, whom the default
+        # system:public-info-viewer role lets read these; a wrong token is a 401.
+        if not authorization and method == "GET" and path in PUBLIC_PATHS:
             return
         raise ApiError(401, "Unauthorized")
 
@@ -1417,6 +1421,8 @@ def parse_json_body(body):
         raise ApiError(400, "the body of the request must be a JSON object")
     return parsed
 
+
+PUBLIC_PATHS = {"/version", "/healthz", "/readyz", "/livez"}
 
 VERSION = {"major": "1", "minor": "32", "gitVersion": "v1.32.0-sindri-test", "gitCommit": "0" * 40,
            "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.23",

@@ -94,6 +94,15 @@ TEST_F(KubeTestServerTest, AnswersVersionAndRefusesTheUnauthenticatedWithAStatus
   const Reply version = call("GET", "/version");
   EXPECT_EQ(version.status, 200);
   EXPECT_EQ(text(version.json, "/major"), "1");
+  EXPECT_EQ(call("GET", "/healthz").body, "ok");
+  // Without credentials only the public paths answer; a wrong token is refused even there.
+  EXPECT_EQ(call("GET", "/readyz", {}, "application/json", false).body, "ok");
+  sindri::http::Client wrong_token(server_->url());
+  wrong_token.set_ca_file(server_->ca_file);
+  wrong_token.set_authorization("Bearer wrong");
+  auto refused_version = wrong_token.request("GET", "/version");
+  ASSERT_TRUE(refused_version.ok());
+  EXPECT_EQ(refused_version->status, 401);
   const Reply refused = call("GET", "/api/v1/namespaces", {}, "application/json", false);
   EXPECT_EQ(refused.status, 401);
   EXPECT_EQ(text(refused.json, "/kind"), "Status");
@@ -289,6 +298,54 @@ TEST_F(KubeTestServerTest, PutObjectStoresStatusAndLogsAreServed) {
   const Value objects = server_->objects();
   for (const Value& object : objects.get_array()) found |= text(object, "/metadata/name") == "p";
   EXPECT_TRUE(found);
+}
+
+TEST_F(KubeTestServerTest, CreatesAndReplacesAsUpdatesOfTheirManager) {
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  const std::string body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}})";
+  const Reply created = call("POST", configmaps + "?fieldManager=maker", body);
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(text(created.json, "/metadata/managedFields/0/operation"), "Update");
+  EXPECT_EQ(text(created.json, "/metadata/managedFields/0/manager"), "maker");
+  EXPECT_EQ(text(call("POST", configmaps, body).json, "/reason"), "AlreadyExists");
+
+  const std::string version = text(created.json, "/metadata/resourceVersion");
+  const std::string replaced_body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","resourceVersion":")" +
+                                    version + R"("},"data":{"a":"2"}})";
+  const Reply replaced = call("PUT", configmaps + "/c?fieldManager=editor", replaced_body);
+  ASSERT_EQ(replaced.status, 200) << replaced.body;
+  EXPECT_EQ(text(replaced.json, "/data/a"), "2");
+  // The same resourceVersion again is stale now.
+  EXPECT_EQ(call("PUT", configmaps + "/c", replaced_body).status, 409);
+  // The editor's value is the editor's: an apply changing it conflicts with it.
+  const Reply conflict =
+      apply(configmaps + "/c", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: \"3\"}\n", "agent");
+  EXPECT_EQ(conflict.status, 409);
+  EXPECT_NE(text(conflict.json, "/message").find(R"(conflict with "editor" using v1: .data.a)"), std::string::npos)
+      << conflict.body;
+}
+
+TEST_F(KubeTestServerTest, DeletionPropagatesToDependentsOrOrphansThem) {
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  const auto owned_by = [&](const std::string& name, const std::string& owner_uid) {
+    return apply(configmaps + "/" + name,
+                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name +
+                     "\n  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: owner, uid: " + owner_uid + "}]\n",
+                 "x");
+  };
+  std::string uid = text(apply(configmaps + "/owner", "apiVersion: v1\nkind: ConfigMap\n", "x").json, "/metadata/uid");
+  ASSERT_EQ(owned_by("child", uid).status, 201);
+  EXPECT_EQ(call("DELETE", configmaps + "/owner", R"({"propagationPolicy":"Background"})").status, 200);
+  EXPECT_EQ(call("GET", configmaps + "/child").status, 404);
+
+  uid = text(apply(configmaps + "/owner", "apiVersion: v1\nkind: ConfigMap\n", "x").json, "/metadata/uid");
+  ASSERT_EQ(owned_by("orphan", uid).status, 201);
+  const Reply deleted = call("DELETE", configmaps + "/owner?propagationPolicy=Orphan");
+  EXPECT_EQ(text(deleted.json, "/status"), "Success");
+  const Reply orphan = call("GET", configmaps + "/orphan");
+  EXPECT_EQ(orphan.status, 200);
+  EXPECT_EQ(sindri::follow_pointer(orphan.json, "/metadata/ownerReferences/0"), nullptr) << orphan.body;
+  EXPECT_EQ(call("DELETE", configmaps + "/orphan?propagationPolicy=Sideways").status, 422);
 }
 
 TEST_F(KubeTestServerTest, FieldSelectorsOfEvents) {
