@@ -1,0 +1,301 @@
+// The whole flow of issue 26 against a real broker (`sindri serve`) and a
+// real `sindri agent run` with the directory sink: apply, events and
+// heartbeat at the broker, replacement and pruning, stack deletion, files
+// of another agent, restarts, a broker that vanishes, a revoked PAK, bad YAML.
+
+#include <fstream>
+
+#include "agent/agent_process.hpp"
+#include "value/digest.hpp"
+#include "value/json.hpp"
+#include "value/yaml/yaml.hpp"
+
+namespace sindri_test {
+namespace {
+
+using sindri::Value;
+
+std::string json_string(const std::string& text) {
+  std::string out;
+  sindri::append_json_string(out, text);
+  return out;
+}
+
+constexpr const char* kFirst =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: hello\n"
+    "---\n"
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n  namespace: apps\nspec:\n  replicas: 1\n";
+constexpr const char* kSecond =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: bonjour\n"
+    "---\n"
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: token\nstringData:\n  key: value\n";
+
+// A broker with a generator, a stack labelled env=prod and an agent a1 in
+// cluster c1 carrying the label, its PAK in a file.
+class AgentFlow : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    broker_.start();
+    admin_ = broker_.client(broker_.admin_pak());
+    Reply generator = call(*admin_, "POST", "/api/v1/generators", R"({"name":"ci"})");
+    ASSERT_EQ(generator.status, 201) << generator.body;
+    generator_id_ = text_of(*generator.json.find("generator"), "id");
+    stack_id_ = create_stack("web");
+    Reply agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"a1","cluster_name":"c1"})");
+    ASSERT_EQ(agent.status, 201) << agent.body;
+    agent_id_ = text_of(*agent.json.find("agent"), "id");
+    pak_file_ = broker_.dir() / "agent.pak";
+    std::ofstream(pak_file_) << text_of(agent.json, "initial_pak") << "\n";
+    ASSERT_EQ(call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/labels",
+                   R"({"agent_id":")" + agent_id_ + R"(","label":"env=prod"})")
+                  .status,
+              201);
+    sink_ = broker_.dir() / "sink";
+  }
+
+  std::string create_stack(const std::string& name) {
+    Reply stack = call(*admin_, "POST", "/api/v1/stacks",
+                       R"({"name":")" + name + R"(","generator_id":")" + generator_id_ + R"("})");
+    EXPECT_EQ(stack.status, 201) << stack.body;
+    const std::string id = text_of(stack.json, "id");
+    EXPECT_EQ(call(*admin_, "POST", "/api/v1/stacks/" + id + "/labels", R"("env=prod")").status, 201);
+    return id;
+  }
+
+  std::string deploy(const std::string& stack_id, const std::string& yaml) {
+    Reply object = call(*admin_, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                        R"({"yaml_content":)" + json_string(yaml) + "}");
+    EXPECT_EQ(object.status, 201) << object.body;
+    return text_of(object.json, "id");
+  }
+
+  std::vector<std::string> agent_args(const std::string& broker_url) const {
+    return {"--broker-url", broker_url, "--pak-file", pak_file_.string(), "--agent-name", "a1",
+            "--cluster-name", "c1", "--sink", "dir:" + sink_.string(), "--health-port", "0",
+            "--polling-interval", "0.05", "--task-interval", "0.05", "--startup-retry-interval", "0.05",
+            "--broker-backoff-initial", "0.02", "--broker-backoff-max", "0.1", "--broker-timeout", "2",
+            "--max-retries", "100"};
+  }
+  // The agent with agent_args, each flag of `changes` (FLAG VALUE pairs) replacing or adding one.
+  std::unique_ptr<AgentProcess> start_agent(const std::vector<std::string>& changes = {},
+                                            const std::string& broker_url = {}) {
+    std::vector<std::string> args = agent_args(broker_url.empty() ? broker_.url() : broker_url);
+    for (size_t i = 0; i + 1 < changes.size(); i += 2) {
+      auto given = std::find(args.begin(), args.end(), changes[i]);
+      if (given != args.end()) {
+        *(given + 1) = changes[i + 1];
+      } else {
+        args.push_back(changes[i]);
+        args.push_back(changes[i + 1]);
+      }
+    }
+    return std::make_unique<AgentProcess>(std::move(args), broker_.dir() / "agent.log");
+  }
+
+  fs::path file(const std::string& stack_id, const std::string& name) const { return sink_ / stack_id / name; }
+
+  // The file's object, null when absent or unparseable.
+  static Value read_object(const fs::path& path) {
+    if (!fs::exists(path)) return Value();
+    auto parsed = sindri::parse_yaml(slurp(path));
+    return parsed.ok() ? *parsed : Value();
+  }
+  static std::string annotation(const Value& object, std::string_view key) {
+    const Value* metadata = object.find("metadata");
+    const Value* annotations = metadata ? metadata->find("annotations") : nullptr;
+    return annotations ? text_of(*annotations, key) : std::string();
+  }
+
+  // The agent's events at the broker: (deployment object id, status) pairs in order.
+  std::vector<std::pair<std::string, std::string>> events() {
+    Reply listed = call(*admin_, "GET", "/api/v1/agents/" + agent_id_ + "/events");
+    std::vector<std::pair<std::string, std::string>> found;
+    if (!listed.json.is_array()) return found;
+    for (const Value& event : listed.json.get_array()) {
+      found.emplace_back(text_of(event, "deployment_object_id"), text_of(event, "status"));
+    }
+    return found;
+  }
+  bool has_event(const std::string& object_id, const std::string& status) {
+    for (const auto& [id, found] : events()) {
+      if (id == object_id && found == status) return true;
+    }
+    return false;
+  }
+  std::string event_message(const std::string& object_id) {
+    Reply listed = call(*admin_, "GET", "/api/v1/agents/" + agent_id_ + "/events");
+    for (const Value& event : listed.json.get_array()) {
+      if (text_of(event, "deployment_object_id") == object_id) return text_of(event, "message");
+    }
+    return "";
+  }
+
+  BrokerProcess broker_{Backend::Sqlite};
+  std::unique_ptr<sindri::http::Client> admin_;
+  std::string generator_id_, stack_id_, agent_id_;
+  fs::path pak_file_, sink_;
+};
+
+TEST_F(AgentFlow, AppliesReplacesPrunesAndDeletesWhatItOwns) {
+  const std::string first_id = deploy(stack_id_, kFirst);
+  auto agent = start_agent();
+
+  const fs::path web = file(stack_id_, "core_ConfigMap_default_web.yaml");
+  const fs::path api = file(stack_id_, "apps_Deployment_apps_api.yaml");
+  ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS"); })) << agent->log();
+  ASSERT_TRUE(fs::exists(web)) << agent->log();
+  ASSERT_TRUE(fs::exists(api));
+  const Value applied = read_object(web);
+  EXPECT_EQ(annotation(applied, "k8s.brokkr.io/stack"), stack_id_);
+  EXPECT_EQ(annotation(applied, "brokkr.io/deployment-object-id"), first_id);
+  EXPECT_EQ(annotation(applied, "brokkr.io/owner-id"), agent_id_);
+  EXPECT_EQ(annotation(applied, "k8s.brokkr.io/deployment-checksum"), sindri::sha256_hex(kFirst));
+  EXPECT_EQ(annotation(applied, "k8s.brokkr.io/last-config-applied"), sindri::sha256_hex(kFirst));
+  EXPECT_EQ(text_of(*applied.find("metadata"), "namespace"), "default");
+
+  // The heartbeat reached the broker.
+  ASSERT_TRUE(eventually([&] {
+    Reply record = call(*admin_, "GET", "/api/v1/agents/" + agent_id_);
+    return !text_of(record.json, "last_heartbeat").empty();
+  }));
+
+  // Files the agent does not own stay whatever happens to the stack: another
+  // agent's, and one with ownerReferences (owned by a controller).
+  const fs::path foreign = file(stack_id_, "core_ConfigMap_default_foreign.yaml");
+  std::ofstream(foreign) << "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: foreign\n  annotations:\n"
+                         << "    k8s.brokkr.io/stack: " << stack_id_ << "\n    brokkr.io/owner-id: someone-else\n";
+  const fs::path controlled = file(stack_id_, "core_Pod_default_controlled.yaml");
+  std::ofstream(controlled) << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: controlled\n  annotations:\n"
+                            << "    k8s.brokkr.io/stack: " << stack_id_ << "\n    brokkr.io/owner-id: " << agent_id_
+                            << "\n  ownerReferences:\n  - kind: ReplicaSet\n    name: rs\n";
+
+  // A new deployment object replaces the changed file and prunes the removed one.
+  const std::string second_id = deploy(stack_id_, kSecond);
+  const fs::path secret = file(stack_id_, "core_Secret_default_token.yaml");
+  ASSERT_TRUE(eventually([&] { return has_event(second_id, "SUCCESS") && !fs::exists(api); })) << agent->log();
+  EXPECT_TRUE(fs::exists(secret));
+  EXPECT_EQ(annotation(read_object(web), "k8s.brokkr.io/deployment-checksum"), sindri::sha256_hex(kSecond));
+  EXPECT_EQ(text_of(*read_object(web).find("data"), "greeting"), "bonjour");
+
+  // Deleting the stack deletes what the agent owns of it, nothing else.
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/stacks/" + stack_id_).status, 204);
+  ASSERT_TRUE(eventually([&] { return !fs::exists(web) && !fs::exists(secret); })) << agent->log();
+  EXPECT_TRUE(fs::exists(foreign));
+  EXPECT_TRUE(fs::exists(controlled));
+
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
+TEST_F(AgentFlow, ARestartLosesAndOrphansNothing) {
+  const std::string first_id = deploy(stack_id_, kFirst);
+  const std::string other_stack = create_stack("other");
+  const std::string other_id = deploy(other_stack, kFirst);
+  auto agent = start_agent();
+  ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS") && has_event(other_id, "SUCCESS"); }))
+      << agent->log();
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+
+  // While the agent is down: a new object in one stack, the other stack deleted.
+  const std::string second_id = deploy(stack_id_, kSecond);
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/stacks/" + other_stack).status, 204);
+  const size_t events_before = events().size();
+
+  agent = start_agent();
+  const fs::path api = file(stack_id_, "apps_Deployment_apps_api.yaml");
+  ASSERT_TRUE(eventually([&] {
+    return has_event(second_id, "SUCCESS") && !fs::exists(api) && !fs::exists(sink_ / other_stack);
+  })) << agent->log();
+  EXPECT_TRUE(fs::exists(file(stack_id_, "core_Secret_default_token.yaml")));
+
+  // Killed without warning and started again: what it holds is read back
+  // from the directory, so nothing is applied again.
+  EXPECT_EQ(agent->kill(), 128 + SIGKILL);
+  const size_t events_after_kill = events().size();
+  EXPECT_GT(events_after_kill, events_before);
+  agent = start_agent();
+  ASSERT_TRUE(eventually([&] {
+    Reply record = call(*admin_, "GET", "/api/v1/agents/" + agent_id_);
+    return agent->log().find("health endpoints on port") != std::string::npos;
+  }));
+  // Several polls pass (50 ms apart) without a new event.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(events().size(), events_after_kill) << agent->log();
+  EXPECT_EQ(agent->stop(), 0);
+}
+
+// The broker refuses YAML that does not parse or names no kind, so what
+// reaches the agent is well formed (dir_sink_test.cpp shows the agent's own
+// checks); a name that cannot be a file name fails in the directory sink.
+TEST_F(AgentFlow, AFailedObjectWritesNothingAndTheAgentGoesOn) {
+  const std::string bad_id =
+      deploy(stack_id_, std::string(kFirst) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ../escape\n");
+  const std::string good_stack = create_stack("good");
+  const std::string good_id = deploy(good_stack, kFirst);
+  auto agent = start_agent();
+  ASSERT_TRUE(eventually([&] { return has_event(bad_id, "FAILURE") && has_event(good_id, "SUCCESS"); }))
+      << agent->log();
+  // Nothing of the failed object is written.
+  EXPECT_NE(event_message(bad_id).find("document 3 (v1 ConfigMap ../escape)"), std::string::npos)
+      << event_message(bad_id);
+  EXPECT_FALSE(fs::exists(sink_ / stack_id_));
+  EXPECT_TRUE(fs::exists(file(good_stack, "core_ConfigMap_default_web.yaml")));
+
+  // A later good object of the same stack applies.
+  const std::string fixed_id = deploy(stack_id_, kFirst);
+  ASSERT_TRUE(eventually([&] { return has_event(fixed_id, "SUCCESS"); })) << agent->log();
+  EXPECT_TRUE(fs::exists(file(stack_id_, "core_ConfigMap_default_web.yaml")));
+  EXPECT_EQ(agent->stop(), 0);
+}
+
+TEST_F(AgentFlow, ABrokerThatVanishesAndComesBack) {
+  const std::string first_id = deploy(stack_id_, kFirst);
+  // The agent talks to a broker on a port of the test's choosing, on the
+  // same database, so that the broker can come back where it was.
+  const uint16_t port = free_port();
+  auto broker = std::make_unique<ServeProcess>(broker_.dir(), port);
+  auto agent = start_agent({}, broker->url());
+  ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS"); })) << agent->log();
+  EXPECT_EQ(broker->stop(), 0);
+
+  // The agent keeps what it applied and keeps trying.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(agent->running()) << agent->log();
+  EXPECT_TRUE(fs::exists(file(stack_id_, "core_ConfigMap_default_web.yaml")));
+  EXPECT_NE(agent->log().find("Connection refused"), std::string::npos) << agent->log();
+
+  broker = std::make_unique<ServeProcess>(broker_.dir(), port);
+  const std::string second_id = deploy(stack_id_, kSecond);
+  ASSERT_TRUE(eventually([&] { return has_event(second_id, "SUCCESS"); })) << agent->log();
+  EXPECT_EQ(agent->stop(), 0);
+}
+
+TEST_F(AgentFlow, ARevokedPakEndsTheAgentWithExit1) {
+  auto agent = start_agent({"--auth-failure-limit", "3"});
+  ASSERT_TRUE(eventually([&] {
+    return !text_of(call(*admin_, "GET", "/api/v1/agents/" + agent_id_).json, "last_heartbeat").empty();
+  })) << agent->log();
+  ASSERT_EQ(call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/rotate-pak").status, 200);
+  const std::optional<int> status = agent->wait(std::chrono::seconds(20));
+  ASSERT_TRUE(status.has_value()) << agent->log();
+  EXPECT_EQ(*status, 1);
+  EXPECT_NE(agent->log().find("refused this agent's PAK 3 times in a row"), std::string::npos) << agent->log();
+}
+
+TEST_F(AgentFlow, AnUnknownAgentOrABadSettingIsAClearError) {
+  auto unknown = start_agent({"--agent-name", "nobody"});
+  EXPECT_EQ(unknown->wait(), 1);
+  EXPECT_NE(unknown->log().find("the broker knows no agent nobody in cluster c1"), std::string::npos)
+      << unknown->log();
+
+  auto bad = start_agent({"--polling-interval", "soon"});
+  EXPECT_EQ(bad->wait(), 2);
+  EXPECT_NE(bad->log().find("--polling-interval: expected a number of seconds"), std::string::npos) << bad->log();
+
+  AgentProcess no_pak({"--agent-name", "a1", "--cluster-name", "c1"}, broker_.dir() / "nopak.log",
+                      {"SINDRI_PAK=" + broker_.admin_pak()});
+  EXPECT_EQ(no_pak.wait(), 2);
+  EXPECT_NE(no_pak.log().find("SINDRI_PAK, a person's PAK, is never read"), std::string::npos) << no_pak.log();
+}
+
+}  // namespace
+}  // namespace sindri_test
