@@ -1,6 +1,6 @@
 """Checks the Dockerfile against the programs built here, since no Docker daemon runs here.
 
-    dockerfile_test.py --dockerfile FILE --packages-txt FILE PROGRAM...
+    dockerfile_test.py --dockerfile FILE --packages-txt FILE [--sanitized] PROGRAM...
 
 - The runtime stage installs exactly the Debian packages owning the libraries
   the programs name (ELF NEEDED entries, found where `ldd` finds them, owners
@@ -10,6 +10,8 @@
 - The runtime stage copies exactly these programs from the build stage.
 - The build stage installs only packages scripts/packages.txt lists, and
   builds Release without tests and benchmarks.
+With --sanitized (programs of a -DSINDRI_SANITIZE=ON build) the sanitizers'
+runtime libraries, which the Dockerfile's build does not link, are left out.
 """
 
 import argparse
@@ -25,6 +27,8 @@ EXTRAS = {
     "ca-certificates": "trust an https:// broker or API server signed by a public CA",
     "tzdata": "Tera's date filter reads time zones from /usr/share/zoneinfo",
 }
+
+SANITIZER_RUNTIMES = re.compile(r"lib(asan|ubsan|lsan|tsan)\.so(\.\d+)*")
 
 failures = []
 
@@ -84,14 +88,15 @@ def owners(paths):
     return {path: next((package_of[name] for name in candidates(path) if name in package_of), None) for path in paths}
 
 
-def ldd_paths(program):
+def ldd_paths(program, sanitized):
     """soname -> path for every library ldd resolves for program."""
     run = subprocess.run(["ldd", program], capture_output=True, text=True, check=True)
     paths = {}
     for line in run.stdout.splitlines():
         match = re.match(r"\s*(\S+)\s+=>\s+(/\S+)", line)
         if match:
-            paths[match.group(1)] = match.group(2)
+            if not (sanitized and SANITIZER_RUNTIMES.fullmatch(match.group(1))):
+                paths[match.group(1)] = match.group(2)
             continue
         match = re.match(r"\s*(/\S+)\s+\(", line)  # the dynamic loader
         if match:
@@ -101,9 +106,10 @@ def ldd_paths(program):
     return paths
 
 
-def needed(program):
+def needed(program, sanitized):
     run = subprocess.run(["readelf", "-d", program], capture_output=True, text=True, check=True)
-    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run.stdout)
+    sonames = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run.stdout)
+    return [soname for soname in sonames if not (sanitized and SANITIZER_RUNTIMES.fullmatch(soname))]
 
 
 def dependency_closure(packages):
@@ -129,6 +135,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dockerfile", required=True)
     parser.add_argument("--packages-txt", required=True)
+    parser.add_argument("--sanitized", action="store_true")
     parser.add_argument("programs", nargs="+")
     args = parser.parse_args()
 
@@ -167,7 +174,8 @@ def main():
 
     # The runtime packages against what the programs link.
     runtime_packages = set(installed_packages(runtime))
-    linked = {program: (ldd_paths(program), needed(program)) for program in args.programs}
+    linked = {program: (ldd_paths(program, args.sanitized), needed(program, args.sanitized))
+              for program in args.programs}
     every_library = {soname: path for paths, _ in linked.values() for soname, path in paths.items()}
     owner = owners(every_library.values())
     direct = {}
