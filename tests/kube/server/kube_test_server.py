@@ -43,10 +43,11 @@ What it models, and where each behaviour comes from (kubernetes.io):
   unless force=true, which takes the fields over; fields a manager applied
   before and no longer applies are removed unless another manager owns them;
   an absent object is created; a metadata.resourceVersion in the body must
-  be the stored one (409 Conflict otherwise). Lists are merged by key where the Kubernetes
-  schema marks them x-kubernetes-list-type=map (LIST_MAP_KEYS below, e.g.
-  containers by name, ports by containerPort and protocol); other lists are
-  atomic (replaced whole and owned as one field). dryRun=All validates and
+  be the stored one (409 Conflict otherwise). Lists are merged by key where
+  the Kubernetes schema marks them x-kubernetes-list-type=map (LIST_MAP_KEYS
+  below, e.g. containers by name, ports by containerPort and protocol); other
+  lists are atomic (replaced whole and owned as one field); maps and lists a
+  removal leaves empty go too. dryRun=All validates and
   answers without storing. POST (create) and PUT (replace) record operation
   Update for the fieldManager (default: the first word of the User-Agent).
   Writes to a built-in kind leave its status as it was (the status
@@ -65,9 +66,11 @@ What it models, and where each behaviour comes from (kubernetes.io):
   and !key, fieldSelector with = == and != on metadata.name,
   metadata.namespace and the fields some kinds add (FIELD_SELECTORS: an
   Event's involvedObject.*, a Pod's status.phase ...), limit and continue
-  (remainingItemCount). Accept with as=Table
-  (kubectl get) gets a meta.k8s.io/v1 Table: Name, Status for namespaces and
-  pods, Age.
+  (remainingItemCount). Accept with as=Table (kubectl get) gets a
+  meta.k8s.io/v1 Table: Name, Status for namespaces and pods, Age.
+- OpenAPI v3 (/openapi/v3 and one document per group version), only each
+  kind's PATCH operation with its parameters: from it kubectl learns that
+  the server validates fields (fieldValidation) and downloads no schemas.
 - Deleting (reference/kubernetes-api/common-parameters, DeleteOptions;
   overview/working-with-objects/owners-dependents): DELETE with a
   DeleteOptions body or a propagationPolicy query; Background and Foreground
@@ -83,21 +86,26 @@ What it models, and where each behaviour comes from (kubernetes.io):
   reason, code, details {name, group, kind, causes}.
 - HTTP/1.1 keep-alive, one thread per connection.
 
-Deliberately not modeled: watch (?watch=true is 405, so a client fails
-at once instead of misreading a list; `kubectl delete` needs --wait=false),
-patch types other than apply (JSON, merge and
-strategic merge patches are 415), subresources other than pods/log (status
-and scale among them), defaulting (no protocol: TCP, no replicas: 1) and
-schema validation of field values and unknown fields, admission webhooks,
-RBAC (every authenticated caller may do everything), finalizers other than a
-namespace's own, graceful pod deletion, controllers (no ReplicaSet or Pod
-from a Deployment; tests store status through the test API),
-aggregated discovery, OpenAPI documents, multiple versions of one group
-(a CRD's first served version is the one served), Retry-After on 429s.
+Deliberately not modeled: watch (?watch=true is 405, so a client fails at
+once instead of misreading a list; `kubectl delete` needs --wait=false);
+patch types other than apply (JSON, merge and strategic merge patches are
+415, so client-side `kubectl apply` does not work); subresources other than
+pods/log (status and scale among them); defaulting (no protocol: TCP, no
+replicas: 1), schemas, validation of field values and unknown fields
+(fieldValidation is ignored); admission webhooks; RBAC (every authenticated
+caller may do everything); finalizers other than a namespace's own;
+graceful pod deletion; controllers (no ReplicaSet or Pod from a Deployment,
+no Job that completes: tests store status through the test API); aggregated
+discovery; OpenAPI v2 and schemas; more than one version of a group (a
+CRD's first served version is the one served); Retry-After on 429s.
+
+The server ends when the process that started it does (it polls its parent),
+so a test that crashes leaves none behind.
 
 Test control, under /_test/, not authenticated (the fixture reaches it with
 the CA only; anything that reaches loopback is a test):
-  GET    /_test/requests          every API request seen, in order:
+  GET    /_test/requests          every API request seen (all but /_test/),
+                                  in order, answered or refused:
                                   [{method, path, query, content_type, body}]
   DELETE /_test/requests          forgets them
   POST   /_test/failures          {method ("*" any), path_prefix, status,
