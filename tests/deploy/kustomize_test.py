@@ -204,19 +204,33 @@ def check_probes(name, container, address):
         check(status == 200, f"{name}: {probe} GET {path} answered {status}")
 
 
+def settings_file_text(objects, deployment, container):
+    """The text of the settings file the broker's --config names, from its ConfigMap (None if none)."""
+    command = container.get("args", [])
+    if not check("--config" in command[:-1], "broker: no --config settings file"):
+        return None
+    path = command[command.index("--config") + 1]
+    volume = mount_of(deployment, container, path)
+    if not check(volume is not None and "configMap" in volume, "broker: --config is not a file of a mounted ConfigMap"):
+        return None
+    return config_map_data(objects, volume["configMap"]["name"])[os.path.basename(path)]
+
+
+def broker_settings(objects, deployment, container):
+    return yaml.safe_load(settings_file_text(objects, deployment, container) or "") or {}
+
+
 def run_broker(args, deployment, container, objects, scratch):
     """Starts `sindri serve` as the container would (its arguments, settings file and
     variables), moved to loopback and a scratch directory, and asks its probes."""
-    command = list(container["args"])
-    config_index = command.index("--config") + 1
-    volume = mount_of(deployment, container, command[config_index])
-    check(volume is not None and "configMap" in volume, "broker: --config is not a file of a mounted ConfigMap")
-    if volume is None or "configMap" not in volume:
+    text = settings_file_text(objects, deployment, container)
+    if text is None:
         return
+    command = list(container["args"])
     settings_file = os.path.join(scratch, "broker.yaml")
     with open(settings_file, "w") as out:
-        out.write(config_map_data(objects, volume["configMap"]["name"])[os.path.basename(command[config_index])])
-    command[config_index] = settings_file
+        out.write(text)
+    command[command.index("--config") + 1] = settings_file
 
     # Values for the Secrets deploy/README.md tells the user to create.
     secret_values = {
@@ -304,17 +318,25 @@ def check_broker(args, objects, on_postgres):
         port.get("name") == service_port["targetPort"] or port["containerPort"] == service_port["targetPort"]
         for port in container["ports"]), "broker: the Service's targetPort is no port of the container")
 
-    data = mount_of(deployment, container, "/var/lib/sindri/admin.pak")
-    check(data is not None, "broker: nothing is mounted at /var/lib/sindri, where the admin PAK is written")
+    # What the broker writes goes to the data volume, the root filesystem being read-only.
+    settings = broker_settings(objects, deployment, container)
+    admin_pak_file = settings.get("admin_pak_file", "")
+    data = mount_of(deployment, container, admin_pak_file)
+    check(data is not None, f"broker: nothing is mounted where the admin PAK is written ({admin_pak_file!r})")
+    database_url = settings.get("database", {}).get("url", "")
     replicas = deployment["spec"]["replicas"]
     if on_postgres:
-        check(data is not None and "emptyDir" in data, "broker-postgres: /var/lib/sindri is not an emptyDir")
+        check(data is not None and "emptyDir" in data, "broker-postgres: the admin PAK's directory is not an emptyDir")
+        check(not database_url, "broker-postgres: broker.yaml names a database; the Secret's URL is the one")
         check(replicas >= 2, f"broker-postgres: {replicas} replica(s), the point of PostgreSQL is several")
         env = {variable["name"]: variable for variable in container.get("env", [])}
         for name in ("SINDRI_DATABASE_URL", "SINDRI_WEBHOOKS_ENCRYPTION_KEY"):
             check("secretKeyRef" in env.get(name, {}).get("valueFrom", {}), f"broker-postgres: {name} is not from a Secret")
     else:
-        check(data is not None and "persistentVolumeClaim" in data, "broker: /var/lib/sindri is not the claim")
+        check(data is not None and "persistentVolumeClaim" in data, "broker: the admin PAK's directory is not the claim")
+        database = mount_of(deployment, container, database_url.removeprefix("sqlite://"))
+        check(database_url.startswith("sqlite://") and database is not None and "persistentVolumeClaim" in database,
+              f"broker: the SQLite file {database_url!r} is not on the claim")
         check(replicas == 1 and deployment["spec"]["strategy"]["type"] == "Recreate",
               "broker: SQLite has one writer: one replica, Recreate")
     with tempfile.TemporaryDirectory() as scratch:
