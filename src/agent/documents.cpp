@@ -46,7 +46,7 @@ Result<std::vector<PreparedDocument>> prepare_documents(const DeploymentObject& 
     if (document.is_null()) continue;
     std::string where = "deployment object " + object.id + ": document " + std::to_string(i + 1);
     if (!document.is_object()) {
-      return make_error(where + ": a " + document.kind_name() + ", not a Kubernetes object (a mapping)");
+      return make_error(where + ": a YAML " + std::string(document.kind_name()) + ", not a Kubernetes object (a mapping)");
     }
     PreparedDocument prepared;
     prepared.index = i + 1;

@@ -373,15 +373,10 @@ Status apply_environment(AgentSettings& settings, const std::function<const char
 
 Status validate_settings(const AgentSettings& settings) {
   auto require = [](const std::string& value, std::string_view name) -> Status {
-    if (value.empty()) {
-      return make_error("agent." + std::string(name) + " is not set (--" + std::string(name) +
-                        " or SINDRI_AGENT_" + [&] {
-                          std::string upper(name);
-                          for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-                          return upper;
-                        }() + ")");
-    }
-    return Ok{};
+    if (!value.empty()) return Ok{};
+    const AgentSetting& setting = *find_by_name(name);
+    return make_error(std::string(setting.key) + " is not set (" + std::string(setting.flag) + " or " +
+                      std::string(setting.variable) + ")");
   };
   SINDRI_CHECK(require(settings.broker_url, "broker_url"));
   SINDRI_CHECK(require(settings.agent_name, "agent_name"));
