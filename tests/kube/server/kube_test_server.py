@@ -59,7 +59,8 @@ What it models, and where each behaviour comes from (kubernetes.io):
   apiVersion and kind must match the URL, metadata.name must be present and a
   DNS-1123 subdomain (a DNS-1123 label for namespaces), metadata.namespace
   must match the URL's. Wrong body syntax is 400 BadRequest. Every namespace
-  carries the label kubernetes.io/metadata.name.
+  carries the label kubernetes.io/metadata.name. POST makes a name from
+  metadata.generateName and five random characters.
 - Reading (api-concepts, "Retrieving large results sets in chunks"; overview/
   working-with-objects/labels and field-selectors): GET, list per namespace
   and across all namespaces (kind <Kind>List with items; items carry no

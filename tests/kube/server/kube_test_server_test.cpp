@@ -308,6 +308,11 @@ TEST_F(KubeTestServerTest, CreatesAndReplacesAsUpdatesOfTheirManager) {
   EXPECT_EQ(text(created.json, "/metadata/managedFields/0/operation"), "Update");
   EXPECT_EQ(text(created.json, "/metadata/managedFields/0/manager"), "maker");
   EXPECT_EQ(text(call("POST", configmaps, body).json, "/reason"), "AlreadyExists");
+  const Reply generated =
+      call("POST", configmaps, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"job-"}})");
+  EXPECT_EQ(generated.status, 201);
+  EXPECT_EQ(text(generated.json, "/metadata/name").size(), 9u) << generated.body;
+  EXPECT_EQ(text(generated.json, "/metadata/name").rfind("job-", 0), 0u);
 
   const std::string version = text(created.json, "/metadata/resourceVersion");
   const std::string replaced_body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","resourceVersion":")" +

@@ -5,6 +5,7 @@ verbatim store."""
 import base64
 import copy
 import json
+import random
 import re
 import time
 import urllib.parse
@@ -19,6 +20,9 @@ from kube_api.resource_types import BUILTIN_TYPES, CustomType, custom_type_of, t
 from kube_api.selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
 from kube_api.store import name_label, now_rfc3339
 
+
+# What the API server appends to a generateName (no vowels, no look-alikes).
+GENERATED_NAME_LETTERS = "bcdfghjklmnpqrstvwxz2456789"
 
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -344,6 +348,11 @@ class Api:
                                  query.get("dryRun") == "All")
 
     def create_or_replace(self, rtype, namespace, name, body, query, user_agent, replacing):
+        metadata = body.get("metadata")
+        if not replacing and isinstance(metadata, dict) and not metadata.get("name") \
+                and isinstance(metadata.get("generateName"), str):
+            metadata["name"] = metadata["generateName"] + "".join(
+                random.choice(GENERATED_NAME_LETTERS) for _ in range(5))
         self.check_body(rtype, namespace, name, body, creating=not replacing)
         object_name = body["metadata"]["name"]
         old = self.store.table(rtype).get((namespace or "", object_name))
