@@ -11,8 +11,6 @@
 namespace sindri::agent {
 namespace {
 
-constexpr std::string_view kIntervalNote = "Sindri's own (Brokkr's agent has this wait fixed).";
-
 const std::array kSettings = {
     AgentSetting{.key = "",
                  .variable = "SINDRI_AGENT_CONFIG_FILE",
@@ -125,21 +123,19 @@ const std::array kSettings = {
     AgentSetting{.key = "agent.sink",
                  .variable = "SINDRI_AGENT_SINK",
                  .flag = "--sink",
-                 .description = "`kubernetes`, or `dir:PATH` to write objects as files (docs/agent.md)",
+                 .description = "`kubernetes`, or `dir:PATH`: each object as PATH/STACK/GROUP_KIND_NAMESPACE_NAME.yaml",
                  .field = &AgentSettings::sink},
     AgentSetting{.key = "agent.startup_retry_interval",
                  .variable = "SINDRI_AGENT_STARTUP_RETRY_INTERVAL",
                  .flag = "--startup-retry-interval",
                  .unit = "seconds",
                  .description = "Wait between start-up attempts to reach the broker",
-                 .naming_note = kIntervalNote,
                  .field = &AgentSettings::startup_retry_interval},
     AgentSetting{.key = "agent.task_interval",
                  .variable = "SINDRI_AGENT_TASK_INTERVAL",
                  .flag = "--task-interval",
                  .unit = "seconds",
                  .description = "Diagnostics, work orders and agent-delivered webhooks are polled this often",
-                 .naming_note = kIntervalNote,
                  .field = &AgentSettings::task_interval},
     AgentSetting{.key = "agent.broker_backoff_initial",
                  .variable = "SINDRI_AGENT_BROKER_BACKOFF_INITIAL",

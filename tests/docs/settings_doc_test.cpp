@@ -1,5 +1,5 @@
-// docs/settings.md against broker::settings(), and broker::settings() against
-// the names it gives: the rule for them and `sindri serve`'s flags.
+// docs/settings.md against broker::settings() and agent::settings(), and each against
+// the names it gives: the rule for them and the flags of `sindri serve` and `sindri agent run`.
 
 #include <cctype>
 #include <cstdio>
@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/settings.hpp"
 #include "broker/config.hpp"
 #include "docs/settings_markdown.hpp"
 
@@ -98,10 +99,10 @@ TEST(SettingsDoc, NamesAreUnique) {
   }
 }
 
-// Long options as `sindri serve --help` lists them, from the option column only.
-std::set<std::string> serve_help_flags() {
+// Long options as `sindri VERB --help` lists them, from the option column only.
+std::set<std::string> help_flags(const std::string& verb) {
   std::set<std::string> flags;
-  FILE* pipe = popen(SINDRI_BIN " serve --help", "r");
+  FILE* pipe = popen((SINDRI_BIN " " + verb + " --help").c_str(), "r");
   if (!pipe) return flags;
   std::string help;
   char buffer[4096];
@@ -124,7 +125,24 @@ TEST(SettingsDoc, ServeHasAFlagForEverySettingAndNoOtherSetting) {
   for (const broker::Setting& setting : broker::settings()) {
     if (!setting.flag.empty()) expected.insert(std::string(setting.flag));
   }
-  EXPECT_EQ(serve_help_flags(), expected);
+  EXPECT_EQ(help_flags("serve"), expected);
+}
+
+TEST(SettingsDoc, AgentRunHasAFlagForEveryAgentSettingAndNoOther) {
+  std::set<std::string> expected = {"--help"};
+  for (const agent::AgentSetting& setting : agent::settings()) expected.insert(std::string(setting.flag));
+  EXPECT_EQ(help_flags("agent run"), expected);
+}
+
+TEST(SettingsDoc, AgentNamesAreUnique) {
+  std::set<std::string_view> seen;
+  for (const agent::AgentSetting& setting : agent::settings()) {
+    for (std::string_view name : {setting.key, setting.variable, setting.brokkr_variable, setting.flag}) {
+      if (!name.empty()) {
+        EXPECT_TRUE(seen.insert(name).second) << name;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "agent/settings.hpp"
 #include "broker/config.hpp"
 
 namespace sindri::docs {
@@ -48,6 +49,43 @@ void write_naming_notes(std::ostringstream& out) {
   }
 }
 
+void write_agent_table(std::ostringstream& out) {
+  out << "| key | variable | Brokkr's variable | flag | unit | default | description |\n"
+      << "| --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const agent::AgentSetting& setting : agent::settings()) {
+    out << "| " << code_or_none(setting.key) << " | `" << setting.variable << "` | "
+        << code_or_none(setting.brokkr_variable) << " | " << code_or_none(setting.flag) << " | " << setting.unit
+        << " | " << code_or_none(agent::default_text(setting)) << " | " << setting.description << " |\n";
+  }
+}
+
+void write_agent_notes(std::ostringstream& out) {
+  for (const agent::AgentSetting& setting : agent::settings()) {
+    if (setting.naming_note.empty()) continue;
+    out << "- " << code_or_none(setting.key.empty() ? setting.variable : setting.key) << ": " << setting.naming_note
+        << "\n";
+  }
+}
+
+// The agent's section: its settings, how they layer, Brokkr's names.
+void write_agent_section(std::ostringstream& out) {
+  out << "\n# Settings of `sindri agent run`\n\n"
+      << "The agent reads its defaults, then a configuration file (YAML or JSON, the settings under\n"
+      << "`agent:`; other sections, such as the broker's in a file Brokkr shares between both, are\n"
+      << "ignored), then Brokkr's `BROKKR__AGENT__*` variables, then `SINDRI_AGENT_*` variables, then\n"
+      << "flags; each layer overrides the one before, so a deployment of Brokkr's agent keeps its\n"
+      << "variables. The agent never reads `SINDRI_PAK`, a person's PAK for the client verbs. Every\n"
+      << "interval, timeout and backoff takes fractions of a second. A bad value stops the agent\n"
+      << "(exit 2) with an error naming the file, variable or flag.\n\n";
+  write_agent_table(out);
+  out << "\nBrokkr's keys `ws_force_rest`, `ws_url` and `kube_event_uid_cache_cap` (its WebSocket channel)\n"
+      << "are accepted in the file and ignored.\n\n"
+      << "## Agent names outside the rule\n\n"
+      << "The rule: the key is `agent.NAME`, the variable `SINDRI_AGENT_` and NAME in capitals,\n"
+      << "Brokkr's `BROKKR__AGENT__` and NAME in capitals, the flag `--` and NAME with `-` for `_`.\n\n";
+  write_agent_notes(out);
+}
+
 }  // namespace
 
 std::string settings_markdown() {
@@ -70,6 +108,7 @@ std::string settings_markdown() {
       << "key in capitals with `_` for `.` (`SINDRI_TLS_CERT_FILE`), its flag is `--` and the key with\n"
       << "`-` for `.` and `_` (`--tls-cert-file`). These names came before the rule and keep working:\n\n";
   write_naming_notes(out);
+  write_agent_section(out);
   return out.str();
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// docs/settings.md, printed from broker::settings().
+// docs/settings.md, printed from broker::settings() and agent::settings().
 
 #include <string>
 
