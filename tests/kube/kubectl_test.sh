@@ -4,7 +4,7 @@
 # (KUBECONFIG set, deleted namespaces Terminating for a minute, a CRD's kind
 # served half a second after the CRD): discovery, server-side apply, label
 # selectors, a field manager conflict and its forced take-over, diff, delete,
-# a Terminating namespace, token auth, a CRD's kind arriving late.
+# a Terminating namespace, token auth, a CRD's kind arriving late, pod logs.
 set -u
 
 if ! command -v kubectl >/dev/null; then
@@ -121,6 +121,20 @@ until kubectl apply --server-side -f "$work/widget.yaml" >"$work/widget.out" 2>&
   sleep 0.1
 done
 expect_output "get the widget by short name" '^3$' kubectl get wg w -o 'jsonpath={.spec.size}'
+
+# Pod logs come from the pod's sindri-test/log annotation.
+cat >"$work/pod.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: default
+  annotations: {sindri-test/log: "line one\nline two\n"}
+spec:
+  containers: [{name: main, image: busybox}]
+YAML
+expect_output "apply a pod" 'pod/p serverside-applied' kubectl apply --server-side -f "$work/pod.yaml"
+expect_output "logs --tail" '^line two$' kubectl logs p --tail=1
 
 [ "$failures" -eq 0 ] && echo "kubectl_test: all passed"
 exit $((failures > 0))
