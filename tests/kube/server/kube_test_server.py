@@ -184,7 +184,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.handle_any("DELETE")
 
     def read_body(self):
-        length = int(self.headers.get("Content-Length") or 0)
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size_line = self.rfile.readline(100).split(b";")[0].strip()
+                try:
+                    size = int(size_line, 16)
+                except ValueError:
+                    self.close_connection = True
+                    raise ApiError(400, f"bad chunk size {size_line[:20]!r}")
+                if size == 0:
+                    self.rfile.readline(100)  # the last chunk's CRLF (no trailers are sent to us)
+                    break
+                data += self.rfile.read(size)
+                self.rfile.readline(100)
+            return data.decode("utf-8", errors="replace")
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self.close_connection = True
+            raise ApiError(400, "Content-Length is not a number")
         return self.rfile.read(length).decode("utf-8", errors="replace") if length > 0 else ""
 
     def send(self, code, body, content_type="application/json"):
@@ -200,9 +219,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
-        body = self.read_body()
         server = self.server
         try:
+            body = self.read_body()
             if url.path.startswith("/_test/"):
                 self.send(*self.test_control(method, url.path, body))
                 return

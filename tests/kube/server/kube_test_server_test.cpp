@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -397,6 +400,51 @@ TEST_F(KubeTestServerTest, BadInputIsAStatusNeverAHangOrCrash) {
   // An apply that changes nothing is no new version.
   const Reply again = call("PATCH", configmaps + "/c?fieldManager=x", plain, apply_type);
   EXPECT_EQ(text(again.json, "/metadata/resourceVersion"), text(created.json, "/metadata/resourceVersion"));
+}
+
+// What no HTTP client here would send, through `openssl s_client` as a raw
+// TLS connection: the server's whole answer, or "" when it gave none.
+std::string raw_tls_exchange(const KubeTestServer& server, const std::string& request) {
+  const std::filesystem::path request_file = server.directory() / "raw-request";
+  std::ofstream(request_file, std::ios::binary) << request;
+  const std::string command = "timeout 10 openssl s_client -connect 127.0.0.1:" + std::to_string(server.port()) +
+                              " -CAfile " + server.ca_file + " -quiet -ign_eof < " + request_file.string() +
+                              " 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  std::string answer;
+  char buffer[4096];
+  size_t read = 0;
+  while (pipe && (read = fread(buffer, 1, sizeof buffer, pipe.get())) > 0) answer.append(buffer, read);
+  return answer;
+}
+
+TEST_F(KubeTestServerTest, ReadsChunkedBodiesAndRefusesMalformedFraming) {
+  const std::string head =
+      "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-token\r\n"
+      "Content-Type: application/json\r\nConnection: close\r\n";
+  const std::string first = R"({"apiVersion":")";
+  const std::string second = R"(v1","kind":"ConfigMap","metadata":{"name":"chunked"}})";
+  const auto hex = [](size_t n) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%zx", n);
+    return std::string(text);
+  };
+  const std::string chunked = head + "Transfer-Encoding: chunked\r\n\r\n" + hex(first.size()) + "\r\n" + first +
+                              "\r\n" + hex(second.size()) + "\r\n" + second + "\r\n0\r\n\r\n";
+  EXPECT_EQ(raw_tls_exchange(*server_, chunked).rfind("HTTP/1.1 201 ", 0), 0u);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/chunked").status, 200);
+
+  EXPECT_EQ(raw_tls_exchange(*server_, head + "Transfer-Encoding: chunked\r\n\r\nzz\r\n").rfind("HTTP/1.1 400 ", 0),
+            0u);
+  EXPECT_EQ(raw_tls_exchange(*server_, head + "Content-Length: many\r\n\r\n").rfind("HTTP/1.1 400 ", 0), 0u);
+}
+
+TEST_F(KubeTestServerTest, PlainHttpOnTheTlsPortIsRefusedAndTheServerGoesOn) {
+  sindri::http::Client plain("http://127.0.0.1:" + std::to_string(server_->port()));
+  plain.set_timeout_ms(5000);
+  auto answer = plain.request("GET", "/version");
+  EXPECT_FALSE(answer.ok() && answer->status == 200);
+  EXPECT_EQ(call("GET", "/version").status, 200);
 }
 
 TEST(KubeTestServerDelays, ANamespaceTerminatesForAWhileThenGoesWithItsContents) {
