@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "agent/agent_process.hpp"
+#include "kube/server/kube_test_server.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
 #include "value/yaml/yaml.hpp"
@@ -295,6 +296,81 @@ TEST_F(AgentFlow, AnUnknownAgentOrABadSettingIsAClearError) {
                       {"SINDRI_PAK=" + broker_.admin_pak()});
   EXPECT_EQ(no_pak.wait(), 2);
   EXPECT_NE(no_pak.log().find("SINDRI_PAK, a person's PAK, is never read"), std::string::npos) << no_pak.log();
+}
+
+// The Kubernetes side of the objects in a test server: namespace/name of each
+// object of `kind`, in the order stored.
+std::vector<std::string> stored(const sindri_test::KubeTestServer& cluster, const std::string& kind) {
+  std::vector<std::string> names;
+  const Value objects = cluster.objects();
+  for (const Value& object : objects.get_array()) {
+    if (text_of(object, "kind") != kind) continue;
+    const Value& metadata = *object.find("metadata");
+    names.push_back(text_of(metadata, "namespace") + "/" + text_of(metadata, "name"));
+  }
+  return names;
+}
+
+// The same flow with the default sink against the Kubernetes API test
+// server: server-side apply, pruning by the cluster's annotations, the
+// stack's deletion, a restart that reads ownership back from the cluster.
+TEST_F(AgentFlow, TheSameFlowAgainstAKubernetesApiServer) {
+  sindri_test::KubeTestServer cluster;
+  const std::vector<std::string> kube = {"--sink", "kubernetes", "--kubeconfig", cluster.kubeconfig_path(),
+                                         "--kube-retry-initial", "0.02", "--kube-retry-max", "0.1",
+                                         "--kube-retry-give-up", "2", "--deployment-health-interval", "0.1"};
+  // The Deployment's namespace comes with it, as a cluster wants it.
+  const std::string first_id =
+      deploy(stack_id_, std::string("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\n") + kFirst);
+  auto agent = start_agent(kube);
+  ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS"); })) << agent->log();
+  EXPECT_EQ(stored(cluster, "ConfigMap"), (std::vector<std::string>{"default/web"}));
+  EXPECT_EQ(stored(cluster, "Deployment"), (std::vector<std::string>{"apps/api"}));
+  const std::vector<std::string> namespaces = stored(cluster, "Namespace");
+  EXPECT_NE(std::find(namespaces.begin(), namespaces.end(), "/apps"), namespaces.end());
+
+  // Every write is a server-side apply as Brokkr's agent sends it.
+  bool applied = false;
+  const Value requests = cluster.requests();
+  for (const Value& request : requests.get_array()) {
+    if (text_of(request, "method") != "PATCH") continue;
+    applied = true;
+    EXPECT_EQ(text_of(request, "content_type"), "application/apply-patch+yaml");
+  }
+  EXPECT_TRUE(applied);
+
+  // Its own endpoints, with Brokkr's metric names.
+  const std::string log = agent->log();
+  const size_t port_at = log.find("health endpoints on port ");
+  ASSERT_NE(port_at, std::string::npos) << log;
+  sindri::http::Client health("http://127.0.0.1:" + log.substr(port_at + 25, log.find('\n', port_at) - port_at - 25));
+  EXPECT_EQ(call(health, "GET", "/healthz").status, 200);
+  EXPECT_EQ(call(health, "GET", "/readyz").status, 200);
+  const Reply status = call(health, "GET", "/health");
+  EXPECT_EQ(status.status, 200) << status.body;
+  EXPECT_EQ(text_of(status.json, "status"), "healthy");
+  EXPECT_TRUE(status.json.find("kubernetes")->find("connected")->get_bool());
+  EXPECT_FALSE(text_of(*status.json.find("broker"), "last_heartbeat").empty());
+  const std::string metrics = call(health, "GET", "/metrics").body;
+  for (const char* name : {"brokkr_agent_poll_requests_total{status=\"success\"}", "brokkr_agent_poll_duration_seconds_bucket",
+                           "brokkr_agent_kubernetes_operations_total{operation=", "brokkr_agent_heartbeat_sent_total",
+                           "brokkr_agent_kubernetes_operation_duration_seconds_bucket",
+                           "brokkr_agent_last_successful_poll_timestamp"}) {
+    EXPECT_NE(metrics.find(name), std::string::npos) << name << "\n" << metrics;
+  }
+
+  const std::string second_id = deploy(stack_id_, kSecond);
+  ASSERT_TRUE(eventually([&] { return has_event(second_id, "SUCCESS") && stored(cluster, "Deployment").empty(); }))
+      << agent->log();
+  EXPECT_EQ(stored(cluster, "Secret"), (std::vector<std::string>{"default/token"}));
+
+  // Stopped, the stack deleted meanwhile, started again: the cluster tells it what it owns.
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/stacks/" + stack_id_).status, 204);
+  agent = start_agent(kube);
+  ASSERT_TRUE(eventually([&] { return stored(cluster, "ConfigMap").empty() && stored(cluster, "Secret").empty(); }))
+      << agent->log();
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
 }  // namespace
