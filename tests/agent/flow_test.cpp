@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "agent/agent_process.hpp"
+#include "broker/webhook_receiver.hpp"
 #include "kube/server/kube_test_server.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
@@ -296,6 +297,30 @@ TEST_F(AgentFlow, AnUnknownAgentOrABadSettingIsAClearError) {
                       {"SINDRI_PAK=" + broker_.admin_pak()});
   EXPECT_EQ(no_pak.wait(), 2);
   EXPECT_NE(no_pak.log().find("SINDRI_PAK, a person's PAK, is never read"), std::string::npos) << no_pak.log();
+}
+
+// A webhook whose receiver only the cluster reaches (target_labels) is
+// delivered by the agent, with Brokkr's headers, and its result recorded.
+TEST_F(AgentFlow, DeliversTheWebhooksTheBrokerHandsIt) {
+  WebhookReceiver receiver({200});
+  Reply webhook = call(*admin_, "POST", "/api/v1/webhooks",
+                       R"({"name":"inside","url":")" + receiver.url("/hook?x=1") +
+                           R"(","event_types":["stack.*"],"auth_header":"Bearer in","target_labels":["env=prod"]})");
+  ASSERT_EQ(webhook.status, 201) << webhook.body;
+  const std::string webhook_id = text_of(webhook.json, "id");
+  create_stack("announced");
+  auto agent = start_agent();
+  const auto got = receiver.wait_for(1);
+  ASSERT_EQ(got.size(), 1u) << agent->log();
+  EXPECT_EQ(got[0].target, "/hook?x=1");
+  EXPECT_EQ(got[0].header("X-Brokkr-Event-Type"), "stack.created");
+  EXPECT_FALSE(got[0].header("X-Brokkr-Delivery-Id").empty());
+  EXPECT_EQ(got[0].header("Authorization"), "Bearer in");
+  ASSERT_TRUE(eventually([&] {
+    Reply deliveries = call(*admin_, "GET", "/api/v1/webhooks/" + webhook_id + "/deliveries?status=success");
+    return deliveries.json.is_array() && deliveries.json.size() == 1;
+  })) << agent->log();
+  EXPECT_EQ(agent->stop(), 0);
 }
 
 // The Kubernetes side of the objects in a test server: namespace/name of each
