@@ -92,7 +92,8 @@ class KubeTestServer {
 
   std::string ca_file, client_cert_file, client_key_file;  // PEM files
 
-  // Every API request seen, in order: [{method, path, query, content_type, body}].
+  // Every API request seen (all but /_test/), answered or refused, in order:
+  // [{method, path, query, content_type, body}].
   sindri::Value requests() const { return control("GET", "/_test/requests"); }
   void clear_requests() { control("DELETE", "/_test/requests"); }
   // The next `count` API requests with this method ("*": any) and a path
@@ -116,8 +117,10 @@ class KubeTestServer {
     hold.push_back({"count", sindri::Value(count)});
     control("POST", "/_test/failures", sindri::to_json(sindri::Value(std::move(hold))));
   }
-  // Stores the object as given, status included (uid, resourceVersion and
-  // creationTimestamp are filled in when absent); nothing is checked.
+  // Stores the object as given, status included: uid and creationTimestamp
+  // are filled in when absent, resourceVersion is the next one. Its kind must
+  // be served (or its CRD stored) and it needs a name (and a namespace when
+  // namespaced); nothing else is checked.
   void put_object(const sindri::Value& object) { control("POST", "/_test/objects", sindri::to_json(object)); }
   // Every stored object, as a JSON array.
   sindri::Value objects() const { return control("GET", "/_test/objects"); }

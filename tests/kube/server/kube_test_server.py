@@ -120,8 +120,10 @@ the CA only; anything that reaches loopback is a test):
                                   late (a client killed in the middle of a
                                   request, a client's timeout)
   POST   /_test/objects           stores the body verbatim (status included),
-                                  filling uid, resourceVersion and
-                                  creationTimestamp when absent; no checks
+                                  filling uid and creationTimestamp when
+                                  absent, with the next resourceVersion; a
+                                  kind the server knows and a name are all
+                                  it checks
   GET    /_test/objects           everything stored, as a JSON array
   POST   /_test/reset             back to the start: only the default
                                   namespaces, no requests, no failures
