@@ -12,9 +12,11 @@ for pkg in "${PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
   [[ $status == installed ]] || missing+=("$pkg")
 done
+# Any kubectl serves (packages.txt says why); Debian's only where there is none.
+command -v kubectl >/dev/null || missing+=(kubernetes-client)
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  echo "setup: all ${#PACKAGES[@]} packages and kubectl already installed"
   exit 0
 fi
 

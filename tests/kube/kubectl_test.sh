@@ -8,8 +8,8 @@
 set -u
 
 if ! command -v kubectl >/dev/null; then
-  echo "kubectl_test: skipped, no kubectl on PATH"
-  exit 77
+  echo "kubectl_test: FAIL, no kubectl on PATH (scripts/setup.sh installs Debian's kubernetes-client where none is)"
+  exit 1
 fi
 
 work=$(mktemp -d)
