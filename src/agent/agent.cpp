@@ -42,7 +42,6 @@ struct PendingEvent {
   std::string message;
 };
 
-
 class Loop {
  public:
   Loop(const AgentRun& run, const std::atomic<bool>& stopping)
@@ -96,24 +95,23 @@ class Loop {
         return make_error("the broker at " + settings_.broker_url + " was not ready after " +
                           std::to_string(settings_.max_retries) + " attempts (agent.max_retries)");
       }
-      if (!wait_until(Clock::now() + seconds(settings_.startup_retry_interval), stopping_)) return make_error("stopped");
+      if (!wait_until(Clock::now() + seconds(settings_.startup_retry_interval), stopping_))
+        return make_error("stopped");
     }
     SINDRI_CHECK(until_answered("verifying the PAK", [&] { return broker_.verify_pak(); }));
-    SINDRI_TRY(agent, until_answered("finding this agent", [&] {
-                 return broker_.find_agent(settings_.agent_name, settings_.cluster_name);
-               }));
+    SINDRI_TRY(agent, until_answered("finding this agent",
+                                     [&] { return broker_.find_agent(settings_.agent_name, settings_.cluster_name); }));
     agent_id_ = text_field(agent, "id");
     status_ = text_field(agent, "status");
     if (agent_id_.empty()) return make_error("the broker's agent record has no id");
     log("agent " + settings_.agent_name + " (cluster " + settings_.cluster_name + ") is " + agent_id_ + ", status " +
         status_);
     for (const std::string& generator : settings_.generator_ids) {
-      SINDRI_CHECK(until_answered("registering with generator " + generator,
-                                  [&]() -> BrokerResult<Value> {
-                                    auto registered = broker_.register_with(generator, agent_id_);
-                                    if (!registered.ok()) return std::move(registered).error();
-                                    return Value();
-                                  }));
+      SINDRI_CHECK(until_answered("registering with generator " + generator, [&]() -> BrokerResult<Value> {
+        auto registered = broker_.register_with(generator, agent_id_);
+        if (!registered.ok()) return std::move(registered).error();
+        return Value();
+      }));
     }
     SINDRI_TRY(sink, run_.make_sink(agent_id_));
     sink_ = std::move(sink);

@@ -52,7 +52,7 @@ struct AgentRun {
   SinkFactory make_sink;
   SinkHooks hooks;
   std::string version;
-  std::function<void(const std::string&)> log;     // one line, no newline
+  std::function<void(const std::string&)> log;   // one line, no newline
   std::function<void(uint16_t)> on_health_port;  // told the health server's port once listening
 };
 

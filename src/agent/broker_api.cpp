@@ -123,8 +123,8 @@ BrokerResult<std::vector<DeploymentObject>> BrokerApi::target_state(std::string_
   return objects;
 }
 
-BrokerResult<Ok> BrokerApi::deploy_event(std::string_view agent_id, std::string_view deployment_object_id,
-                                         bool success, std::string_view message) {
+BrokerResult<Ok> BrokerApi::deploy_event(std::string_view agent_id, std::string_view deployment_object_id, bool success,
+                                         std::string_view message) {
   const Value body = make_object({
       {"agent_id", Value(agent_id)},
       {"deployment_object_id", Value(deployment_object_id)},

@@ -32,9 +32,10 @@ class BrokerApi {
  public:
   explicit BrokerApi(const AgentSettings& settings);
 
-  BrokerResult<Ok> ready();                  // GET /readyz answers 2xx
-  BrokerResult<Value> verify_pak();          // POST /auth/pak
-  BrokerResult<Value> find_agent(std::string_view name, std::string_view cluster_name);  // GET /agents/?name=&cluster_name=
+  BrokerResult<Ok> ready();          // GET /readyz answers 2xx
+  BrokerResult<Value> verify_pak();  // POST /auth/pak
+  BrokerResult<Value> find_agent(std::string_view name,
+                                 std::string_view cluster_name);  // GET /agents/?name=&cluster_name=
   BrokerResult<Ok> register_with(std::string_view generator_id, std::string_view agent_id);  // 409 counts as done
   // k8s_api_latency_ms is sent only when the cluster was reached.
   BrokerResult<Ok> heartbeat(std::string_view agent_id, std::optional<bool> k8s_reachable,

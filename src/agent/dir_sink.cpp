@@ -17,15 +17,24 @@ namespace fs = std::filesystem;
 // The cluster-scoped kinds of Kubernetes itself; every other kind is taken
 // as namespaced (a directory has no discovery to ask).
 constexpr std::array kClusterScopedKinds = {
-    std::string_view("APIService"),          std::string_view("CSIDriver"),
-    std::string_view("CSINode"),             std::string_view("CertificateSigningRequest"),
-    std::string_view("ClusterRole"),         std::string_view("ClusterRoleBinding"),
-    std::string_view("CustomResourceDefinition"), std::string_view("IngressClass"),
-    std::string_view("MutatingWebhookConfiguration"), std::string_view("Namespace"),
-    std::string_view("Node"),                std::string_view("PersistentVolume"),
-    std::string_view("PriorityClass"),       std::string_view("RuntimeClass"),
-    std::string_view("StorageClass"),        std::string_view("ValidatingAdmissionPolicy"),
-    std::string_view("ValidatingAdmissionPolicyBinding"), std::string_view("ValidatingWebhookConfiguration"),
+    std::string_view("APIService"),
+    std::string_view("CSIDriver"),
+    std::string_view("CSINode"),
+    std::string_view("CertificateSigningRequest"),
+    std::string_view("ClusterRole"),
+    std::string_view("ClusterRoleBinding"),
+    std::string_view("CustomResourceDefinition"),
+    std::string_view("IngressClass"),
+    std::string_view("MutatingWebhookConfiguration"),
+    std::string_view("Namespace"),
+    std::string_view("Node"),
+    std::string_view("PersistentVolume"),
+    std::string_view("PriorityClass"),
+    std::string_view("RuntimeClass"),
+    std::string_view("StorageClass"),
+    std::string_view("ValidatingAdmissionPolicy"),
+    std::string_view("ValidatingAdmissionPolicyBinding"),
+    std::string_view("ValidatingWebhookConfiguration"),
     std::string_view("VolumeAttachment"),
 };
 
@@ -33,19 +42,20 @@ bool is_cluster_scoped(std::string_view kind) {
   return std::find(kClusterScopedKinds.begin(), kClusterScopedKinds.end(), kind) != kClusterScopedKinds.end();
 }
 
-// A file name part: what Kubernetes allows in names and kinds, nothing that
-// could leave the directory or split the name.
+// A file name part: what Kubernetes allows in names and kinds (':' in RBAC
+// names such as system:auth-delegator), nothing that could leave the
+// directory or split the name at its '_'.
 bool is_safe_part(std::string_view text) {
   if (text.empty() || text.front() == '.') return false;
   return std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == ':';
   });
 }
 
 bool is_safe_stack_id(std::string_view id) {
   return !id.empty() && id.front() != '.' && std::all_of(id.begin(), id.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
-         });
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
+  });
 }
 
 std::string group_of(std::string_view api_version) {
@@ -118,9 +128,9 @@ ApplyOutcome DirSink::apply(const DeploymentObject& object) {
   for (PreparedDocument& document : *documents) {
     std::string namespace_ = "_";
     if (!is_cluster_scoped(document.kind)) {
-      namespace_ = !document.namespace_.empty()        ? document.namespace_
-                   : !watch_namespace_.empty()         ? watch_namespace_
-                                                       : std::string("default");
+      namespace_ = !document.namespace_.empty() ? document.namespace_
+                   : !watch_namespace_.empty()  ? watch_namespace_
+                                                : std::string("default");
       Value metadata = *document.object.find("metadata");
       metadata.set("namespace", namespace_);
       document.object.set("metadata", std::move(metadata));
@@ -130,7 +140,7 @@ ApplyOutcome DirSink::apply(const DeploymentObject& object) {
                                   std::string_view(namespace_), std::string_view(document.name)}) {
       if (part != "_" && !is_safe_part(part)) {
         return {false, "deployment object " + object.id + ": " + document.describe() + ": \"" + std::string(part) +
-                           "\" cannot be part of a file name (letters, digits, '-' and '.' only)"};
+                           "\" cannot be part of a file name (letters, digits, '-', '.' and ':' only)"};
       }
     }
     files.emplace_back(directory / (group + "_" + document.kind + "_" + namespace_ + "_" + document.name + ".yaml"),

@@ -31,14 +31,13 @@ std::string_view annotation_of(const Value& object, std::string_view key) {
   return value && value->is_string() ? value->get_string() : std::string_view();
 }
 
-Result<std::vector<PreparedDocument>> prepare_documents(const DeploymentObject& object,
-                                                         std::string_view owner_id) {
+Result<std::vector<PreparedDocument>> prepare_documents(const DeploymentObject& object, std::string_view owner_id) {
   auto parsed = parse_yaml_stream(object.yaml);
   if (!parsed.ok()) {
     const YamlError& error = parsed.error();
     return make_error("deployment object " + object.id + ": document " + std::to_string(error.document + 1) +
-                     ": unparseable YAML at line " + std::to_string(error.line) + ", column " +
-                     std::to_string(error.column) + ": " + error.message);
+                      ": unparseable YAML at line " + std::to_string(error.line) + ", column " +
+                      std::to_string(error.column) + ": " + error.message);
   }
   std::vector<PreparedDocument> documents;
   for (size_t i = 0; i < parsed->size(); ++i) {
@@ -46,7 +45,8 @@ Result<std::vector<PreparedDocument>> prepare_documents(const DeploymentObject& 
     if (document.is_null()) continue;
     std::string where = "deployment object " + object.id + ": document " + std::to_string(i + 1);
     if (!document.is_object()) {
-      return make_error(where + ": a YAML " + std::string(document.kind_name()) + ", not a Kubernetes object (a mapping)");
+      return make_error(where + ": a YAML " + std::string(document.kind_name()) +
+                        ", not a Kubernetes object (a mapping)");
     }
     PreparedDocument prepared;
     prepared.index = i + 1;
@@ -65,7 +65,8 @@ Result<std::vector<PreparedDocument>> prepare_documents(const DeploymentObject& 
     Value new_metadata = metadata ? *metadata : Value(Object{});
     const Value* given = new_metadata.find("annotations");
     if (given && !given->is_object() && !given->is_null()) {
-      return make_error(where + " (" + prepared.kind + " " + prepared.name + "): metadata.annotations is not a mapping");
+      return make_error(where + " (" + prepared.kind + " " + prepared.name +
+                        "): metadata.annotations is not a mapping");
     }
     Value annotations = given && given->is_object() ? *given : Value(Object{});
     annotations.set(kStackAnnotation, object.stack_id);

@@ -32,8 +32,7 @@ struct PreparedDocument {
 
 // The documents of `object`, or an error naming the document and what is wrong
 // (unparseable YAML, not a mapping, no apiVersion, kind or metadata.name).
-Result<std::vector<PreparedDocument>> prepare_documents(const DeploymentObject& object,
-                                                         std::string_view owner_id);
+Result<std::vector<PreparedDocument>> prepare_documents(const DeploymentObject& object, std::string_view owner_id);
 
 // The annotation `key` of a Kubernetes object, "" if absent.
 std::string_view annotation_of(const Value& object, std::string_view key);

@@ -8,9 +8,9 @@ namespace sindri::agent {
 namespace {
 
 std::string now_rfc3339() {
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   return broker::rfc3339::format_micros(micros);
 }
 

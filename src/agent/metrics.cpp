@@ -50,8 +50,7 @@ void AgentMetrics::observe_poll(bool success, double seconds) {
   ++polls_[success ? "success" : "error"];
   poll_duration_.observe(seconds);
   if (success) {
-    last_successful_poll_ =
-        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    last_successful_poll_ = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
 }
 
@@ -62,7 +61,8 @@ void AgentMetrics::observe_kubernetes(std::string_view operation, double seconds
   ++counted->second;
   auto timed = kube_durations_.find(operation);
   if (timed == kube_durations_.end()) {
-    timed = kube_durations_.emplace(std::string(operation), Histogram{{0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0}, {}, 0, 0})
+    timed = kube_durations_
+                .emplace(std::string(operation), Histogram{{0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0}, {}, 0, 0})
                 .first;
   }
   timed->second.observe(seconds);
@@ -80,8 +80,7 @@ std::string AgentMetrics::render() const {
   for (const auto& [status, count] : polls_) {
     out += "brokkr_agent_poll_requests_total{status=\"" + status + "\"} " + std::to_string(count) + "\n";
   }
-  header(out, "brokkr_agent_poll_duration_seconds", "Broker poll request latency distribution in seconds",
-         "histogram");
+  header(out, "brokkr_agent_poll_duration_seconds", "Broker poll request latency distribution in seconds", "histogram");
   poll_duration_.render(out, "brokkr_agent_poll_duration_seconds", "");
   header(out, "brokkr_agent_kubernetes_operations_total", "Total number of Kubernetes API operations by type",
          "counter");
@@ -95,8 +94,7 @@ std::string AgentMetrics::render() const {
   }
   header(out, "brokkr_agent_heartbeat_sent_total", "Total number of heartbeats sent to broker", "counter");
   out += "brokkr_agent_heartbeat_sent_total " + std::to_string(heartbeats_) + "\n";
-  header(out, "brokkr_agent_last_successful_poll_timestamp", "Unix timestamp of last successful broker poll",
-         "gauge");
+  header(out, "brokkr_agent_last_successful_poll_timestamp", "Unix timestamp of last successful broker poll", "gauge");
   out += "brokkr_agent_last_successful_poll_timestamp " + number(last_successful_poll_) + "\n";
   return out;
 }

@@ -60,8 +60,7 @@ void Reconciler::reconcile(const std::vector<DeploymentObject>& target_state, bo
       continue;
     }
     StackState& state = known->second;
-    const bool same = state.checksum == object.checksum &&
-                      (state.object_id.empty() || state.object_id == object.id);
+    const bool same = state.checksum == object.checksum && (state.object_id.empty() || state.object_id == object.id);
     if (!same || resync) {
       apply(object, state);
     } else if (state.applied && !state.pruned) {

@@ -230,8 +230,7 @@ Result<std::vector<std::string>> list_items(const Value& value, const std::strin
   return items;
 }
 
-Status apply_value(AgentSettings& settings, const AgentSetting& setting, const Value& value,
-                   const std::string& where) {
+Status apply_value(AgentSettings& settings, const AgentSetting& setting, const Value& value, const std::string& where) {
   return std::visit(
       [&](const auto& field) -> Status {
         using Field = std::decay_t<decltype(field)>;
@@ -331,8 +330,9 @@ Status apply_text(AgentSettings& settings, const AgentSetting& setting, std::str
 
 Status apply_config_file(AgentSettings& settings, const std::string& path) {
   if (path.ends_with(".toml")) {
-    return make_error(path + ": a TOML file (Brokkr's format) is not read; write the same [agent] table as YAML "
-                             "(agent:\\n  broker_url: ...)");
+    return make_error(path +
+                      ": a TOML file (Brokkr's format) is not read; write the same [agent] table as YAML "
+                      "(agent:\\n  broker_url: ...)");
   }
   SINDRI_TRY(text, read_file_text(path, "configuration file"));
   auto parsed = parse_yaml(text, path);
@@ -378,8 +378,9 @@ Status validate_settings(const AgentSettings& settings) {
   SINDRI_CHECK(require(settings.agent_name, "agent_name"));
   SINDRI_CHECK(require(settings.cluster_name, "cluster_name"));
   if (settings.pak.empty()) {
-    return make_error("no PAK: set agent.pak_file (--pak-file, SINDRI_AGENT_PAK_FILE) or agent.pak "
-                      "(SINDRI_AGENT_PAK); SINDRI_PAK, a person's PAK, is never read by the agent");
+    return make_error(
+        "no PAK: set agent.pak_file (--pak-file, SINDRI_AGENT_PAK_FILE) or agent.pak "
+        "(SINDRI_AGENT_PAK); SINDRI_PAK, a person's PAK, is never read by the agent");
   }
   if (!settings.broker_url.starts_with("http://") && !settings.broker_url.starts_with("https://")) {
     return make_error("agent.broker_url: expected http://... or https://..., got \"" + settings.broker_url + "\"");

@@ -62,9 +62,8 @@ struct AgentSettings {
 // --name with - for _.
 struct AgentSetting {
   using Field = std::variant<std::monostate, std::string AgentSettings::*, int64_t AgentSettings::*,
-                             double AgentSettings::*, bool AgentSettings::*,
-                             std::vector<std::string> AgentSettings::*>;
-  std::string_view key = {};              // empty for the setting that names the file
+                             double AgentSettings::*, bool AgentSettings::*, std::vector<std::string> AgentSettings::*>;
+  std::string_view key = {};  // empty for the setting that names the file
   std::string_view variable = {};
   std::string_view brokkr_variable = {};  // empty where Brokkr's agent has none
   std::string_view flag = {};
@@ -91,8 +90,7 @@ using GivenFlags = std::vector<std::pair<const AgentSetting*, std::string>>;
 
 // Every layer applied and checked; pak_file read into pak. Errors name the
 // file, variable or flag and the setting.
-Result<AgentSettings> load_settings(const GivenFlags& flags,
-                                    const std::function<const char*(const char*)>& getenv);
+Result<AgentSettings> load_settings(const GivenFlags& flags, const std::function<const char*(const char*)>& getenv);
 
 // Each layer alone, for tests and for load_settings.
 Status apply_config_file(AgentSettings& settings, const std::string& path);

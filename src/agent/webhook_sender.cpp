@@ -14,7 +14,8 @@ std::string text_field(const Value& object, std::string_view key) {
 }
 
 Value failure(std::string error, int64_t duration_ms) {
-  return make_object({{"success", Value(false)}, {"error", Value(std::move(error))}, {"duration_ms", Value(duration_ms)}});
+  return make_object(
+      {{"success", Value(false)}, {"error", Value(std::move(error))}, {"duration_ms", Value(duration_ms)}});
 }
 
 }  // namespace
@@ -46,9 +47,8 @@ Value send_agent_webhook(const Value& delivery) {
   // The transport's words name the URL, which may hold a token: say only what kind of failure.
   if (!response.ok()) return failure("the receiver could not be reached", duration_ms);
   const bool delivered = response->status >= 200 && response->status < 300;
-  Value result = make_object({{"success", Value(delivered)},
-                              {"status_code", Value(response->status)},
-                              {"duration_ms", Value(duration_ms)}});
+  Value result = make_object(
+      {{"success", Value(delivered)}, {"status_code", Value(response->status)}, {"duration_ms", Value(duration_ms)}});
   if (!delivered) {
     result.set("error", Value("HTTP " + std::to_string(response->status) + ": " + response->body.substr(0, 200)));
   }

@@ -31,9 +31,9 @@ namespace {
 
 void log_line(const std::string& line) {
   static std::mutex mutex;
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   std::lock_guard lock(mutex);
   std::cerr << broker::rfc3339::format_micros(micros) << " agent: " << line << std::endl;
 }
@@ -85,7 +85,8 @@ int run(const agent::GivenFlags& flags) {
   std::thread watcher([&] {
     int received = 0;
     sigwait(&stop_signals, &received);
-    if (!stopping) log_line(std::string(received == SIGTERM ? "SIGTERM" : "SIGINT") + ": stopping after the current apply");
+    if (!stopping)
+      log_line(std::string(received == SIGTERM ? "SIGTERM" : "SIGINT") + ": stopping after the current apply");
     stopping = true;
   });
   const int code = agent::run_agent(run, stopping);

@@ -2,9 +2,8 @@
 // `sindri agent run`: the agent itself (src/agent/agent.hpp), its settings
 // from a file, variables and these flags (agent/settings.hpp).
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace sindri::cli {
 

@@ -110,14 +110,10 @@ inline uint16_t free_port() {
 class ServeProcess {
  public:
   ServeProcess(const fs::path& broker_dir, uint16_t port) : port_(port) {
-    std::vector<std::string> args = {SINDRI_BIN,
-                                     "serve",
-                                     "--listen",
-                                     "127.0.0.1:" + std::to_string(port),
-                                     "--database",
-                                     "sqlite://" + (broker_dir / "sindri.db").string(),
-                                     "--admin-pak-file",
-                                     (broker_dir / "admin.pak").string()};
+    std::vector<std::string> args = {SINDRI_BIN,         "serve",
+                                     "--listen",         "127.0.0.1:" + std::to_string(port),
+                                     "--database",       "sqlite://" + (broker_dir / "sindri.db").string(),
+                                     "--admin-pak-file", (broker_dir / "admin.pak").string()};
     std::vector<char*> raw;
     for (auto& arg : args) raw.push_back(arg.data());
     raw.push_back(nullptr);

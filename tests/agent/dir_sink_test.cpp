@@ -55,22 +55,22 @@ class DirSinkTest : public ::testing::Test {
 
 TEST_F(DirSinkTest, WritesEachDocumentUnderItsNameWithTheAnnotations) {
   DirSink sink(root_, "agent-1", "");
-  const ApplyOutcome outcome = sink.apply(object(
-      "do-1", "sum-1",
-      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n  namespace: apps\n"
-      "  annotations:\n    team: web\n    brokkr.io/owner-id: forged\n"
-      "---\n---\n"
-      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n"
-      "---\n"
-      "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n"
-      "---\n"
-      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"));
+  const ApplyOutcome outcome =
+      sink.apply(object("do-1", "sum-1",
+                        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n  namespace: apps\n"
+                        "  annotations:\n    team: web\n    brokkr.io/owner-id: forged\n"
+                        "---\n---\n"
+                        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n"
+                        "---\n"
+                        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n"
+                        "---\n"
+                        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"));
   ASSERT_TRUE(outcome.success) << outcome.message;
   EXPECT_EQ(files(), (std::vector<std::string>{"apps_Deployment_apps_api.yaml", "core_ConfigMap_default_settings.yaml",
                                                "core_Namespace___apps.yaml",
                                                "rbac.authorization.k8s.io_ClusterRole___reader.yaml"}));
   const Value deployment = read("apps_Deployment_apps_api.yaml");
-  EXPECT_EQ(annotation_of(deployment, "team"), "web");  // the manifest's own survive
+  EXPECT_EQ(annotation_of(deployment, "team"), "web");                // the manifest's own survive
   EXPECT_EQ(annotation_of(deployment, kOwnerAnnotation), "agent-1");  // the agent's values win
   EXPECT_EQ(annotation_of(deployment, kStackAnnotation), kStack);
   EXPECT_EQ(annotation_of(deployment, kChecksumAnnotation), "sum-1");
@@ -80,7 +80,8 @@ TEST_F(DirSinkTest, WritesEachDocumentUnderItsNameWithTheAnnotations) {
   EXPECT_EQ(read("core_Namespace___apps.yaml").find("metadata")->find("namespace"), nullptr);
 
   DirSink watching(root_, "agent-1", "team-a");
-  ASSERT_TRUE(watching.apply(object("do-2", "sum-2", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")).success);
+  ASSERT_TRUE(
+      watching.apply(object("do-2", "sum-2", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")).success);
   EXPECT_TRUE(fs::exists(root_ / kStack / "core_ConfigMap_team-a_x.yaml"));
 }
 
@@ -113,7 +114,8 @@ TEST_F(DirSinkTest, PrunesOnlyWhatThisAgentOwnsUnderOtherChecksums) {
   ASSERT_TRUE(sink.apply(object("do-1", "sum-1", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n")).success);
   ASSERT_TRUE(sink.apply(object("do-2", "sum-2", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n")).success);
   DirSink other(root_, "agent-2", "");
-  ASSERT_TRUE(other.apply(object("do-3", "sum-0", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: theirs\n")).success);
+  ASSERT_TRUE(
+      other.apply(object("do-3", "sum-0", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: theirs\n")).success);
   std::ofstream(root_ / kStack / "core_Pod_default_owned.yaml")
       << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: owned\n  annotations:\n    brokkr.io/owner-id: agent-1\n"
       << "    k8s.brokkr.io/stack: " << kStack << "\n  ownerReferences:\n  - kind: ReplicaSet\n    name: rs\n";

@@ -72,11 +72,32 @@ class AgentFlow : public ::testing::Test {
   }
 
   std::vector<std::string> agent_args(const std::string& broker_url) const {
-    return {"--broker-url", broker_url, "--pak-file", pak_file_.string(), "--agent-name", "a1",
-            "--cluster-name", "c1", "--sink", "dir:" + sink_.string(), "--health-port", "0",
-            "--polling-interval", "0.05", "--task-interval", "0.05", "--startup-retry-interval", "0.05",
-            "--broker-backoff-initial", "0.02", "--broker-backoff-max", "0.1", "--broker-timeout", "2",
-            "--max-retries", "100"};
+    return {"--broker-url",
+            broker_url,
+            "--pak-file",
+            pak_file_.string(),
+            "--agent-name",
+            "a1",
+            "--cluster-name",
+            "c1",
+            "--sink",
+            "dir:" + sink_.string(),
+            "--health-port",
+            "0",
+            "--polling-interval",
+            "0.05",
+            "--task-interval",
+            "0.05",
+            "--startup-retry-interval",
+            "0.05",
+            "--broker-backoff-initial",
+            "0.02",
+            "--broker-backoff-max",
+            "0.1",
+            "--broker-timeout",
+            "2",
+            "--max-retries",
+            "100"};
   }
   // The agent with agent_args, each flag of `changes` (FLAG VALUE pairs) replacing or adding one.
   std::unique_ptr<AgentProcess> start_agent(const std::vector<std::string>& changes = {},
@@ -286,8 +307,7 @@ TEST_F(AgentFlow, ARevokedPakEndsTheAgentWithExit1) {
 TEST_F(AgentFlow, AnUnknownAgentOrABadSettingIsAClearError) {
   auto unknown = start_agent({"--agent-name", "nobody"});
   EXPECT_EQ(unknown->wait(), 1);
-  EXPECT_NE(unknown->log().find("the broker knows no agent nobody in cluster c1"), std::string::npos)
-      << unknown->log();
+  EXPECT_NE(unknown->log().find("the broker knows no agent nobody in cluster c1"), std::string::npos) << unknown->log();
 
   auto bad = start_agent({"--polling-interval", "soon"});
   EXPECT_EQ(bad->wait(), 2);
@@ -297,6 +317,25 @@ TEST_F(AgentFlow, AnUnknownAgentOrABadSettingIsAClearError) {
                       {"SINDRI_PAK=" + broker_.admin_pak()});
   EXPECT_EQ(no_pak.wait(), 2);
   EXPECT_NE(no_pak.log().find("SINDRI_PAK, a person's PAK, is never read"), std::string::npos) << no_pak.log();
+}
+
+// While the agent's status is not ACTIVE it only sends heartbeats.
+TEST_F(AgentFlow, AnInactiveAgentAppliesNothingUntilActiveAgain) {
+  ASSERT_EQ(call(*admin_, "PUT", "/api/v1/agents/" + agent_id_, R"({"status":"INACTIVE"})").status, 200);
+  const std::string first_id = deploy(stack_id_, kFirst);
+  auto agent = start_agent();
+  const auto heartbeat = [&] {
+    return text_of(call(*admin_, "GET", "/api/v1/agents/" + agent_id_).json, "last_heartbeat");
+  };
+  ASSERT_TRUE(eventually([&] { return !heartbeat().empty(); })) << agent->log();
+  const std::string first_heartbeat = heartbeat();
+  ASSERT_TRUE(eventually([&] { return heartbeat() != first_heartbeat; })) << agent->log();
+  EXPECT_TRUE(events().empty());
+  EXPECT_FALSE(fs::exists(sink_ / stack_id_));
+
+  ASSERT_EQ(call(*admin_, "PUT", "/api/v1/agents/" + agent_id_, R"({"status":"ACTIVE"})").status, 200);
+  ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS"); })) << agent->log();
+  EXPECT_EQ(agent->stop(), 0);
 }
 
 // A webhook whose receiver only the cluster reaches (target_labels) is
@@ -341,9 +380,18 @@ std::vector<std::string> stored(const sindri_test::KubeTestServer& cluster, cons
 // stack's deletion, a restart that reads ownership back from the cluster.
 TEST_F(AgentFlow, TheSameFlowAgainstAKubernetesApiServer) {
   sindri_test::KubeTestServer cluster;
-  const std::vector<std::string> kube = {"--sink", "kubernetes", "--kubeconfig", cluster.kubeconfig_path(),
-                                         "--kube-retry-initial", "0.02", "--kube-retry-max", "0.1",
-                                         "--kube-retry-give-up", "2", "--deployment-health-interval", "0.1"};
+  const std::vector<std::string> kube = {"--sink",
+                                         "kubernetes",
+                                         "--kubeconfig",
+                                         cluster.kubeconfig_path(),
+                                         "--kube-retry-initial",
+                                         "0.02",
+                                         "--kube-retry-max",
+                                         "0.1",
+                                         "--kube-retry-give-up",
+                                         "2",
+                                         "--deployment-health-interval",
+                                         "0.1"};
   // The Deployment's namespace comes with it, as a cluster wants it.
   const std::string first_id =
       deploy(stack_id_, std::string("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\n") + kFirst);
@@ -377,10 +425,10 @@ TEST_F(AgentFlow, TheSameFlowAgainstAKubernetesApiServer) {
   EXPECT_TRUE(status.json.find("kubernetes")->find("connected")->get_bool());
   EXPECT_FALSE(text_of(*status.json.find("broker"), "last_heartbeat").empty());
   const std::string metrics = call(health, "GET", "/metrics").body;
-  for (const char* name : {"brokkr_agent_poll_requests_total{status=\"success\"}", "brokkr_agent_poll_duration_seconds_bucket",
-                           "brokkr_agent_kubernetes_operations_total{operation=", "brokkr_agent_heartbeat_sent_total",
-                           "brokkr_agent_kubernetes_operation_duration_seconds_bucket",
-                           "brokkr_agent_last_successful_poll_timestamp"}) {
+  for (const char* name :
+       {"brokkr_agent_poll_requests_total{status=\"success\"}", "brokkr_agent_poll_duration_seconds_bucket",
+        "brokkr_agent_kubernetes_operations_total{operation=", "brokkr_agent_heartbeat_sent_total",
+        "brokkr_agent_kubernetes_operation_duration_seconds_bucket", "brokkr_agent_last_successful_poll_timestamp"}) {
     EXPECT_NE(metrics.find(name), std::string::npos) << name << "\n" << metrics;
   }
 

@@ -85,7 +85,7 @@ TEST_F(SettingsTest, EachLayerOverridesTheOneBefore) {
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   EXPECT_EQ(loaded->broker_url, "http://file:1");
   EXPECT_EQ(loaded->agent_name, "from-brokkr");  // a variable over the file
-  EXPECT_EQ(loaded->health_port, 0);              // the flag over SINDRI_ over BROKKR__
+  EXPECT_EQ(loaded->health_port, 0);             // the flag over SINDRI_ over BROKKR__
   EXPECT_EQ(loaded->polling_interval, 0.25);
   EXPECT_EQ(loaded->kubeconfig, "/brokkr/kubeconfig");
   EXPECT_EQ(loaded->kube_context, "prod");
@@ -105,8 +105,8 @@ TEST_F(SettingsTest, BrokkrsConfigFileVariableAndAPakFile) {
 }
 
 TEST_F(SettingsTest, SindriPakIsNeverRead) {
-  Environment environment({{"SINDRI_PAK", "person"}, {"SINDRI_AGENT_AGENT_NAME", "a"},
-                           {"SINDRI_AGENT_CLUSTER_NAME", "c"}});
+  Environment environment(
+      {{"SINDRI_PAK", "person"}, {"SINDRI_AGENT_AGENT_NAME", "a"}, {"SINDRI_AGENT_CLUSTER_NAME", "c"}});
   auto loaded = load_settings({}, environment.lookup());
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.error().message.find("no PAK"), std::string::npos) << loaded.error().message;
@@ -114,8 +114,8 @@ TEST_F(SettingsTest, SindriPakIsNeverRead) {
 
 TEST_F(SettingsTest, BadValuesNameWhereTheyCameFrom) {
   auto error_of = [&](const std::map<std::string, std::string>& variables, const GivenFlags& flags = {}) {
-    std::map<std::string, std::string> all = {{"SINDRI_AGENT_PAK", "p"}, {"SINDRI_AGENT_AGENT_NAME", "a"},
-                                              {"SINDRI_AGENT_CLUSTER_NAME", "c"}};
+    std::map<std::string, std::string> all = {
+        {"SINDRI_AGENT_PAK", "p"}, {"SINDRI_AGENT_AGENT_NAME", "a"}, {"SINDRI_AGENT_CLUSTER_NAME", "c"}};
     for (const auto& [name, value] : variables) all[name] = value;
     Environment environment(all);
     auto loaded = load_settings(flags, environment.lookup());
