@@ -20,6 +20,9 @@ struct Planned {
   const PreparedDocument* document;
   std::optional<kube::ResourceType> type;  // none until a CRD of the same object makes its kind appear
   std::string ns;                          // "" for a cluster-scoped kind
+  // False for a Namespace that existed before this agent applied it: it is
+  // applied without the agent's owner-id, so no prune ever deletes it.
+  bool owned = true;
 };
 
 struct Found {
@@ -110,6 +113,11 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
     } else {
       metadata.set("namespace", planned.ns);
     }
+    if (!planned.owned) {
+      Value annotations = *metadata.find("annotations");
+      annotations.erase(kOwnerAnnotation);
+      metadata.set("annotations", std::move(annotations));
+    }
     body.set("metadata", std::move(metadata));
     return body;
   };
@@ -138,6 +146,8 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
         created_namespaces.push_back(planned.document->name);
       } else if (!existing.ok()) {
         return fail(planned.document->describe() + ": " + existing.error().message);
+      } else {
+        planned.owned = annotation_of(existing.value(), kOwnerAnnotation) == options_.agent_id;
       }
     }
     auto applied = client_.apply(*planned.type, planned.ns, body_of(planned), apply_options);
@@ -225,10 +235,9 @@ Status KubeSink::prune(std::string_view stack_id, std::string_view keep_checksum
     doomed.push_back(&found);
   }
   // Namespaced objects before cluster-scoped ones, so that a Namespace goes
-  // last. Namespaces are pruned as Brokkr prunes them: one the agent applied
-  // carries its owner-id and goes with everything in it, even one that existed
-  // before the stack named it (apply's rollback spares those; a prune cannot
-  // tell them apart); one the agent never applied is never touched.
+  // last. Only namespaces this agent created carry its owner-id (apply leaves
+  // it off one that existed), so unlike Brokkr's agent a prune never deletes
+  // a namespace, and everything in it, that was there before a stack named it.
   std::stable_partition(doomed.begin(), doomed.end(), [](const Found* found) { return found->type.namespaced; });
   std::vector<std::string> failures;
   for (const Found* found : doomed) {

@@ -289,6 +289,37 @@ TEST_F(KubeSinkTest, PruneDeletesNamespacedObjectsBeforeTheirNamespace) {
       (std::vector<std::string>{"DELETE /api/v1/namespaces/shop/configmaps/a", "DELETE /api/v1/namespaces/shop"}));
 }
 
+TEST_F(KubeSinkTest, ANamespaceThatExistedBeforeTheStackNamedItIsNeverPruned) {
+  server_->put_object(json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team",
+      "labels":{"kubernetes.io/metadata.name":"team"}}})"));
+  server_->put_object(json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"theirs","namespace":"team"}})"));
+  KubeSink kube = sink();
+  const std::string yaml = "apiVersion: v1\nkind: Namespace\nmetadata: {name: team, labels: {tier: web}}\n---\n" +
+                           config_map_yaml("a", "team");
+  ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", yaml)).success);
+  const Value team = get("v1", "Namespace", "", "team");
+  EXPECT_EQ(annotation(team, "k8s.brokkr.io/stack"), "stack-1");
+  EXPECT_EQ(annotation(team, "brokkr.io/owner-id"), "");
+  // Applied again (a resync), it stays unowned.
+  ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", yaml)).success);
+  EXPECT_EQ(annotation(get("v1", "Namespace", "", "team"), "brokkr.io/owner-id"), "");
+
+  server_->clear_requests();
+  ASSERT_TRUE(kube.prune("stack-1", "").ok());
+  EXPECT_EQ(with_method(calls(*server_), "DELETE"),
+            (std::vector<std::string>{"DELETE /api/v1/namespaces/team/configmaps/a"}));
+  EXPECT_FALSE(get("v1", "ConfigMap", "team", "theirs").is_null());
+  EXPECT_FALSE(get("v1", "Namespace", "", "team").is_null());
+}
+
+TEST_F(KubeSinkTest, ANamespaceTheAgentCreatedKeepsItsOwnerIdWhenAppliedAgain) {
+  KubeSink kube = sink();
+  const std::string yaml = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n";
+  ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", yaml)).success);
+  ASSERT_TRUE(kube.apply(object("do-2", "stack-1", "sum-2", yaml)).success);
+  EXPECT_EQ(annotation(get("v1", "Namespace", "", "shop"), "brokkr.io/owner-id"), kAgent);
+}
+
 TEST_F(KubeSinkTest, OwnedReadsTheStacksFromTheCluster) {
   KubeSink kube = sink();
   ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", config_map_yaml("a"))).success);
