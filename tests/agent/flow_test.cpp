@@ -432,6 +432,23 @@ TEST_F(AgentFlow, TheSameFlowAgainstAKubernetesApiServer) {
     EXPECT_NE(metrics.find(name), std::string::npos) << name << "\n" << metrics;
   }
 
+  // Deployment health reaches the broker (no pods in the test server: unknown).
+  ASSERT_TRUE(eventually([&] {
+    Reply health = call(*admin_, "GET", "/api/v1/deployment-objects/" + first_id + "/health");
+    return health.status == 200 && health.body.find("\"unknown\"") != std::string::npos;
+  })) << agent->log()
+      << call(*admin_, "GET", "/api/v1/deployment-objects/" + first_id + "/health").body;
+
+  // A diagnostic request for the object: the agent claims it, collects from
+  // the cluster (H4's collect_diagnostics) and posts the result.
+  Reply diagnostic = call(*admin_, "POST", "/api/v1/deployment-objects/" + first_id + "/diagnostics",
+                          R"({"agent_id":")" + agent_id_ + R"("})");
+  ASSERT_EQ(diagnostic.status, 201) << diagnostic.body;
+  const std::string diagnostic_path = "/api/v1/diagnostics/" + text_of(diagnostic.json, "id");
+  ASSERT_TRUE(eventually([&] { return call(*admin_, "GET", diagnostic_path).json.find("result") != nullptr; }))
+      << agent->log();
+  EXPECT_EQ(text_of(*call(*admin_, "GET", diagnostic_path).json.find("request"), "status"), "completed");
+
   const std::string second_id = deploy(stack_id_, kSecond);
   ASSERT_TRUE(eventually([&] { return has_event(second_id, "SUCCESS") && stored(cluster, "Deployment").empty(); }))
       << agent->log();
