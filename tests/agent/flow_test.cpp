@@ -439,6 +439,18 @@ TEST_F(AgentFlow, TheSameFlowAgainstAKubernetesApiServer) {
   })) << agent->log()
       << call(*admin_, "GET", "/api/v1/deployment-objects/" + first_id + "/health").body;
 
+  // A work order is claimed, run (H4's run_work_order: a kind this agent
+  // does not run fails at once, not to be retried) and completed.
+  Reply order =
+      call(*admin_, "POST", "/api/v1/work-orders",
+           R"({"work_type":"teleport","yaml_content":"a: 1\n","targeting":{"agent_ids":[")" + agent_id_ + R"("]}})");
+  ASSERT_EQ(order.status, 201) << order.body;
+  const std::string log_path = "/api/v1/work-order-log/" + text_of(order.json, "id");
+  ASSERT_TRUE(eventually([&] { return call(*admin_, "GET", log_path).status == 200; })) << agent->log();
+  const Reply logged = call(*admin_, "GET", log_path);
+  EXPECT_FALSE(logged.json.find("success")->get_bool()) << logged.body;
+  EXPECT_NE(logged.body.find("unknown work type"), std::string::npos) << logged.body;
+
   // A diagnostic request for the object: the agent claims it, collects from
   // the cluster (H4's collect_diagnostics) and posts the result.
   Reply diagnostic = call(*admin_, "POST", "/api/v1/deployment-objects/" + first_id + "/diagnostics",
