@@ -126,7 +126,6 @@ class Loop {
     server_ = std::make_unique<HealthServer>(*health_, run_.version);
     SINDRI_CHECK(server_->start("0.0.0.0", static_cast<uint16_t>(settings_.health_port)));
     log("health endpoints on port " + std::to_string(server_->port()));
-    if (run_.on_health_port) run_.on_health_port(server_->port());
     reconciler_ = std::make_unique<Reconciler>(
         *sink_,
         [this](const DeploymentObject& object, const ApplyOutcome& outcome) {

@@ -53,7 +53,6 @@ struct AgentRun {
   SinkHooks hooks;
   std::string version;
   std::function<void(const std::string&)> log;   // one line, no newline
-  std::function<void(uint16_t)> on_health_port;  // told the health server's port once listening
 };
 
 // Runs until `stopping` is set (exit code 0) or the agent cannot go on (1,

@@ -309,6 +309,12 @@ TEST_F(AgentFlow, AnUnknownAgentOrABadSettingIsAClearError) {
   EXPECT_EQ(unknown->wait(), 1);
   EXPECT_NE(unknown->log().find("the broker knows no agent nobody in cluster c1"), std::string::npos) << unknown->log();
 
+  // No broker at all: start-up gives up after max_retries.
+  auto nowhere = start_agent({"--max-retries", "3"}, "http://127.0.0.1:" + std::to_string(free_port()));
+  EXPECT_EQ(nowhere->wait(), 1);
+  EXPECT_NE(nowhere->log().find("was not ready after 3 attempts (agent.max_retries)"), std::string::npos)
+      << nowhere->log();
+
   auto bad = start_agent({"--polling-interval", "soon"});
   EXPECT_EQ(bad->wait(), 2);
   EXPECT_NE(bad->log().find("--polling-interval: expected a number of seconds"), std::string::npos) << bad->log();
