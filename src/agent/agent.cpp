@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <set>
 #include <thread>
 
 #include "agent/broker_api.hpp"
 #include "agent/health_server.hpp"
 #include "agent/reconciler.hpp"
-#include "agent/webhook_sender.hpp"
+#include "agent/tasks.hpp"
 
 namespace sindri::agent {
 namespace {
@@ -72,11 +71,7 @@ class Loop {
   // tells whether the broker is down or failing (back off).
   Status note(const BrokerError& error) {
     if (error.refused()) {
-      if (++refusals_ >= settings_.auth_failure_limit) {
-        return make_error("the broker refused this agent's PAK " + std::to_string(refusals_) +
-                          " times in a row (HTTP 401): the PAK was revoked or rotated; give the agent its new "
-                          "PAK (agent.pak_file or SINDRI_AGENT_PAK) and start it again");
-      }
+      if (++refusals_ >= settings_.auth_failure_limit) return make_error(refused_message());
     }
     if (error.refused() || error.unreachable_or_failing()) failing_ = true;
     if (error.unreachable_or_failing()) health_->broker_failed();
@@ -84,6 +79,13 @@ class Loop {
     return Ok{};
   }
   void note_success() { refusals_ = 0; }
+
+  // Why the agent gives up on a PAK, for the orchestrator's logs.
+  std::string refused_message() const {
+    return "the broker refused this agent's PAK " + std::to_string(refusals_) +
+           " times in a row (HTTP 401): the PAK was revoked or rotated; give the agent its new PAK "
+           "(agent.pak_file or SINDRI_AGENT_PAK) and start it again";
+  }
 
   Status start() {
     for (int64_t attempt = 1;; ++attempt) {
@@ -99,8 +101,11 @@ class Loop {
         return make_error("stopped");
     }
     SINDRI_CHECK(until_answered("verifying the PAK", [&] { return broker_.verify_pak(); }));
-    SINDRI_TRY(agent, until_answered("finding this agent",
-                                     [&] { return broker_.find_agent(settings_.agent_name, settings_.cluster_name); }));
+    SINDRI_TRY(agent, until_answered(
+                          "finding this agent",
+                          [&] { return broker_.find_agent(settings_.agent_name, settings_.cluster_name); },
+                          "the broker knows no agent " + settings_.agent_name + " in cluster " +
+                              settings_.cluster_name + " (register it with `sindri agent create`)"));
     agent_id_ = text_field(agent, "id");
     status_ = text_field(agent, "status");
     if (agent_id_.empty()) return make_error("the broker's agent record has no id");
@@ -136,13 +141,15 @@ class Loop {
         },
         [this](const std::string& line) { log(line); });
     SINDRI_CHECK(reconciler_->seed());
+    tasks_ = std::make_unique<Tasks>(broker_, run_.hooks, agent_id_, [this](const std::string& line) { log(line); });
     return Ok{};
   }
 
   // Start-up calls: retried while the broker is down or failing, fatal when
   // it refuses the PAK too often or answers with any other error.
+  // `not_found` is the whole message for a 404, when the call has one.
   template <class Call>
-  Result<Value> until_answered(const std::string& what, const Call& call) {
+  Result<Value> until_answered(const std::string& what, const Call& call, const std::string& not_found = {}) {
     double backoff = settings_.broker_backoff_initial;
     while (!stopping_) {
       auto answer = call();
@@ -153,15 +160,10 @@ class Loop {
       const BrokerError& error = answer.error();
       if (error.refused()) {
         if (++refusals_ >= settings_.auth_failure_limit) {
-          return make_error(what + ": the broker refused this agent's PAK " + std::to_string(refusals_) +
-                            " times in a row (HTTP 401): the PAK was revoked or rotated; give the agent its new "
-                            "PAK (agent.pak_file or SINDRI_AGENT_PAK) and start it again");
+          return make_error(what + ": " + refused_message());
         }
       } else if (!error.unreachable_or_failing()) {
-        if (error.status == 404 && what == "finding this agent") {
-          return make_error("the broker knows no agent " + settings_.agent_name + " in cluster " +
-                            settings_.cluster_name + " (register it with `sindri agent create`)");
-        }
+        if (error.status == 404 && !not_found.empty()) return make_error(not_found);
         return make_error(what + ": " + error.message);
       }
       log(what + ": " + error.message);
@@ -222,76 +224,8 @@ class Loop {
     return Ok{};
   }
 
-  // A 404 from an endpoint the broker lacks is logged once.
-  bool missing(std::string_view endpoint, const BrokerError& error) {
-    if (!error.missing_endpoint()) return false;
-    if (missing_.insert(std::string(endpoint)).second) {
-      log("the broker has no " + std::string(endpoint) + " endpoint (" + error.message + "); skipping it");
-    }
-    return true;
-  }
-
-  Status report_health() {
-    if (!run_.hooks.deployment_health) return Ok{};
-    const std::vector<std::string> ids = reconciler_->applied_object_ids();
-    if (ids.empty()) return Ok{};
-    auto sent = broker_.health_status(agent_id_, run_.hooks.deployment_health(ids));
-    if (!sent.ok() && !missing("health-status", sent.error())) return note(sent.error());
-    return Ok{};
-  }
-
-  Status diagnostics() {
-    if (!run_.hooks.collect_diagnostics) return Ok{};
-    auto pending = broker_.pending_diagnostics(agent_id_);
-    if (!pending.ok()) return missing("diagnostics", pending.error()) ? Status(Ok{}) : note(pending.error());
-    if (!pending->is_array()) return Ok{};
-    for (const Value& request : pending->get_array()) {
-      if (stopping_) break;
-      const std::string id = text_field(request, "id");
-      auto claimed = broker_.claim_diagnostic(id);
-      if (!claimed.ok()) {
-        log("diagnostic " + id + ": " + claimed.error().message);
-        continue;
-      }
-      auto object = broker_.deployment_object(text_field(request, "deployment_object_id"));
-      if (!object.ok()) return note(object.error());
-      auto sent = broker_.diagnostic_result(
-          id, run_.hooks.collect_diagnostics(text_field(*object, "id"), text_field(*object, "yaml_content")));
-      if (!sent.ok()) log("diagnostic " + id + ": " + sent.error().message);
-    }
-    return Ok{};
-  }
-
-  // One work order per tick, as Brokkr's agent takes them.
-  Status work_order() {
-    if (!run_.hooks.run_work_order) return Ok{};
-    auto pending = broker_.pending_work_orders(agent_id_);
-    if (!pending.ok()) return missing("work-orders", pending.error()) ? Status(Ok{}) : note(pending.error());
-    if (!pending->is_array() || pending->size() == 0) return Ok{};
-    const std::string id = text_field(*pending->at(0), "id");
-    auto claimed = broker_.claim_work_order(id, agent_id_);
-    if (!claimed.ok()) {
-      log("work order " + id + ": " + claimed.error().message);
-      return Ok{};
-    }
-    const TaskOutcome outcome = run_.hooks.run_work_order(*claimed, stopping_);
-    log("work order " + id + (outcome.success ? " succeeded: " : " failed: ") + outcome.message);
-    auto completed = broker_.complete_work_order(id, outcome.success, outcome.message, outcome.retryable);
-    if (!completed.ok()) log("work order " + id + ": " + completed.error().message);
-    return Ok{};
-  }
-
-  Status webhooks() {
-    auto pending = broker_.pending_webhooks(agent_id_);
-    if (!pending.ok()) return missing("webhooks/pending", pending.error()) ? Status(Ok{}) : note(pending.error());
-    if (!pending->is_array()) return Ok{};
-    for (const Value& delivery : pending->get_array()) {
-      const std::string id = text_field(delivery, "id");
-      auto recorded = broker_.webhook_result(id, send_agent_webhook(delivery));
-      if (!recorded.ok()) log("webhook delivery " + id + ": " + recorded.error().message);
-    }
-    return Ok{};
-  }
+  // A task's broker error, counted as any other.
+  Status note(const std::optional<BrokerError>& error) { return error ? note(*error) : Status(Ok{}); }
 
   Status loop() {
     auto next_heartbeat = Clock::now();
@@ -319,13 +253,13 @@ class Loop {
         }
       }
       if (!failing_ && active && settings_.deployment_health_enabled && now >= next_health) {
-        SINDRI_CHECK(report_health());
+        SINDRI_CHECK(note(tasks_->report_health(reconciler_->applied_object_ids())));
         if (!failing_) next_health = now + seconds(settings_.deployment_health_interval);
       }
       if (!failing_ && active && now >= next_task) {
-        SINDRI_CHECK(diagnostics());
-        if (!failing_) SINDRI_CHECK(work_order());
-        if (!failing_) SINDRI_CHECK(webhooks());
+        SINDRI_CHECK(note(tasks_->diagnostics(stopping_)));
+        if (!failing_) SINDRI_CHECK(note(tasks_->work_order(stopping_)));
+        if (!failing_) SINDRI_CHECK(note(tasks_->webhooks()));
         if (!failing_) next_task = now + seconds(settings_.task_interval);
       }
       if (failing_) {
@@ -352,7 +286,7 @@ class Loop {
   std::unique_ptr<HealthServer> server_;
   std::unique_ptr<Reconciler> reconciler_;
   std::deque<PendingEvent> events_;
-  std::set<std::string, std::less<>> missing_;
+  std::unique_ptr<Tasks> tasks_;
   int64_t refusals_ = 0;
   bool failing_ = false;
   std::string fatal_;  // a refused PAK met while reporting an apply

@@ -1,0 +1,91 @@
+#include "agent/tasks.hpp"
+
+#include "agent/webhook_sender.hpp"
+
+namespace sindri::agent {
+namespace {
+
+std::string text_field(const Value& object, std::string_view key) {
+  const Value* value = object.find(key);
+  return value && value->is_string() ? std::string(value->get_string()) : std::string();
+}
+
+}  // namespace
+
+bool Tasks::missing(std::string_view endpoint, const BrokerError& error) {
+  if (!error.missing_endpoint()) return false;
+  if (missing_.insert(std::string(endpoint)).second) {
+    log_("the broker has no " + std::string(endpoint) + " endpoint (" + error.message + "); skipping it");
+  }
+  return true;
+}
+
+std::optional<BrokerError> Tasks::report_health(const std::vector<std::string>& applied_object_ids) {
+  if (!hooks_.deployment_health || applied_object_ids.empty()) return std::nullopt;
+  auto sent = broker_.health_status(agent_id_, hooks_.deployment_health(applied_object_ids));
+  if (sent.ok() || missing("health-status", sent.error())) return std::nullopt;
+  return std::move(sent).error();
+}
+
+std::optional<BrokerError> Tasks::diagnostics(const std::atomic<bool>& stopping) {
+  if (!hooks_.collect_diagnostics) return std::nullopt;
+  auto pending = broker_.pending_diagnostics(agent_id_);
+  if (!pending.ok()) {
+    if (missing("diagnostics", pending.error())) return std::nullopt;
+    return std::move(pending).error();
+  }
+  if (!pending->is_array()) return std::nullopt;
+  for (const Value& request : pending->get_array()) {
+    if (stopping) break;
+    const std::string id = text_field(request, "id");
+    auto claimed = broker_.claim_diagnostic(id);
+    if (!claimed.ok()) {
+      log_("diagnostic " + id + ": " + claimed.error().message);
+      continue;
+    }
+    auto object = broker_.deployment_object(text_field(request, "deployment_object_id"));
+    if (!object.ok()) return std::move(object).error();
+    auto sent = broker_.diagnostic_result(
+        id, hooks_.collect_diagnostics(text_field(*object, "id"), text_field(*object, "yaml_content")));
+    if (!sent.ok()) log_("diagnostic " + id + ": " + sent.error().message);
+  }
+  return std::nullopt;
+}
+
+std::optional<BrokerError> Tasks::work_order(const std::atomic<bool>& stopping) {
+  if (!hooks_.run_work_order) return std::nullopt;
+  auto pending = broker_.pending_work_orders(agent_id_);
+  if (!pending.ok()) {
+    if (missing("work-orders", pending.error())) return std::nullopt;
+    return std::move(pending).error();
+  }
+  if (!pending->is_array() || pending->size() == 0) return std::nullopt;
+  const std::string id = text_field(*pending->at(0), "id");
+  auto claimed = broker_.claim_work_order(id, agent_id_);
+  if (!claimed.ok()) {
+    log_("work order " + id + ": " + claimed.error().message);
+    return std::nullopt;
+  }
+  const TaskOutcome outcome = hooks_.run_work_order(*claimed, stopping);
+  log_("work order " + id + (outcome.success ? " succeeded: " : " failed: ") + outcome.message);
+  auto completed = broker_.complete_work_order(id, outcome.success, outcome.message, outcome.retryable);
+  if (!completed.ok()) log_("work order " + id + ": " + completed.error().message);
+  return std::nullopt;
+}
+
+std::optional<BrokerError> Tasks::webhooks() {
+  auto pending = broker_.pending_webhooks(agent_id_);
+  if (!pending.ok()) {
+    if (missing("webhooks/pending", pending.error())) return std::nullopt;
+    return std::move(pending).error();
+  }
+  if (!pending->is_array()) return std::nullopt;
+  for (const Value& delivery : pending->get_array()) {
+    const std::string id = text_field(delivery, "id");
+    auto recorded = broker_.webhook_result(id, send_agent_webhook(delivery));
+    if (!recorded.ok()) log_("webhook delivery " + id + ": " + recorded.error().message);
+  }
+  return std::nullopt;
+}
+
+}  // namespace sindri::agent
