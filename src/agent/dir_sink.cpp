@@ -180,7 +180,8 @@ Result<std::vector<OwnedStack>> DirSink::owned() {
   std::error_code error;
   if (!fs::exists(root_, error)) return stacks;
   for (fs::directory_iterator it(root_, error), end; !error && it != end; it.increment(error)) {
-    if (!it->is_directory()) continue;
+    std::error_code kind_error;
+    if (!it->is_directory(kind_error)) continue;
     SINDRI_TRY(stored, read_stack(it->path()));
     OwnedStack stack{it->path().filename().string(), {}};
     for (const StoredObject& file : stored) {
