@@ -115,6 +115,15 @@ class AgentFlow : public ::testing::Test {
     return std::make_unique<AgentProcess>(std::move(args), broker_.dir() / "agent.log");
   }
 
+  // The agent's health endpoints, from the port its log names.
+  static std::string health_url(const AgentProcess& agent) {
+    const std::string log = agent.log();
+    const std::string marker = "health endpoints on port ";
+    const size_t at = log.find(marker);
+    if (at == std::string::npos) return "http://127.0.0.1:1";
+    return "http://127.0.0.1:" + log.substr(at + marker.size(), log.find('\n', at) - at - marker.size());
+  }
+
   fs::path file(const std::string& stack_id, const std::string& name) const { return sink_ / stack_id / name; }
 
   // The file's object, null when absent or unparseable.
@@ -285,6 +294,13 @@ TEST_F(AgentFlow, ABrokerThatVanishesAndComesBack) {
   EXPECT_TRUE(agent->running()) << agent->log();
   EXPECT_TRUE(fs::exists(file(stack_id_, "core_ConfigMap_default_web.yaml")));
   EXPECT_NE(agent->log().find("Connection refused"), std::string::npos) << agent->log();
+  // Its /health says the broker is gone; /healthz and /readyz (the sink) stay 200.
+  sindri::http::Client health(health_url(*agent));
+  ASSERT_TRUE(eventually([&] { return call(health, "GET", "/health").status == 503; })) << agent->log();
+  const Reply unhealthy = call(health, "GET", "/health");
+  EXPECT_FALSE(unhealthy.json.find("broker")->find("connected")->get_bool()) << unhealthy.body;
+  EXPECT_EQ(call(health, "GET", "/healthz").status, 200);
+  EXPECT_EQ(call(health, "GET", "/readyz").status, 200);
 
   broker = std::make_unique<ServeProcess>(broker_.dir(), port);
   const std::string second_id = deploy(stack_id_, kSecond);
@@ -419,10 +435,7 @@ TEST_F(AgentFlow, TheSameFlowAgainstAKubernetesApiServer) {
   EXPECT_TRUE(applied);
 
   // Its own endpoints, with Brokkr's metric names.
-  const std::string log = agent->log();
-  const size_t port_at = log.find("health endpoints on port ");
-  ASSERT_NE(port_at, std::string::npos) << log;
-  sindri::http::Client health("http://127.0.0.1:" + log.substr(port_at + 25, log.find('\n', port_at) - port_at - 25));
+  sindri::http::Client health(health_url(*agent));
   EXPECT_EQ(call(health, "GET", "/healthz").status, 200);
   EXPECT_EQ(call(health, "GET", "/readyz").status, 200);
   const Reply status = call(health, "GET", "/health");
