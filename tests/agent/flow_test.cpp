@@ -494,5 +494,27 @@ TEST_F(AgentFlow, TheSameFlowAgainstAKubernetesApiServer) {
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
+// A cluster that vanishes: the agent goes on and says so on /readyz and in
+// its heartbeat (k8s_reachable false at the broker).
+TEST_F(AgentFlow, AClusterThatVanishes) {
+  auto cluster = std::make_unique<sindri_test::KubeTestServer>();
+  const std::string kubeconfig = cluster->kubeconfig_path();
+  const std::string first_id = deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+  auto agent = start_agent({"--sink", "kubernetes", "--kubeconfig", kubeconfig, "--kube-retry-initial", "0.02",
+                            "--kube-retry-max", "0.05", "--kube-retry-give-up", "0.2", "--broker-timeout", "1"});
+  ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS"); })) << agent->log();
+  sindri::http::Client health(health_url(*agent));
+  EXPECT_EQ(call(health, "GET", "/readyz").status, 200);
+
+  cluster.reset();
+  ASSERT_TRUE(eventually([&] { return call(health, "GET", "/readyz").status == 503; })) << agent->log();
+  ASSERT_TRUE(eventually([&] {
+    const Value* reachable = call(*admin_, "GET", "/api/v1/agents/" + agent_id_).json.find("k8s_reachable");
+    return reachable && reachable->is_bool() && !reachable->get_bool();
+  })) << agent->log();
+  EXPECT_TRUE(agent->running());
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
 }  // namespace
 }  // namespace sindri_test
