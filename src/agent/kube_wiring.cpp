@@ -33,6 +33,8 @@ Result<std::unique_ptr<Sink>> KubeWiring::make_sink(const std::string& agent_id)
   KubeSinkOptions options;
   options.agent_id = agent_id;
   options.watch_namespace = settings_.watch_namespace;
+  options.crd_wait = settings_.crd_wait;
+  options.crd_poll_interval = settings_.crd_poll_interval;
   return std::unique_ptr<Sink>(std::make_unique<KubeSink>(*client_, options));
 }
 

@@ -50,6 +50,8 @@ struct AgentSettings {
   double kube_retry_initial = 1;
   double kube_retry_max = 60;
   double kube_retry_give_up = 300;
+  double crd_wait = 30;  // a CRD's kinds may reach discovery this long after it is created
+  double crd_poll_interval = 0.5;
   double job_poll_interval = 5;
   double work_order_claim_timeout = 3600;
   int64_t auth_failure_limit = 5;
