@@ -494,6 +494,53 @@ TEST_F(AgentFlow, TheSameFlowAgainstAKubernetesApiServer) {
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
+// Killed in the middle of an apply (the cluster answers one write late and
+// the agent dies meanwhile), the agent started again finds the stack's
+// objects under two checksums, applies the newest object again and prunes
+// the rest: nothing is lost or orphaned.
+TEST_F(AgentFlow, KilledInTheMiddleOfAnApplyNothingIsLostOrOrphaned) {
+  sindri_test::KubeTestServer cluster;
+  const std::vector<std::string> kube = {
+      "--sink", "kubernetes", "--kubeconfig", cluster.kubeconfig_path(), "--kube-retry-initial", "0.02"};
+  auto config_maps = [](const std::string& value, const std::vector<std::string>& names) {
+    std::string yaml;
+    for (const std::string& name : names) {
+      yaml += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\ndata:\n  v: " + value + "\n";
+    }
+    return yaml;
+  };
+  const std::string first_id = deploy(stack_id_, config_maps("one", {"a", "b", "old"}));
+  auto agent = start_agent(kube);
+  ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS"); })) << agent->log();
+
+  // Every write to b (its dry run, then its apply) answers half a second late.
+  cluster.hold_requests("PATCH", "/api/v1/namespaces/default/configmaps/b", 0.5, 2);
+  const std::string second = config_maps("two", {"a", "b", "new"});
+  const std::string second_id = deploy(stack_id_, second);
+  const auto checksum_of = [&](const std::string& name) {
+    const Value objects = cluster.objects();
+    for (const Value& object : objects.get_array()) {
+      if (text_of(object, "kind") == "ConfigMap" && text_of(*object.find("metadata"), "name") == name) {
+        return annotation(object, "k8s.brokkr.io/deployment-checksum");
+      }
+    }
+    return std::string();
+  };
+  const std::string second_checksum = sindri::sha256_hex(second);
+  ASSERT_TRUE(eventually([&] { return checksum_of("a") == second_checksum; })) << agent->log();
+  EXPECT_EQ(agent->kill(), 128 + SIGKILL);
+  EXPECT_FALSE(has_event(second_id, "SUCCESS"));
+  EXPECT_EQ(checksum_of("new"), "");  // not applied yet: the agent died on b
+
+  agent = start_agent(kube);
+  ASSERT_TRUE(eventually([&] {
+    return has_event(second_id, "SUCCESS") && checksum_of("old").empty() && checksum_of("new") == second_checksum;
+  })) << agent->log();
+  EXPECT_EQ(checksum_of("a"), second_checksum);
+  EXPECT_EQ(checksum_of("b"), second_checksum);
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
 // A cluster that vanishes: the agent goes on and says so on /readyz and in
 // its heartbeat (k8s_reachable false at the broker).
 TEST_F(AgentFlow, AClusterThatVanishes) {
