@@ -541,6 +541,26 @@ TEST_F(AgentFlow, KilledInTheMiddleOfAnApplyNothingIsLostOrOrphaned) {
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
+// Against the cluster's errors: 503s are retried until the apply succeeds;
+// an unknown kind fails its object (FAILURE naming the kind) and prunes
+// nothing of what the stack held.
+TEST_F(AgentFlow, RetriesTheClustersFailuresAndReportsAnUnknownKind) {
+  sindri_test::KubeTestServer cluster;
+  cluster.inject_failures("PATCH", "/api/v1/namespaces/default/configmaps", 503, 2);
+  const std::string first_id = deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+  auto agent = start_agent({"--sink", "kubernetes", "--kubeconfig", cluster.kubeconfig_path(), "--kube-retry-initial",
+                            "0.02", "--kube-retry-max", "0.05"});
+  ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS"); })) << agent->log();
+  EXPECT_EQ(stored(cluster, "ConfigMap"), (std::vector<std::string>{"default/web"}));
+
+  const std::string unknown_id = deploy(stack_id_, "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n");
+  ASSERT_TRUE(eventually([&] { return has_event(unknown_id, "FAILURE"); })) << agent->log();
+  EXPECT_NE(event_message(unknown_id).find("Gadget"), std::string::npos) << event_message(unknown_id);
+  EXPECT_EQ(stored(cluster, "ConfigMap"), (std::vector<std::string>{"default/web"}));
+  EXPECT_TRUE(agent->running());
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
 // A cluster that vanishes: the agent goes on and says so on /readyz and in
 // its heartbeat (k8s_reachable false at the broker).
 TEST_F(AgentFlow, AClusterThatVanishes) {
