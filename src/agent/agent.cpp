@@ -270,6 +270,7 @@ class Loop {
       backoff = settings_.broker_backoff_initial;
       auto next = next_heartbeat;
       if (status_ == "ACTIVE") next = std::min({next, next_poll, next_task});
+      if (status_ == "ACTIVE" && settings_.deployment_health_enabled) next = std::min(next, next_health);
       wait_until(next, stopping_);
     }
     return Ok{};
