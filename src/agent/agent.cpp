@@ -220,7 +220,7 @@ class Loop {
     health_->metrics().observe_poll(target.ok(), std::chrono::duration<double>(Clock::now() - started).count());
     if (!target.ok()) return note(target.error());
     note_success();
-    reconciler_->reconcile(*target, resync, stopping_);
+    reconciler_->reconcile(**target, resync, stopping_);
     return Ok{};
   }
 

@@ -50,6 +50,10 @@ BrokerResult<Ok> nothing(BrokerResult<Value> answer) {
   return Ok{};
 }
 
+std::string api_path(std::string_view path) {
+  return path == "/readyz" ? std::string(path) : "/api/v1" + std::string(path);
+}
+
 }  // namespace
 
 BrokerApi::BrokerApi(const AgentSettings& settings) : http_(settings.broker_url) {
@@ -58,19 +62,26 @@ BrokerApi::BrokerApi(const AgentSettings& settings) : http_(settings.broker_url)
   if (!settings.ca_file.empty()) http_.set_ca_file(settings.ca_file);
 }
 
-BrokerResult<Value> BrokerApi::call(std::string_view method, std::string_view path, const Value* body) {
-  const std::string full_path = path == "/readyz" ? std::string(path) : "/api/v1" + std::string(path);
-  const std::string what = std::string(method) + " " + full_path;
-  auto response = http_.request(method, full_path, body ? to_json(*body) : std::string());
+BrokerResult<http::ClientResponse> BrokerApi::exchange(std::string_view method, std::string_view path,
+                                                      const Value* body, const std::vector<http::Header>& headers) {
+  const std::string full_path = api_path(path);
+  auto response = http_.request(method, full_path, body ? to_json(*body) : std::string(), "application/json", headers);
   if (!response.ok()) return BrokerError{0, response.error().message};
-  if (response->status < 200 || response->status >= 300) {
-    return BrokerError{response->status,
-                       what + ": HTTP " + std::to_string(response->status) + ": " + answer_text(response->body)};
+  // 304 answers a conditional GET: what the caller holds is current.
+  if ((response->status < 200 || response->status >= 300) && response->status != 304) {
+    return BrokerError{response->status, std::string(method) + " " + full_path + ": HTTP " +
+                                             std::to_string(response->status) + ": " + answer_text(response->body)};
   }
-  if (response->body.empty()) return Value();
-  auto parsed = parse_json(response->body);
+  return std::move(response).value();
+}
+
+BrokerResult<Value> BrokerApi::call(std::string_view method, std::string_view path, const Value* body) {
+  SINDRI_TRY(response, exchange(method, path, body));
+  if (response.body.empty()) return Value();
+  auto parsed = parse_json(response.body);
   if (!parsed.ok()) {
-    return BrokerError{response->status, what + ": the answer is not JSON: " + parsed.error().describe()};
+    return BrokerError{response.status,
+                       std::string(method) + " " + api_path(path) + ": the answer is not JSON: " + parsed.error().describe()};
   }
   return std::move(parsed).value();
 }
@@ -100,13 +111,19 @@ BrokerResult<Ok> BrokerApi::heartbeat(std::string_view agent_id, std::optional<b
 
 BrokerResult<Value> BrokerApi::agent(std::string_view agent_id) { return call("GET", join("/agents/", agent_id)); }
 
-BrokerResult<std::vector<DeploymentObject>> BrokerApi::target_state(std::string_view agent_id) {
+BrokerResult<std::shared_ptr<const std::vector<DeploymentObject>>> BrokerApi::target_state(std::string_view agent_id) {
   const std::string path = join("/agents/", agent_id, "/target-state?mode=full");
-  SINDRI_TRY(answer, call("GET", path));
-  if (!answer.is_array()) return BrokerError{200, "GET " + path + ": expected a list of deployment objects"};
-  std::vector<DeploymentObject> objects;
-  objects.reserve(answer.size());
-  for (const Value& item : answer.get_array()) {
+  std::vector<http::Header> conditional;
+  if (target_state_) conditional.push_back({"If-None-Match", target_state_etag_});
+  SINDRI_TRY(response, exchange("GET", path, nullptr, conditional));
+  if (response.status == 304 && target_state_) return target_state_;
+  const std::string what = "GET " + api_path(path);
+  auto answer = parse_json(response.body);
+  if (!answer.ok()) return BrokerError{response.status, what + ": the answer is not JSON: " + answer.error().describe()};
+  if (!answer->is_array()) return BrokerError{200, what + ": expected a list of deployment objects"};
+  auto objects = std::make_shared<std::vector<DeploymentObject>>();
+  objects->reserve(answer->size());
+  for (const Value& item : answer->get_array()) {
     DeploymentObject object;
     object.id = string_field(item, "id");
     object.stack_id = string_field(item, "stack_id");
@@ -116,11 +133,14 @@ BrokerResult<std::vector<DeploymentObject>> BrokerApi::target_state(std::string_
     const Value* marker = item.find("is_deletion_marker");
     object.is_deletion_marker = marker && marker->is_bool() && marker->get_bool();
     if (object.id.empty() || object.stack_id.empty()) {
-      return BrokerError{200, "GET " + path + ": a deployment object without id or stack_id"};
+      return BrokerError{200, what + ": a deployment object without id or stack_id"};
     }
-    objects.push_back(std::move(object));
+    objects->push_back(std::move(object));
   }
-  return objects;
+  // A broker without ETags (Brokkr's) sends the whole state every time.
+  target_state_etag_ = std::string(response.header("ETag"));
+  target_state_ = target_state_etag_.empty() ? nullptr : objects;
+  return std::shared_ptr<const std::vector<DeploymentObject>>(std::move(objects));
 }
 
 BrokerResult<Ok> BrokerApi::deploy_event(std::string_view agent_id, std::string_view deployment_object_id, bool success,

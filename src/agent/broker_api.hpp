@@ -4,6 +4,7 @@
 // HTTP status (0 when the broker could not be reached), so the loop can count
 // refused PAKs and back off from a broker that is down.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,7 +42,9 @@ class BrokerApi {
   BrokerResult<Ok> heartbeat(std::string_view agent_id, std::optional<bool> k8s_reachable,
                              std::optional<int64_t> k8s_api_latency_ms);
   BrokerResult<Value> agent(std::string_view agent_id);
-  BrokerResult<std::vector<DeploymentObject>> target_state(std::string_view agent_id);  // mode=full
+  // mode=full, asked with If-None-Match once the broker has sent an ETag: a
+  // 304 hands back the state held, unparsed and uncopied.
+  BrokerResult<std::shared_ptr<const std::vector<DeploymentObject>>> target_state(std::string_view agent_id);
   BrokerResult<Ok> deploy_event(std::string_view agent_id, std::string_view deployment_object_id, bool success,
                                 std::string_view message);
   BrokerResult<Ok> health_status(std::string_view agent_id, const Value& deployment_objects);
@@ -56,9 +59,14 @@ class BrokerApi {
   BrokerResult<Ok> webhook_result(std::string_view delivery_id, const Value& result);
 
  private:
+  // The answer of any 2xx or 304 status; other statuses are errors.
+  BrokerResult<http::ClientResponse> exchange(std::string_view method, std::string_view path, const Value* body,
+                                              const std::vector<http::Header>& headers = {});
   BrokerResult<Value> call(std::string_view method, std::string_view path, const Value* body = nullptr);
 
   http::Client http_;
+  std::string target_state_etag_;
+  std::shared_ptr<const std::vector<DeploymentObject>> target_state_;
 };
 
 }  // namespace sindri::agent

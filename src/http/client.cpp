@@ -130,7 +130,14 @@ struct Client::Impl {
   std::optional<asio::ssl::context> tls;
   std::optional<beast::tcp_stream> plain;
   std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
-  beast::flat_buffer buffer;
+  // Beast reads at most what the buffer has room for, and no less than 512
+  // bytes: room for 64 KiB reads a large answer (a target state, a list) in
+  // a few hundred system calls fewer.
+  beast::flat_buffer buffer = [] {
+    beast::flat_buffer reserved;
+    reserved.reserve(64 * 1024);
+    return reserved;
+  }();
   bool connected = false;
   Clock::time_point deadline;
 
@@ -308,7 +315,7 @@ void Client::set_tls(TlsSettings settings) {
 }
 
 Result<ClientResponse> Client::request(std::string_view method, std::string_view path_and_query, std::string_view body,
-                                       std::string_view content_type) {
+                                       std::string_view content_type, const std::vector<Header>& request_headers) {
   Impl& impl = *impl_;
   const std::string url = impl.base_url + std::string(path_and_query);
   const std::string what = std::string(method) + " " + url + ": ";
@@ -324,6 +331,7 @@ Result<ClientResponse> Client::request(std::string_view method, std::string_view
   if (impl.accept_gzip) message.set(bhttp::field::accept_encoding, "gzip");
   if (!impl.authorization.empty()) message.set(bhttp::field::authorization, impl.authorization);
   for (const Header& header : impl.headers) message.set(header.name, header.value);
+  for (const Header& header : request_headers) message.set(header.name, header.value);
   if (method != "HEAD" && sends_body(method, body)) {
     if (!body.empty()) message.set(bhttp::field::content_type, content_type);
     message.body() = std::string(body);

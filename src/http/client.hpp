@@ -57,8 +57,10 @@ class Client {
   // Content-Type application/json unless content_type says otherwise. Errors
   // are transport failures only (connection refused, timeout, a certificate
   // refused), as "METHOD URL: REASON"; any HTTP status is a response.
+  // request_headers go with this request only (If-None-Match, say).
   Result<ClientResponse> request(std::string_view method, std::string_view path_and_query,
-                                 std::string_view body = {}, std::string_view content_type = "application/json");
+                                 std::string_view body = {}, std::string_view content_type = "application/json",
+                                 const std::vector<Header>& request_headers = {});
 
  private:
   struct Impl;

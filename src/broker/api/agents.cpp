@@ -203,12 +203,22 @@ ApiResult<http::Response> target_state(Call& call) {
   }
   const std::string cache_key = id + (incremental ? "/incremental" : "/full");
   const int64_t generation = call.target_state_generation.value();
+  // Every answer is the same until the generation moves, on any broker of
+  // the database: a poller that names the one it holds gets a 304 and no body.
+  const std::string etag = "W/\"" + std::to_string(generation) + "\"";
+  http::Response response;
+  response.headers.push_back({"Vary", "Accept-Encoding"});
+  response.headers.push_back({"ETag", etag});
+  // Like a cached answer it needs no read: deleting the agent moves the generation.
+  if (call.request.header("If-None-Match") == etag) {
+    response.status = 304;
+    response.content_type.clear();
+    return response;
+  }
   // Agents poll this all the time and the answer holds every manifest:
   // compressed, when the agent accepts it, like the Kubernetes API server
   // does for large lists. Both forms are cached.
   const bool gzip = http::accepts_gzip(call.request.header("Accept-Encoding"));
-  http::Response response;
-  response.headers.push_back({"Vary", "Accept-Encoding"});
   if (gzip) {
     response.headers.push_back({"Content-Encoding", "gzip"});
     response.shared_body = call.services.target_states.find(cache_key + "/gzip", generation);
