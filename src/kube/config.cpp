@@ -169,6 +169,11 @@ Status apply_cluster(const Entry& cluster, const std::string& where, ClusterConf
     if (!insecure->is_bool()) return make_error(where + ": insecure-skip-tls-verify must be true or false");
     config.insecure_skip_tls_verify = insecure->get_bool();
   }
+  // kubectl refuses this pair too: the CA given would be silently ignored.
+  if (config.insecure_skip_tls_verify && !config.ca_pem.empty()) {
+    return make_error(where + ": insecure-skip-tls-verify is true and a certificate authority is given; "
+                              "verify with the CA or skip verification, not both");
+  }
   return Ok{};
 }
 

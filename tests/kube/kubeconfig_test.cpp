@@ -2,9 +2,12 @@
 // in a scratch directory; exec credential plugins as small shell scripts.
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -134,7 +137,7 @@ current-context: mine
 - name: shared
   cluster: {server: "https://second.example"}
 - name: other
-  cluster: {server: "https://other.example", certificate-authority: ca.crt, insecure-skip-tls-verify: true}
+  cluster: {server: "https://other.example", certificate-authority: ca.crt}
 users:
 - name: from-b
   user: {client-certificate: certs/client.crt, client-key: certs/client.key, tokenFile: token}
@@ -161,7 +164,32 @@ current-context: theirs
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(config->server, "https://other.example");
   EXPECT_EQ(config->ca_pem, "CA FROM B");
-  EXPECT_TRUE(config->insecure_skip_tls_verify);
+  EXPECT_FALSE(config->insecure_skip_tls_verify);
+}
+
+TEST(Kubeconfig, SkippingVerificationWithACertificateAuthorityIsAnError) {
+  Scratch scratch;
+  scratch.write("ca.crt", "CA");
+  const std::string path = scratch.write("config", R"(clusters:
+- name: both
+  cluster: {server: "https://x.example", certificate-authority: ca.crt, insecure-skip-tls-verify: true}
+- name: insecure
+  cluster: {server: "https://x.example", insecure-skip-tls-verify: true}
+contexts:
+- name: both
+  context: {cluster: both}
+- name: insecure
+  context: {cluster: insecure}
+current-context: both
+)");
+  auto both = sindri::kube::load_kubeconfig(explicit_path(path));
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().message, "kubeconfig " + path +
+                                      ": cluster \"both\": insecure-skip-tls-verify is true and a certificate "
+                                      "authority is given; verify with the CA or skip verification, not both");
+  auto insecure = sindri::kube::load_kubeconfig(explicit_path(path, "insecure"));
+  ASSERT_TRUE(insecure.ok()) << insecure.error().message;
+  EXPECT_TRUE(insecure->insecure_skip_tls_verify);
 }
 
 TEST(Kubeconfig, TheDefaultIsTheHomeDirectorysConfig) {
@@ -293,6 +321,28 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
   EXPECT_EQ(credential->token, "first-north");
   ASSERT_TRUE(credential->expires_micros.has_value());
   EXPECT_EQ(*credential->expires_micros, int64_t(1893553445) * 1'000'000);
+}
+
+TEST(ExecPlugin, ItsEnvWinsTheAgentsSecretsStayAndNoSignalIsBlocked) {
+  Scratch scratch;
+  auto plugin = plugin_script(scratch, R"(blocked=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/$$/status)
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s/%s/%s/%s"}}' "$REGION" "$SINDRI_AGENT_PAK" "$BROKKR__AGENT__PAK" "$blocked"
+)");
+  plugin.env = {{"REGION", "north"}};
+  setenv("REGION", "agent's", 1);
+  setenv("SINDRI_AGENT_PAK", "secret", 1);
+  setenv("BROKKR__AGENT__PAK", "secret", 1);
+  sigset_t terminate, before;
+  sigemptyset(&terminate);
+  sigaddset(&terminate, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &terminate, &before);
+  auto credential = sindri::kube::run_exec_plugin(plugin);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  unsetenv("REGION");
+  unsetenv("SINDRI_AGENT_PAK");
+  unsetenv("BROKKR__AGENT__PAK");
+  ASSERT_TRUE(credential.ok()) << credential.error().message;
+  EXPECT_EQ(credential->token, "north///0000000000000000");
 }
 
 TEST(ExecPlugin, AFailureCarriesItsStderr) {
