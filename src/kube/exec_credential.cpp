@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 #include "broker/rfc3339.hpp"
 #include "value/json.hpp"
@@ -22,6 +24,33 @@ namespace {
 
 // A plugin printing more than this is not printing a credential.
 constexpr size_t kMaxOutputBytes = 1 << 20;
+
+// The agent's own secrets, which no credential plugin has any use for.
+constexpr std::string_view kWithheldVariables[] = {"SINDRI_AGENT_PAK", "BROKKR__AGENT__PAK"};
+
+std::string_view variable_name(std::string_view entry) { return entry.substr(0, entry.find('=')); }
+
+// Our environment without what the plugin's env sets (glibc's getenv would
+// find our entry first) and without the agent's secrets, then the plugin's.
+std::vector<std::string> plugin_environment(const ExecPlugin& plugin, const std::string& exec_info) {
+  auto set_by_us = [&](std::string_view name) {
+    if (name == "KUBERNETES_EXEC_INFO") return true;
+    for (std::string_view withheld : kWithheldVariables) {
+      if (name == withheld) return true;
+    }
+    for (const auto& [plugin_name, value] : plugin.env) {
+      if (name == plugin_name) return true;
+    }
+    return false;
+  };
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (!set_by_us(variable_name(*entry))) environment.emplace_back(*entry);
+  }
+  for (const auto& [name, value] : plugin.env) environment.push_back(name + "=" + value);
+  environment.push_back("KUBERNETES_EXEC_INFO=" + exec_info);
+  return environment;
+}
 
 struct Pipe {
   int read_end = -1, write_end = -1;
@@ -136,10 +165,7 @@ Result<ExecCredential> parse_exec_credential(std::string_view json, std::string_
 
 Result<ExecCredential> run_exec_plugin(const ExecPlugin& plugin) {
   const std::string what = "exec plugin " + plugin.command + ": ";
-  std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
-  for (const auto& [name, value] : plugin.env) environment.push_back(name + "=" + value);
-  environment.push_back("KUBERNETES_EXEC_INFO=" + exec_info(plugin));
+  std::vector<std::string> environment = plugin_environment(plugin, exec_info(plugin));
   std::vector<char*> envp;
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -156,8 +182,22 @@ Result<ExecCredential> run_exec_plugin(const ExecPlugin& plugin) {
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out.write_end, 1);
   posix_spawn_file_actions_adddup2(&actions, err.write_end, 2);
+  // The agent blocks its stop signals in every thread (a signal thread
+  // waits for them) and a child would inherit the mask: a plugin that
+  // hangs must still die of the SIGTERM a timeout or an operator sends.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t nothing_blocked;
+  sigemptyset(&nothing_blocked);
+  posix_spawnattr_setsigmask(&attributes, &nothing_blocked);
+  sigset_t default_pipe;
+  sigemptyset(&default_pipe);
+  sigaddset(&default_pipe, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attributes, &default_pipe);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, plugin.command.c_str(), &actions, nullptr, argv.data(), envp.data());
+  const int spawned = posix_spawnp(&pid, plugin.command.c_str(), &actions, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) return make_error(what + "cannot run it: " + std::strerror(spawned));
   close(out.write_end);

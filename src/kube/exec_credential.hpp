@@ -16,8 +16,8 @@ struct ExecCredential {
   std::optional<int64_t> expires_micros;  // since the Unix epoch; none: valid until a 401
 };
 
-// Runs the plugin with its args, our environment plus its env and
-// KUBERNETES_EXEC_INFO, and reads the ExecCredential it prints. A plugin that
+// Runs the plugin with its args, our environment (less the agent's PAK
+// variables) with its env and KUBERNETES_EXEC_INFO set over it, no signal blocked, and reads the ExecCredential it prints. A plugin that
 // fails, times out or prints something else is an error naming the command
 // and carrying its stderr.
 Result<ExecCredential> run_exec_plugin(const ExecPlugin& plugin);
