@@ -49,10 +49,10 @@ bool has_owner_references(const Value& object) {
   return references != nullptr && references->is_array() && references->size() > 0;
 }
 
-// Whether a CustomResourceDefinition among the documents defines this kind.
-bool defined_by_crd(const std::vector<PreparedDocument>& documents, const PreparedDocument& wanted) {
+// The CustomResourceDefinition among the documents that defines this kind, if any.
+const Value* defining_crd(const std::vector<PreparedDocument>& documents, const PreparedDocument& wanted) {
   const size_t slash = wanted.api_version.find('/');
-  if (slash == std::string::npos) return false;
+  if (slash == std::string::npos) return nullptr;
   const std::string group = wanted.api_version.substr(0, slash);
   for (const PreparedDocument& document : documents) {
     if (document.kind != "CustomResourceDefinition") continue;
@@ -62,10 +62,21 @@ bool defined_by_crd(const std::vector<PreparedDocument>& documents, const Prepar
     const Value* kind = names != nullptr ? names->find("kind") : nullptr;
     if (crd_group != nullptr && crd_group->is_string() && crd_group->get_string() == group && kind != nullptr &&
         kind->is_string() && kind->get_string() == wanted.kind) {
-      return true;
+      return spec;
     }
   }
-  return false;
+  return nullptr;
+}
+
+bool defined_by_crd(const std::vector<PreparedDocument>& documents, const PreparedDocument& wanted) {
+  return defining_crd(documents, wanted) != nullptr;
+}
+
+// "Cluster" or "Namespaced", as the defining CRD's spec.scope says; "" if none.
+std::string_view crd_scope(const std::vector<PreparedDocument>& documents, const PreparedDocument& wanted) {
+  const Value* spec = defining_crd(documents, wanted);
+  const Value* scope = spec != nullptr ? spec->find("scope") : nullptr;
+  return scope != nullptr && scope->is_string() ? scope->get_string() : std::string_view();
 }
 
 std::string joined(const std::vector<std::string>& lines) {
@@ -96,6 +107,14 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
       planned.type = std::move(type).value();
     } else if (type.error().status != 404 || !defined_by_crd(documents, document)) {
       return {false, document.describe() + ": " + type.error().message};
+    }
+    // What is placed outside the watched namespace would never be pruned:
+    // the agent lists only that namespace (and cluster-scoped kinds).
+    const bool namespaced = planned.type ? planned.type->namespaced : crd_scope(documents, document) != "Cluster";
+    if (namespaced && !options_.watch_namespace.empty() && !document.namespace_.empty() &&
+        document.namespace_ != options_.watch_namespace) {
+      return {false, document.describe() + ": namespace " + document.namespace_ +
+                         " is outside the namespace the agent watches, " + options_.watch_namespace};
     }
     plan.push_back(std::move(planned));
   }

@@ -320,6 +320,34 @@ TEST_F(KubeSinkTest, ANamespaceTheAgentCreatedKeepsItsOwnerIdWhenAppliedAgain) {
   EXPECT_EQ(annotation(get("v1", "Namespace", "", "shop"), "brokkr.io/owner-id"), kAgent);
 }
 
+TEST_F(KubeSinkTest, AnObjectOutsideTheWatchedNamespaceFailsBeforeAnythingIsApplied) {
+  ASSERT_TRUE(
+      sink()
+          .apply(object("do-0", "stack-0", "sum-0", "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n"))
+          .success);
+  server_->clear_requests();
+  auto outcome = sink("team").apply(object(
+      "do-1", "stack-1", "sum-1", config_map_yaml("mine", "team") + "---\n" + config_map_yaml("stray", "other")));
+  ASSERT_FALSE(outcome.success);
+  EXPECT_EQ(outcome.message,
+            "document 2 (v1 ConfigMap other/stray): namespace other is outside the namespace the agent watches, team");
+  EXPECT_TRUE(with_method(calls(*server_), "PATCH").empty());
+
+  // A kind a CRD of the same object defines is checked before the CRD is applied.
+  auto custom = sink("team").apply(object("do-2", "stack-2", "sum-2",
+                                          "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                                          "metadata: {name: gadgets.example.com}\nspec:\n  group: example.com\n"
+                                          "  scope: Namespaced\n  names: {kind: Gadget, plural: gadgets}\n"
+                                          "  versions: [{name: v1, served: true, storage: true}]\n---\n"
+                                          "apiVersion: example.com/v1\nkind: Gadget\n"
+                                          "metadata: {name: g, namespace: other}\n"));
+  ASSERT_FALSE(custom.success);
+  EXPECT_NE(custom.message.find("document 2 (example.com/v1 Gadget other/g): namespace other is outside"),
+            std::string::npos)
+      << custom.message;
+  EXPECT_TRUE(with_method(calls(*server_), "PATCH").empty());
+}
+
 TEST_F(KubeSinkTest, OwnedReadsTheStacksFromTheCluster) {
   KubeSink kube = sink();
   ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", config_map_yaml("a"))).success);
