@@ -176,6 +176,7 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
   // The kinds of CRDs just applied: the API server lists them after a while.
   const auto crd_deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.crd_wait));
+  auto stopping = [&] { return options_.stopping != nullptr && options_.stopping->load(); };
   for (Planned& planned : plan) {
     while (!planned.type) {
       auto type = client_.find_type(planned.document->api_version, planned.document->kind);
@@ -183,6 +184,8 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
         planned.type = std::move(type).value();
       } else if (type.error().status != 404 || Clock::now() >= crd_deadline) {
         return fail(planned.document->describe() + ": " + type.error().message);
+      } else if (stopping()) {
+        return fail(planned.document->describe() + ": the agent is stopping; its kind is not served yet");
       } else {
         std::this_thread::sleep_for(std::chrono::duration<double>(options_.crd_poll_interval));
       }

@@ -3,6 +3,7 @@
 // apply as Brokkr's agent does (k8s/api.rs reconcile_target_state) and
 // deletes only what this agent owns, found in the cluster itself.
 
+#include <atomic>
 #include <string>
 
 #include "agent/sink.hpp"
@@ -17,6 +18,8 @@ struct KubeSinkOptions {
   // in discovery (the API server serves them some time after), and how often to look.
   double crd_wait = 30;
   double crd_poll_interval = 0.5;
+  // Once *stopping is true the wait for a CRD's kinds ends at once (the object fails): a stopping agent does not wait.
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 class KubeSink : public Sink {

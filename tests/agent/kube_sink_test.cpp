@@ -418,6 +418,17 @@ TEST(KubeSinkCrd, WaitsForTheKindsOfACrdItApplied) {
   EXPECT_TRUE(client.get(widget_type.value(), "default", "w").ok());
 }
 
+TEST(KubeSinkCrd, AStoppingAgentDoesNotWaitForACrdsKinds) {
+  KubeTestServer server(KubeTestServer::Options{true, "test-token", 30, 0});
+  sindri::kube::Client client(config_of(server), quick_retries());
+  const std::atomic<bool> stopping = true;
+  KubeSink kube(client, KubeSinkOptions{kAgent, "", 2, 0.01, &stopping});
+  auto outcome = kube.apply(object("do-1", "stack-1", "sum-1", kWidgetCrd));
+  ASSERT_FALSE(outcome.success);
+  EXPECT_NE(outcome.message.find("document 2 (example.com/v1 Widget w): the agent is stopping"), std::string::npos)
+      << outcome.message;
+}
+
 TEST(KubeSinkCrd, GivesUpOnACrdsKindsAfterItsWait) {
   KubeTestServer server(KubeTestServer::Options{true, "test-token", 30, 0});
   sindri::kube::Client client(config_of(server), quick_retries());
