@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "agent/documents.hpp"
@@ -20,10 +21,18 @@ struct Planned {
   const PreparedDocument* document;
   std::optional<kube::ResourceType> type;  // none until a CRD of the same object makes its kind appear
   std::string ns;                          // "" for a cluster-scoped kind
-  // False for a Namespace that existed before this agent applied it: it is
-  // applied without the agent's owner-id, so no prune ever deletes it.
+  // False for a Namespace this stack did not create: it is applied without
+  // the agent's owner-id (one no agent created), or with the ownership
+  // annotations it carries (one another stack or agent created), so no prune
+  // of this stack ever deletes it.
   bool owned = true;
+  const Value* existing = nullptr;  // the Namespace as the cluster held it, when not owned
 };
+
+// The agent's annotations that say which stack and agent an object belongs to.
+constexpr std::string_view kOwnershipAnnotations[] = {kStackAnnotation, kChecksumAnnotation,
+                                                      kDeploymentObjectIdAnnotation, kLastConfigAnnotation,
+                                                      kOwnerAnnotation};
 
 struct Found {
   kube::ResourceType type;
@@ -134,7 +143,20 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
     }
     if (!planned.owned) {
       Value annotations = *metadata.find("annotations");
-      annotations.erase(kOwnerAnnotation);
+      if (annotation_of(*planned.existing, kOwnerAnnotation).empty()) {
+        annotations.erase(kOwnerAnnotation);
+      } else {
+        // Another stack's or agent's: its annotations are applied as they are
+        // (all share one field manager, so leaving them out would remove them).
+        for (std::string_view key : kOwnershipAnnotations) {
+          const std::string_view value = annotation_of(*planned.existing, key);
+          if (value.empty()) {
+            annotations.erase(key);
+          } else {
+            annotations.set(key, value);
+          }
+        }
+      }
       metadata.set("annotations", std::move(annotations));
     }
     body.set("metadata", std::move(metadata));
@@ -143,6 +165,8 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
   kube::ApplyOptions apply_options;
   apply_options.field_manager = kApplyManager;
 
+  std::vector<Value> existing_namespaces;
+  existing_namespaces.reserve(plan.size());  // Planned::existing points into it
   std::vector<std::string> created_namespaces;
   auto fail = [&](std::string message) -> ApplyOutcome {
     // Only namespaces this call created go again; ones that existed are never touched.
@@ -166,7 +190,10 @@ ApplyOutcome KubeSink::apply(const DeploymentObject& object) {
       } else if (!existing.ok()) {
         return fail(planned.document->describe() + ": " + existing.error().message);
       } else {
-        planned.owned = annotation_of(existing.value(), kOwnerAnnotation) == options_.agent_id;
+        planned.owned = annotation_of(existing.value(), kOwnerAnnotation) == options_.agent_id &&
+                        annotation_of(existing.value(), kStackAnnotation) == object.stack_id;
+        existing_namespaces.push_back(std::move(existing).value());
+        planned.existing = &existing_namespaces.back();
       }
     }
     auto applied = client_.apply(*planned.type, planned.ns, body_of(planned), apply_options);
@@ -261,8 +288,19 @@ Status KubeSink::prune(std::string_view stack_id, std::string_view keep_checksum
   // it off one that existed), so unlike Brokkr's agent a prune never deletes
   // a namespace, and everything in it, that was there before a stack named it.
   std::stable_partition(doomed.begin(), doomed.end(), [](const Found* found) { return found->type.namespaced; });
+  // A Namespace still holding objects this agent keeps (this stack's new
+  // version, another stack's) stays: deleting it would delete them with it.
+  const std::set<const Found*> doomed_set(doomed.begin(), doomed.end());
+  std::set<std::string, std::less<>> namespaces_in_use;
+  for (const Found& found : owned_objects) {
+    if (found.type.namespaced && !doomed_set.contains(&found)) {
+      namespaces_in_use.emplace(metadata_text(found.object, "namespace"));
+    }
+  }
   std::vector<std::string> failures;
   for (const Found* found : doomed) {
+    const bool is_namespace = found->type.group.empty() && found->type.kind == "Namespace";
+    if (is_namespace && namespaces_in_use.contains(metadata_text(found->object, "name"))) continue;
     auto removed =
         client_.remove(found->type, metadata_text(found->object, "namespace"), metadata_text(found->object, "name"));
     if (!removed.ok()) failures.push_back(removed.error().message);

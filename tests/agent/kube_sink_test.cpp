@@ -320,6 +320,44 @@ TEST_F(KubeSinkTest, ANamespaceTheAgentCreatedKeepsItsOwnerIdWhenAppliedAgain) {
   EXPECT_EQ(annotation(get("v1", "Namespace", "", "shop"), "brokkr.io/owner-id"), kAgent);
 }
 
+TEST_F(KubeSinkTest, ANamespaceAnotherStackCreatedStaysThatStacks) {
+  KubeSink kube = sink();
+  const std::string apps = "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps, labels: {tier: web}}\n---\n";
+  ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", apps + config_map_yaml("a", "apps"))).success);
+  auto outcome = kube.apply(object("do-2", "stack-2", "sum-2", apps + config_map_yaml("b", "apps")));
+  ASSERT_TRUE(outcome.success) << outcome.message;
+  const Value namespace_apps = get("v1", "Namespace", "", "apps");
+  EXPECT_EQ(annotation(namespace_apps, "k8s.brokkr.io/stack"), "stack-1");
+  EXPECT_EQ(annotation(namespace_apps, "k8s.brokkr.io/deployment-checksum"), "sum-1");
+  EXPECT_EQ(annotation(namespace_apps, "brokkr.io/owner-id"), kAgent);
+
+  server_->clear_requests();
+  ASSERT_TRUE(kube.prune("stack-2", "").ok());
+  EXPECT_EQ(with_method(calls(*server_), "DELETE"),
+            (std::vector<std::string>{"DELETE /api/v1/namespaces/apps/configmaps/b"}));
+  EXPECT_FALSE(get("v1", "ConfigMap", "apps", "a").is_null());
+}
+
+TEST_F(KubeSinkTest, ANamespaceStillHoldingKeptObjectsIsNotPruned) {
+  KubeSink kube = sink();
+  ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1",
+                                "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps}\n---\n" +
+                                    config_map_yaml("a", "apps")))
+                  .success);
+  // The next version drops the Namespace document but keeps an object in it.
+  ASSERT_TRUE(kube.apply(object("do-2", "stack-1", "sum-2", config_map_yaml("a", "apps"))).success);
+  server_->clear_requests();
+  ASSERT_TRUE(kube.prune("stack-1", "sum-2").ok());
+  EXPECT_TRUE(with_method(calls(*server_), "DELETE").empty());
+  EXPECT_FALSE(get("v1", "Namespace", "", "apps").is_null());
+
+  server_->clear_requests();
+  ASSERT_TRUE(kube.prune("stack-1", "").ok());
+  EXPECT_EQ(
+      with_method(calls(*server_), "DELETE"),
+      (std::vector<std::string>{"DELETE /api/v1/namespaces/apps/configmaps/a", "DELETE /api/v1/namespaces/apps"}));
+}
+
 TEST_F(KubeSinkTest, AnObjectOutsideTheWatchedNamespaceFailsBeforeAnythingIsApplied) {
   ASSERT_TRUE(
       sink()
