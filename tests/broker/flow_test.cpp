@@ -110,6 +110,22 @@ TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
   EXPECT_EQ(nothing.json.size(), 0u);
   // An agent cannot read another agent's target state.
   EXPECT_EQ(call(*other_agent, "GET", "/api/v1/agents/" + matching_id + "/target-state").status, 403);
+  // A poll naming the ETag it holds gets a 304 without a body while the
+  // target state stays as it was.
+  const std::string state_path = "/api/v1/agents/" + matching_id + "/target-state";
+  auto tagged = agent->request("GET", state_path);
+  ASSERT_TRUE(tagged.ok());
+  const std::string etag(tagged->header("ETag"));
+  ASSERT_TRUE(etag.starts_with("W/\"")) << etag;
+  auto unchanged = agent->request("GET", state_path, {}, "application/json", {{"If-None-Match", etag}});
+  ASSERT_TRUE(unchanged.ok());
+  EXPECT_EQ(unchanged->status, 304);
+  EXPECT_EQ(unchanged->body, "");
+  EXPECT_EQ(unchanged->header("ETag"), etag);
+  auto other_tag = agent->request("GET", state_path, {}, "application/json", {{"If-None-Match", "W/\"-1\""}});
+  ASSERT_TRUE(other_tag.ok());
+  EXPECT_EQ(other_tag->status, 200);
+  EXPECT_EQ(other_tag->body, state.body);
 
   // It reports an event; incremental target state then leaves the object out, full keeps it.
   Reply event = call(*agent, "POST", "/api/v1/agents/" + matching_id + "/events",
@@ -118,6 +134,11 @@ TEST_P(DeploymentFlow, MatchingAgentsSeeTheStackAndOthersDoNot) {
   ASSERT_EQ(event.status, 201) << event.body;
   EXPECT_EQ(text_of(event.json, "status"), "SUCCESS");
   EXPECT_EQ(call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state").json.size(), 0u);
+  // The event moved the target state on: the ETag held no longer matches.
+  auto moved = agent->request("GET", state_path, {}, "application/json", {{"If-None-Match", etag}});
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(moved->status, 200);
+  EXPECT_NE(moved->header("ETag"), etag);
   EXPECT_EQ(call(*agent, "GET", "/api/v1/agents/" + matching_id + "/target-state?mode=full").json.size(), 1u);
   Reply events = call(*admin, "GET", "/api/v1/agents/" + matching_id + "/events");
   ASSERT_EQ(events.status, 200);
