@@ -247,12 +247,22 @@ namespace {
 // Annotations cannot be selected on by the API server, so this lists every
 // kind once: a few dozen requests, for start-up, resync and prunes.
 Result<std::vector<Found>> find_owned(kube::Client& client, const KubeSinkOptions& options) {
-  auto types = client.resource_types();
-  if (!types.ok()) return make_error("cannot discover the cluster's kinds: " + types.error().message);
+  auto discovery = client.discovery();
+  if (discovery.ok() && discovery->partial()) {
+    client.forget_discovery();  // the group versions left out may answer now
+    discovery = client.discovery();
+  }
+  if (!discovery.ok()) return make_error("cannot discover the cluster's kinds: " + discovery.error().message);
+  // Kinds left out may hold what the agent applied: "nothing owned" there
+  // would make prunes leave it behind and a restart forget it.
+  if (discovery->partial()) {
+    return make_error("cannot list what the agent owns: the discovery of " + joined(discovery->unavailable) +
+                      " keeps answering 503 (Service Unavailable)");
+  }
   std::vector<Found> found;
   std::vector<std::string> failures;
   size_t listed = 0;
-  for (const kube::ResourceType& type : types.value()) {
+  for (const kube::ResourceType& type : discovery->types) {
     if (!type.preferred || !type.supports("list") || !type.supports("delete")) continue;
     auto items = client.list(type, type.namespaced ? options.watch_namespace : "");
     if (!items.ok()) {

@@ -18,6 +18,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A group version's discovery document is asked for this many times (with
+// the policy's waits between) before a 503 counts as an aggregated API that is
+// down: waiting out give_up_after for one would stall every discovery.
+constexpr int kGroupDiscoveryAttempts = 3;
+
+// send()'s attempts when the retry policy alone decides.
+constexpr int kAttemptsUnlimited = 0;
+
 // An exec credential this close to its expiry is fetched again.
 constexpr int64_t kExpiryMarginMicros = 10'000'000;
 
@@ -56,7 +64,7 @@ struct Client::Impl {
   std::string exec_certificate_in_use;  // the exec client certificate the TLS settings hold
   std::string token_file_text;
   std::filesystem::file_time_type token_file_time;
-  std::optional<std::vector<ResourceType>> discovery;
+  std::optional<Discovery> discovery;
 
   Impl(ClusterConfig cluster, RetryPolicy policy) : config(std::move(cluster)), retry(policy), http(config.server) {
     http.set_timeout_ms(static_cast<long>(retry.request_timeout * 1000));
@@ -128,7 +136,7 @@ struct Client::Impl {
   Result<http::ClientResponse, KubeError> send(std::string_view method, std::string_view path, std::string_view what,
                                                std::string_view body = {},
                                                std::string_view content_type = "application/json",
-                                               bool retrying = true) {
+                                               int attempts_allowed = kAttemptsUnlimited) {
     const auto start = Clock::now();
     double delay = retry.initial_delay;
     int attempts = 0;
@@ -137,8 +145,8 @@ struct Client::Impl {
       ++attempts;
       if (outcome.ok()) return outcome;
       KubeError error = std::move(outcome).error();
-      if (!retrying || !error.retryable()) return error;
-      if (stopped() || seconds_since(start) + delay > retry.give_up_after) {
+      if (!error.retryable()) return error;
+      if (stopped() || attempts == attempts_allowed || seconds_since(start) + delay > retry.give_up_after) {
         error.message += " (gave up after " + std::to_string(attempts) + (attempts == 1 ? " attempt)" : " attempts)");
         return error;
       }
@@ -161,8 +169,8 @@ struct Client::Impl {
     }
   }
 
-  Result<std::vector<ResourceType>, KubeError> discover() {
-    std::vector<ResourceType> types;
+  Result<Discovery, KubeError> discover() {
+    Discovery found;
     SINDRI_TRY(core_answer, send("GET", "/api", "discovery /api"));
     SINDRI_TRY(core, parse_body("discovery /api", core_answer.body));
     SINDRI_TRY(groups_answer, send("GET", "/apis", "discovery /apis"));
@@ -172,31 +180,32 @@ struct Client::Impl {
     for (const GroupVersion& version : versions) {
       const std::string path =
           version.group.empty() ? "/api/" + version.version : "/apis/" + version.group + "/" + version.version;
-      // An aggregated API that is down (metrics-server, say) leaves its kinds
-      // out, as kubectl does, rather than failing discovery of all the others.
-      auto answer = send("GET", path, "discovery " + path, {}, "application/json", false);
+      auto answer = send("GET", path, "discovery " + path, {}, "application/json", kGroupDiscoveryAttempts);
       if (!answer.ok()) {
-        if (version.group.empty()) return std::move(answer).error();
+        // An aggregated API that is down (metrics-server, say) leaves its
+        // kinds out, as kubectl does, rather than failing all the others.
+        const bool unavailable = answer.error().status == 503 || answer.error().reason == "ServiceUnavailable";
+        if (version.group.empty() || !unavailable) return std::move(answer).error();
+        found.unavailable.push_back(version.group + "/" + version.version);
         continue;
       }
-      auto list = parse_body("discovery " + path, answer->body);
-      if (!list.ok()) continue;
-      for (ResourceType& type : parse_resource_list(list.value(), version.group, version.version, version.preferred)) {
-        types.push_back(std::move(type));
+      SINDRI_TRY(list, parse_body("discovery " + path, answer->body));
+      for (ResourceType& type : parse_resource_list(list, version.group, version.version, version.preferred)) {
+        found.types.push_back(std::move(type));
       }
     }
-    return types;
+    return found;
   }
 
-  Result<std::vector<ResourceType>, KubeError> cached_types() {
+  Result<Discovery, KubeError> cached_discovery() {
     {
       std::lock_guard lock(mutex);
       if (discovery) return *discovery;
     }
-    SINDRI_TRY(types, discover());
+    SINDRI_TRY(found, discover());
     std::lock_guard lock(mutex);
-    discovery = types;
-    return types;
+    discovery = found;
+    return found;
   }
 };
 
@@ -216,18 +225,24 @@ void Client::set_list_page_size(size_t items) { impl_->list_page_size = std::max
 
 Result<Value, KubeError> Client::version(Retries retries) {
   const auto start = Clock::now();
-  auto answer = impl_->send("GET", "/version", "GET /version", {}, "application/json", retries == Retries::policy);
+  auto answer = impl_->send("GET", "/version", "GET /version", {}, "application/json",
+                            retries == Retries::policy ? kAttemptsUnlimited : 1);
   Result<Value, KubeError> out =
       answer.ok() ? parse_body("GET /version", answer->body) : Result<Value, KubeError>(std::move(answer).error());
   impl_->record("version", out.ok(), start);
   return out;
 }
 
-Result<std::vector<ResourceType>, KubeError> Client::resource_types() {
+Result<Discovery, KubeError> Client::discovery() {
   const auto start = Clock::now();
-  auto out = impl_->cached_types();
+  auto out = impl_->cached_discovery();
   impl_->record("discovery", out.ok(), start);
   return out;
+}
+
+Result<std::vector<ResourceType>, KubeError> Client::resource_types() {
+  SINDRI_TRY(found, discovery());
+  return std::move(found.types);
 }
 
 void Client::forget_discovery() {

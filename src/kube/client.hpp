@@ -58,7 +58,12 @@ class Client {
   // must answer now rather than after the retry policy's minutes.
   enum class Retries { policy, none };
   Result<Value, KubeError> version(Retries retries = Retries::policy);  // GET /version
-  // Every kind of every group version (subresources left out), cached until forget_discovery.
+  // Every kind of every group version (subresources left out), cached until
+  // forget_discovery. A group version's document is asked for a few times;
+  // one that keeps answering 503 is left out and named in `unavailable`, any
+  // other failure fails discovery.
+  Result<Discovery, KubeError> discovery();
+  // discovery()'s kinds.
   Result<std::vector<ResourceType>, KubeError> resource_types();
   void forget_discovery();
   // Finds a kind; on a miss refreshes discovery once; an unknown kind is

@@ -21,6 +21,15 @@ struct ResourceType {
   bool supports(std::string_view verb) const;
 };
 
+// What discovery found: the kinds, and the group versions ("metrics.k8s.io/v1beta1")
+// left out because they kept answering 503, as an aggregated API whose
+// service is down does. Partial discovery serves applies, not a full listing.
+struct Discovery {
+  std::vector<ResourceType> types;
+  std::vector<std::string> unavailable;
+  bool partial() const { return !unavailable.empty(); }
+};
+
 // The kinds of one APIResourceList (/api/v1 or /apis/G/V); subresources
 // ("pods/log") are left out. Malformed entries are skipped.
 std::vector<ResourceType> parse_resource_list(const Value& list, std::string_view group, std::string_view version,

@@ -417,6 +417,33 @@ TEST_F(KubeSinkTest, ListingFailuresFailThePruneInsteadOfForgetting) {
   EXPECT_FALSE(get("v1", "ConfigMap", "default", "a").is_null());
 }
 
+TEST_F(KubeSinkTest, AGroupVersionThatKeepsFailingDiscoveryFailsThePrune) {
+  server_->inject_failures("GET", "/apis/apps/v1", 503, 1000);
+  KubeSink kube = sink();
+  ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", config_map_yaml("a"))).success);
+  auto pruned = kube.prune("stack-1", "");
+  ASSERT_FALSE(pruned.ok());
+  EXPECT_EQ(pruned.error().message,
+            "cannot list what the agent owns: the discovery of apps/v1 keeps answering 503 (Service Unavailable)");
+  EXPECT_FALSE(get("v1", "ConfigMap", "default", "a").is_null());
+  ASSERT_FALSE(kube.owned().ok());
+}
+
+TEST_F(KubeSinkTest, AGroupVersionThatFailsDiscoveryOnceIsAskedAgain) {
+  ASSERT_TRUE(sink()
+                  .apply(object("do-1", "stack-1", "sum-1",
+                                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n"
+                                "    spec:\n      containers: [{name: web, image: nginx}]\n"))
+                  .success);
+  client_ = std::make_unique<sindri::kube::Client>(config_of(*server_), quick_retries());  // discovery not cached
+  server_->inject_failures("GET", "/apis/apps/v1", 503, 1);
+  KubeSink restarted = sink();
+  auto owned = restarted.owned();
+  ASSERT_TRUE(owned.ok()) << owned.error().message;
+  ASSERT_EQ(owned->size(), 1u);
+  EXPECT_EQ((*owned)[0].stack_id, "stack-1");
+}
+
 TEST(KubeSinkTerminating, AnObjectForANamespaceBeingDeletedFails) {
   KubeTestServer server(KubeTestServer::Options{true, "test-token", 0, 30});
   sindri::kube::Client client(config_of(server), quick_retries());

@@ -141,6 +141,33 @@ TEST_F(KubeClient, AnExecPluginsCredentialIsCachedAndFetchedAgainOnA401) {
   EXPECT_EQ(request_lines(*server_), (std::vector<std::string>{"GET /version", "GET /version", "GET /version"}));
 }
 
+TEST_F(KubeClient, AGroupVersionsDiscoveryIsRetriedAndOneThatStaysUnavailableIsNamed) {
+  server_->inject_failures("GET", "/apis/apps/v1", 503, 1);
+  Client client(config_of(server_->kubeconfig_path()), quick_retries());
+  auto once = client.discovery();
+  ASSERT_TRUE(once.ok()) << once.error().message;
+  EXPECT_FALSE(once->partial());
+  EXPECT_TRUE(client.find_type("apps/v1", "Deployment").ok());
+
+  server_->inject_failures("GET", "/apis/apps/v1", 503, 1000);
+  client.forget_discovery();
+  auto down = client.discovery();
+  ASSERT_TRUE(down.ok()) << down.error().message;
+  EXPECT_EQ(down->unavailable, (std::vector<std::string>{"apps/v1"}));
+  EXPECT_TRUE(client.find_type("v1", "ConfigMap").ok());
+  EXPECT_EQ(client.find_type("apps/v1", "Deployment").error().status, 404);
+}
+
+TEST_F(KubeClient, AGroupVersionsDiscoveryRefusedOtherwiseFailsDiscovery) {
+  server_->inject_failures("GET", "/apis/apps/v1", 403, 1);
+  Client client(config_of(server_->kubeconfig_path()), quick_retries());
+  auto types = client.resource_types();
+  ASSERT_FALSE(types.ok());
+  EXPECT_EQ(types.error().status, 403);
+  EXPECT_NE(types.error().message.find("discovery /apis/apps/v1"), std::string::npos) << types.error().message;
+  ASSERT_TRUE(client.resource_types().ok());  // a failed discovery is not cached
+}
+
 TEST_F(KubeClient, DiscoversKindsWithoutSubresources) {
   Client client(config_of(server_->kubeconfig_path()), quick_retries());
   auto types = client.resource_types();
