@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "agent/toml_config.hpp"
 #include "value/file_text.hpp"
 #include "value/yaml/yaml.hpp"
 
@@ -16,11 +17,13 @@ const std::array kSettings = {
                  .variable = "SINDRI_AGENT_CONFIG_FILE",
                  .brokkr_variable = "BROKKR_CONFIG_FILE",
                  .flag = "--config",
-                 .description = "Configuration file (YAML or JSON; settings under `agent:`), read before the "
-                                "variables and the flags",
+                 .description = "Configuration file, read before the variables and the flags: YAML or JSON "
+                                "(settings under `agent:`), or TOML as Brokkr's (settings in `[agent]`) when its "
+                                "name ends in .toml",
                  .naming_note = "The file cannot name itself, so it has no key; Brokkr's variable is "
-                                "BROKKR_CONFIG_FILE. Brokkr's files are TOML, which is not read: write the "
-                                "same `[agent]` table as YAML.",
+                                "BROKKR_CONFIG_FILE. In a TOML file, keys of `[agent]` that Sindri does not "
+                                "know are ignored, as Brokkr's agent ignores them, so Brokkr's files load "
+                                "unchanged; YAML and JSON files refuse them.",
                  .field = std::monostate{}},
     AgentSetting{.key = "agent.broker_url",
                  .variable = "SINDRI_AGENT_BROKER_URL",
@@ -341,26 +344,39 @@ Status apply_text(AgentSettings& settings, const AgentSetting& setting, std::str
 }
 
 Status apply_config_file(AgentSettings& settings, const std::string& path) {
-  if (path.ends_with(".toml")) {
-    return make_error(path +
-                      ": a TOML file (Brokkr's format) is not read; write the same [agent] table as YAML "
-                      "(agent:\\n  broker_url: ...)");
-  }
   SINDRI_TRY(text, read_file_text(path, "configuration file"));
-  auto parsed = parse_yaml(text, path);
-  if (!parsed.ok()) return make_error("invalid configuration file: " + parsed.error().describe());
-  if (parsed->is_null()) return Ok{};
-  if (!parsed->is_object()) return make_error(path + ": the configuration must be a mapping of settings");
+  // Brokkr's file is TOML, read as Brokkr's agent reads it: keys of [agent]
+  // it does not know are skipped (serde, no deny_unknown_fields), so a file
+  // written for any Brokkr version loads. Sindri's own YAML and JSON files
+  // refuse them, so that a misspelt key is found.
+  const bool toml = path.ends_with(".toml");
+  Value parsed;
+  if (toml) {
+    auto read = parse_toml(text, path);
+    if (!read.ok()) return make_error("invalid configuration file: " + read.error().message);
+    parsed = std::move(*read);
+  } else {
+    auto read = parse_yaml(text, path);
+    if (!read.ok()) return make_error("invalid configuration file: " + read.error().describe());
+    parsed = std::move(*read);
+  }
+  if (parsed.is_null()) return Ok{};
+  if (!parsed.is_object()) return make_error(path + ": the configuration must be a mapping of settings");
   // Brokkr's file holds the broker's sections too; the agent reads its own.
-  const Value* section = parsed->find("agent");
+  const Value* section = parsed.find("agent");
   if (!section || section->is_null()) return Ok{};
-  if (!section->is_object()) return make_error(path + ": agent: expected a mapping of settings");
+  if (!section->is_object()) {
+    return make_error(path + ": agent: expected a " + (toml ? "table" : "mapping") + " of settings");
+  }
   for (const Member& member : section->get_object()) {
     const std::string_view name = member.key.get_string();
     const std::string where = path + ": agent." + std::string(name);
     if (is_ignored_brokkr_key(name)) continue;
     const AgentSetting* setting = find_by_name(name);
-    if (!setting) return make_error(where + ": unknown setting");
+    if (!setting) {
+      if (toml) continue;
+      return make_error(where + ": unknown setting");
+    }
     SINDRI_CHECK(apply_value(settings, *setting, member.value, where));
   }
   return Ok{};

@@ -1,7 +1,8 @@
 #pragma once
 // The settings of `sindri agent run`: defaults, then a configuration file
-// (YAML or JSON), then Brokkr's BROKKR__AGENT__* variables, then
-// SINDRI_AGENT_* variables, then flags, each layer overriding the one before.
+// (YAML or JSON; TOML, Brokkr's format, when its name ends in .toml), then
+// Brokkr's BROKKR__AGENT__* variables, then SINDRI_AGENT_* variables, then
+// flags, each layer overriding the one before.
 // Brokkr's names (kubeconfig_path, BROKKR__AGENT__*, BROKKR_CONFIG_FILE) are
 // read too, so a deployment of Brokkr's agent switches with its
 // configuration unchanged. The agent never reads SINDRI_PAK (a person's PAK).

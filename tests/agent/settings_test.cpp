@@ -143,15 +143,136 @@ TEST_F(SettingsTest, BadValuesNameWhereTheyCameFrom) {
   const std::string broken = write("broken.yaml", "agent: [\n");
   EXPECT_NE(error_of({{"SINDRI_AGENT_CONFIG_FILE", broken}}).find("invalid configuration file: " + broken),
             std::string::npos);
-  const std::string toml = write("brokkr.toml", "[agent]\n");
-  EXPECT_NE(error_of({{"BROKKR_CONFIG_FILE", toml}}).find("a TOML file (Brokkr's format) is not read"),
-            std::string::npos);
   EXPECT_NE(error_of({{"SINDRI_AGENT_CONFIG_FILE", (dir_ / "missing.yaml").string()}}).find("missing.yaml"),
             std::string::npos);
   EXPECT_NE(error_of({{"SINDRI_AGENT_PAK_FILE", (dir_ / "missing.pak").string()}}).find("missing.pak"),
             std::string::npos);
   const std::string empty = write("empty.pak", "\n");
   EXPECT_EQ(error_of({{"SINDRI_AGENT_PAK_FILE", empty}}), empty + ": the PAK file (agent.pak_file) is empty");
+}
+
+// A file laid out as Brokkr's default.toml: the broker's tables around the
+// agent's, comments, and [agent] keys Sindri does not know.
+constexpr std::string_view kBrokkrShapedToml = R"([database]
+url = "postgres://brokkr:brokkr@db:5432/brokkr"
+
+[log]
+level = "info"
+format = "json"
+
+[broker]
+pak_hash = "0123abcd"
+webhook_delivery_batch_size = 50
+
+[cors]
+allowed_origins = ["http://localhost:3001"]
+max_age_seconds = 3600
+
+[agent]
+broker_url = "http://broker:3000"
+polling_interval = 15
+kubeconfig_path = "/etc/brokkr/kubeconfig"
+max_retries = 20
+pak = 'brokkr_BRabc_secret'
+agent_name = 'edge-1'
+cluster_name = "edge"
+health_port = 9090
+# deployment health
+deployment_health_enabled = false
+deployment_health_interval = 45
+ws_force_rest = true
+ws_url = "ws://proxy:8666/internal/ws/agent"
+kube_event_uid_cache_cap = 10000
+watch_namespace = "apps"
+generator_ids = "g1, g2"
+a_key_of_a_later_brokkr = { any = ["thing"] }
+
+[telemetry]
+enabled = false
+sampling_rate = 0.1
+
+[telemetry.agent]
+service_name = "brokkr-agent"
+)";
+
+TEST_F(SettingsTest, BrokkrsTomlFileIsReadAsBrokkrsAgentReadsIt) {
+  const std::string file = write("brokkr.toml", std::string(kBrokkrShapedToml));
+  Environment environment({{"BROKKR_CONFIG_FILE", file}, {"BROKKR__AGENT__HEALTH_PORT", "9091"}});
+  auto loaded = load_settings({}, environment.lookup());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(loaded->broker_url, "http://broker:3000");
+  EXPECT_EQ(loaded->polling_interval, 15);
+  EXPECT_EQ(loaded->kubeconfig, "/etc/brokkr/kubeconfig");
+  EXPECT_EQ(loaded->max_retries, 20);
+  EXPECT_EQ(loaded->pak, "brokkr_BRabc_secret");
+  EXPECT_EQ(loaded->agent_name, "edge-1");
+  EXPECT_EQ(loaded->cluster_name, "edge");
+  EXPECT_EQ(loaded->health_port, 9091);  // Brokkr's variable over its file, as in Brokkr
+  EXPECT_FALSE(loaded->deployment_health_enabled);
+  EXPECT_EQ(loaded->deployment_health_interval, 45);
+  EXPECT_EQ(loaded->watch_namespace, "apps");
+  EXPECT_EQ(loaded->generator_ids, (std::vector<std::string>{"g1", "g2"}));
+  EXPECT_EQ(loaded->resync_interval, AgentSettings().resync_interval);
+}
+
+TEST_F(SettingsTest, ATomlFileTakesSindrisKeysAndTypes) {
+  const std::string file = write("agent.toml",
+                                 "[agent]\nagent_name = \"a\"\ncluster_name = \"c\"\npak = \"p\"\n"
+                                 "polling_interval = 0.25\nresync_interval = 2\nsink = \"dir:/tmp/out\"\n"
+                                 "generator_ids = [\"g1\", \"g2\"]\n"
+                                 "[agent.unknown_table]\nignored = 1\n");
+  auto check = [](const Result<AgentSettings>& loaded, std::string_view how) {
+    ASSERT_TRUE(loaded.ok()) << how << ": " << loaded.error().message;
+    EXPECT_EQ(loaded->polling_interval, 0.25) << how;
+    EXPECT_EQ(loaded->resync_interval, 2) << how;
+    EXPECT_EQ(loaded->sink, "dir:/tmp/out") << how;
+    EXPECT_EQ(loaded->generator_ids, (std::vector<std::string>{"g1", "g2"})) << how;
+  };
+  check(load_settings({{&by_flag("--config"), file}}, Environment({}).lookup()), "--config");
+  check(load_settings({}, Environment({{"SINDRI_AGENT_CONFIG_FILE", file}}).lookup()), "SINDRI_AGENT_CONFIG_FILE");
+}
+
+TEST_F(SettingsTest, ATomlFileWithoutAnAgentTableSetsNothing) {
+  AgentSettings settings;
+  ASSERT_TRUE(apply_config_file(settings, write("broker.toml", "[broker]\npak_hash = \"x\"\n")).ok());
+  ASSERT_TRUE(apply_config_file(settings, write("empty.toml", "")).ok());
+  EXPECT_EQ(settings, AgentSettings());
+}
+
+TEST_F(SettingsTest, BadTomlFilesNameFileLineColumnOrKey) {
+  auto error_of = [&](const std::string& name, const std::string& text) {
+    AgentSettings settings;
+    const Status status = apply_config_file(settings, write(name, text));
+    return status.ok() ? std::string("(no error)") : status.error().message;
+  };
+  const std::string syntax = (dir_ / "syntax.toml").string();
+  EXPECT_EQ(error_of("syntax.toml", "[agent]\nagent_name = \"a\"\nhealth_port = = 1\n")
+                .rfind("invalid configuration file: " + syntax + ":3:15: ", 0),
+            0u)
+      << error_of("syntax.toml", "[agent]\nagent_name = \"a\"\nhealth_port = = 1\n");
+  const std::string port = (dir_ / "port.toml").string();
+  EXPECT_EQ(error_of("port.toml", "[agent]\nhealth_port = \"high\"\n"),
+            port + ": agent.health_port: expected an integer, got string");
+  const std::string interval = (dir_ / "interval.toml").string();
+  EXPECT_EQ(error_of("interval.toml", "[agent]\npolling_interval = 1979-05-27\n"),
+            interval + ": agent.polling_interval: expected a number of seconds (fractions allowed), got string");
+  EXPECT_EQ(error_of("interval.toml", "[agent]\npolling_interval = -inf\n"),
+            interval + ": agent.polling_interval: expected a number of seconds (fractions allowed), got -inf");
+  const std::string flag = (dir_ / "flag.toml").string();
+  EXPECT_EQ(error_of("flag.toml", "[agent]\ndeployment_health_enabled = \"yes\"\n"),
+            flag + ": agent.deployment_health_enabled: expected true or false, got string");
+  const std::string table = (dir_ / "table.toml").string();
+  EXPECT_EQ(error_of("table.toml", "[agent.pak]\nvalue = \"p\"\n"),
+            table + ": agent.pak: expected a string, got object");
+  const std::string list = (dir_ / "list.toml").string();
+  EXPECT_EQ(error_of("list.toml", "[agent]\ngenerator_ids = [\"g1\", 2]\n"),
+            list + ": agent.generator_ids[1]: expected a string, got integer");
+  const std::string scalar = (dir_ / "scalar.toml").string();
+  EXPECT_EQ(error_of("scalar.toml", "agent = 5\n"), scalar + ": agent: expected a table of settings");
+  AgentSettings settings;
+  const Status missing = apply_config_file(settings, (dir_ / "missing.toml").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("missing.toml"), std::string::npos) << missing.error().message;
 }
 
 TEST_F(SettingsTest, EveryNameFollowsTheRuleOrSaysWhyNot) {
