@@ -68,6 +68,10 @@ TEST(TomlConfig, DeepNestingIsAnErrorNotACrash) {
   for (int level = 0; level < 200; ++level) header += ".a";
   EXPECT_EQ(error_of(header + "]\nx = 1\n"), "t.toml:1:1: nested deeper than 128 tables and arrays");
 
+  std::string deepest_read = "[a";  // as deep as the bound on '.' lets toml++ go
+  for (int level = 0; level < 8190; ++level) deepest_read += ".a";
+  EXPECT_NE(error_of(deepest_read + "]\n").find("nested deeper than 128"), std::string::npos);
+
   std::string deeper = "[a";
   for (int level = 0; level < 100000; ++level) deeper += ".a";
   EXPECT_EQ(error_of(deeper + "]\n"),
