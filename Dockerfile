@@ -12,7 +12,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config \
       nlohmann-json3-dev libssl-dev libcli11-dev libicu-dev libpcre2-dev librust-deunicode-dev \
-      libfyaml-dev libboost-dev zlib1g-dev libsqlite3-dev libpq-dev \
+      libfyaml-dev libboost-dev zlib1g-dev libsqlite3-dev libpq-dev libtomlplusplus-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./

@@ -70,9 +70,10 @@ void write_agent_notes(std::ostringstream& out) {
 // The agent's section: its settings, how they layer, Brokkr's names.
 void write_agent_section(std::ostringstream& out) {
   out << "\n# Settings of `sindri agent run`\n\n"
-      << "The agent reads its defaults, then a configuration file (YAML or JSON, the settings under\n"
-      << "`agent:`; other sections, such as the broker's in a file Brokkr shares between both, are\n"
-      << "ignored), then Brokkr's `BROKKR__AGENT__*` variables, then `SINDRI_AGENT_*` variables, then\n"
+      << "The agent reads its defaults, then a configuration file (YAML or JSON, or TOML, Brokkr's\n"
+      << "format, when its name ends in `.toml`; the settings under `agent:` or `[agent]`; other\n"
+      << "sections, such as the broker's in a file Brokkr shares between both, are ignored), then\n"
+      << "Brokkr's `BROKKR__AGENT__*` variables, then `SINDRI_AGENT_*` variables, then\n"
       << "flags; each layer overrides the one before, so a deployment of Brokkr's agent keeps its\n"
       << "variables. The agent never reads `SINDRI_PAK`, a person's PAK for the client verbs. Every\n"
       << "interval, timeout and backoff takes fractions of a second. A bad value stops the agent\n"
