@@ -6,25 +6,9 @@
 namespace sindri::agent {
 namespace {
 
-// Text as one URL path segment or query value.
-std::string encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string join(std::string_view a, std::string_view b, std::string_view c = {}) {
   std::string out(a);
-  out += encode(b);
+  out += http::percent_encode(b);
   out += c;
   return out;
 }
@@ -91,7 +75,7 @@ BrokerResult<Ok> BrokerApi::ready() { return nothing(call("GET", "/readyz")); }
 BrokerResult<Value> BrokerApi::verify_pak() { return call("POST", "/auth/pak"); }
 
 BrokerResult<Value> BrokerApi::find_agent(std::string_view name, std::string_view cluster_name) {
-  return call("GET", join("/agents/?name=", name, "&cluster_name=") + encode(cluster_name));
+  return call("GET", join("/agents/?name=", name, "&cluster_name=") + http::percent_encode(cluster_name));
 }
 
 BrokerResult<Ok> BrokerApi::register_with(std::string_view generator_id, std::string_view agent_id) {

@@ -207,7 +207,7 @@ Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
     // A name may look like an id.
     if (found || !has_error_code(last_error_, "template_not_found")) return found;
   }
-  auto templates = get("/templates?all_versions=false&name=" + percent_encode(id_or_name));
+  auto templates = get("/templates?all_versions=false&name=" + http::percent_encode(id_or_name));
   if (!templates) return templates;
   if (templates->size() == 0) return make_error("template \"" + id_or_name + "\" not found");
   // A name means its newest live version; owners (a generator, or none for a
@@ -239,22 +239,6 @@ Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
 bool has_error_code(const Value& error, std::string_view code) {
   const Value* found = error.is_object() ? error.find("code") : nullptr;
   return found && found->is_string() && found->get_string() == code;
-}
-
-std::string percent_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (std::isalnum(byte) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    }
-  }
-  return out;
 }
 
 std::string cell(const Value& object, std::string_view key) {

@@ -77,10 +77,6 @@ class BrokerClient {
 // Whether `error`, a broker's ErrorResponse body, carries the code `code`.
 bool has_error_code(const Value& error, std::string_view code);
 
-// Text as one URL path segment or query value: every byte but A-Z, a-z,
-// 0-9 and -._~ as %XX.
-std::string percent_encode(std::string_view text);
-
 // A field of an API object as a table cell: a string as it is, a missing or
 // null field as "<none>", anything else as compact JSON.
 std::string cell(const Value& object, std::string_view key);

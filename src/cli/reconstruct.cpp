@@ -115,7 +115,7 @@ Check check_object(BrokerClient& client, const std::string& id) {
     check.error = std::move(why);
     return check;
   };
-  const std::string path = "/deployment-objects/" + percent_encode(id);
+  const std::string path = "/deployment-objects/" + http::percent_encode(id);
   auto object = client.get(path);
   if (!object) return failed(object.error().message);
   auto provenance = client.get(path + "/provenance");

@@ -155,7 +155,7 @@ int change_tags(BrokerClient& client, const std::string& path, const std::string
   const std::string what = change.annotations ? "annotation" : "label";
   const std::string collection = path + (change.annotations ? "/annotations" : "/labels");
   for (const std::string& item : change.items) {
-    Result<Value> done = change.remove        ? client.remove(collection + "/" + percent_encode(item))
+    Result<Value> done = change.remove        ? client.remove(collection + "/" + http::percent_encode(item))
                          : change.annotations ? client.post(collection, annotation_body(item))
                                               : client.post(collection, Value(item));
     std::string outcome = change.remove ? "removed" : "added";

@@ -95,7 +95,7 @@ Status add_content(Value& body, const TemplateArgs& args) {
 // since the user may well have meant update.
 void warn_of_live_versions(BrokerClient& client, const Value& created) {
   if (cell(created, "version") == "1") return;
-  auto same_name = client.get("/templates?all_versions=false&name=" + percent_encode(cell(created, "name")));
+  auto same_name = client.get("/templates?all_versions=false&name=" + http::percent_encode(cell(created, "name")));
   if (!same_name || !same_name->is_array()) return;
   std::string others;
   size_t count = 0;
@@ -136,7 +136,7 @@ int run_list(const TemplateArgs& args) {
   if (!client) return fail(client.error().message, 2);
   std::string query;
   auto add_query = [&](const std::string& key, const std::string& value) {
-    query += (query.empty() ? "?" : "&") + key + "=" + percent_encode(value);
+    query += (query.empty() ? "?" : "&") + key + "=" + http::percent_encode(value);
   };
   if (args.name_filter) add_query("name", *args.name_filter);
   if (args.generator_id) add_query("generator_id", *args.generator_id);

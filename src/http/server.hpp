@@ -62,6 +62,9 @@ std::string_view find_header(const std::vector<Header>& headers, std::string_vie
 // Decodes %XX escapes, and '+' as a space when plus_is_space (query strings).
 // A truncated or non-hex escape is an error.
 Result<std::string> percent_decode(std::string_view text, bool plus_is_space = false);
+// Text as one URL path segment or query value: every byte but the unreserved
+// A-Z, a-z, 0-9 and -._~ (RFC 3986) as %XX.
+std::string percent_encode(std::string_view text);
 // Fills request.path and request.query from request.target. Fails when the
 // target is not a path (or absolute URL), or when either part does not decode.
 Status parse_target(Request& request);

@@ -46,7 +46,7 @@ Result<Value, KubeError> parse_body(std::string_view what, const std::string& bo
 }
 
 std::string query_part(std::string_view key, std::string_view value) {
-  return std::string(key) + "=" + percent_encode(value);
+  return std::string(key) + "=" + http::percent_encode(value);
 }
 
 }  // namespace

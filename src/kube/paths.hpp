@@ -8,8 +8,6 @@
 
 namespace sindri::kube {
 
-// RFC 3986 unreserved characters stay, everything else is %XX.
-std::string percent_encode(std::string_view text);
 // /api/v1[/namespaces/NS]/PLURAL or /apis/G/V[/namespaces/NS]/PLURAL; the
 // namespace part only for a namespaced kind and a non-empty ns.
 std::string collection_path(const ResourceType& type, std::string_view ns);
