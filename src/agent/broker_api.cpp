@@ -2,6 +2,7 @@
 
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 namespace {
@@ -22,11 +23,6 @@ std::string answer_text(const std::string& body) {
     }
   }
   return body.substr(0, 200);
-}
-
-std::string string_field(const Value& object, std::string_view key) {
-  const Value* value = object.find(key);
-  return value && value->is_string() ? std::string(value->get_string()) : std::string();
 }
 
 BrokerResult<Ok> nothing(BrokerResult<Value> answer) {
@@ -109,11 +105,11 @@ BrokerResult<std::shared_ptr<const std::vector<DeploymentObject>>> BrokerApi::ta
   objects->reserve(answer->size());
   for (const Value& item : answer->get_array()) {
     DeploymentObject object;
-    object.id = string_field(item, "id");
-    object.stack_id = string_field(item, "stack_id");
-    object.stack_name = string_field(item, "stack_name");
-    object.checksum = string_field(item, "yaml_checksum");
-    object.yaml = string_field(item, "yaml_content");
+    object.id = string_member(item, "id");
+    object.stack_id = string_member(item, "stack_id");
+    object.stack_name = string_member(item, "stack_name");
+    object.checksum = string_member(item, "yaml_checksum");
+    object.yaml = string_member(item, "yaml_content");
     const Value* marker = item.find("is_deletion_marker");
     object.is_deletion_marker = marker && marker->is_bool() && marker->get_bool();
     if (object.id.empty() || object.stack_id.empty()) {

@@ -3,15 +3,11 @@
 #include <algorithm>
 
 #include "value/yaml/yaml.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 
 namespace {
-
-std::string string_member(const Value& object, std::string_view key) {
-  const Value* member = object.find(key);
-  return member && member->is_string() ? std::string(member->get_string()) : std::string();
-}
 
 // Applied before everything else: the objects that the others live in or are
 // instances of.

@@ -1,14 +1,10 @@
 #include "kube/discovery.hpp"
+#include "value/members.hpp"
 
 #include <algorithm>
 
 namespace sindri::kube {
 namespace {
-
-std::string_view text_of(const Value& object, std::string_view key) {
-  const Value* member = object.find(key);
-  return member != nullptr && member->is_string() ? member->get_string() : std::string_view();
-}
 
 }  // namespace
 
@@ -24,8 +20,8 @@ std::vector<ResourceType> parse_resource_list(const Value& list, std::string_vie
   const Value* resources = list.find("resources");
   if (resources == nullptr || !resources->is_array()) return out;
   for (const Value& resource : resources->get_array()) {
-    const std::string_view name = text_of(resource, "name");
-    const std::string_view kind = text_of(resource, "kind");
+    const std::string_view name = string_member(resource, "name");
+    const std::string_view kind = string_member(resource, "kind");
     if (name.empty() || kind.empty() || name.find('/') != std::string_view::npos) continue;
     ResourceType type;
     type.group = group;
@@ -50,15 +46,15 @@ std::vector<GroupVersion> parse_group_list(const Value& list) {
   const Value* groups = list.find("groups");
   if (groups == nullptr || !groups->is_array()) return out;
   for (const Value& group : groups->get_array()) {
-    const std::string_view name = text_of(group, "name");
+    const std::string_view name = string_member(group, "name");
     const Value* versions = group.find("versions");
     if (name.empty() || versions == nullptr || !versions->is_array()) continue;
     std::string_view preferred;
     if (const Value* preferred_version = group.find("preferredVersion"); preferred_version != nullptr) {
-      preferred = text_of(*preferred_version, "version");
+      preferred = string_member(*preferred_version, "version");
     }
     for (size_t i = 0; i < versions->size(); ++i) {
-      const std::string_view version = text_of(*versions->at(i), "version");
+      const std::string_view version = string_member(*versions->at(i), "version");
       if (version.empty()) continue;
       // Without a preferredVersion the first listed is the preferred one.
       const bool is_preferred = preferred.empty() ? i == 0 : version == preferred;

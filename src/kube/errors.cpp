@@ -2,17 +2,13 @@
 
 #include "value/json.hpp"
 #include "value/value.hpp"
+#include "value/members.hpp"
 
 namespace sindri::kube {
 namespace {
 
 // An answer that is not a Status (a proxy's HTML page) is quoted up to this.
 constexpr size_t kMaxQuotedBody = 200;
-
-std::string string_member(const Value& object, std::string_view key) {
-  const Value* member = object.find(key);
-  return member != nullptr && member->is_string() ? std::string(member->get_string()) : std::string();
-}
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include "value/object_literal.hpp"
 #include "value/pointer.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 
@@ -9,11 +10,6 @@ namespace {
 
 constexpr std::string_view kShipwrightGroup = "shipwright.io";
 constexpr std::string_view kBuildRunApiVersion = "shipwright.io/v1beta1";
-
-std::string text_at(const Value& root, std::string_view pointer) {
-  const Value* value = follow_pointer(root, pointer);
-  return value && value->is_string() ? std::string(value->get_string()) : std::string();
-}
 
 bool in_group(const WorkDocument& document, std::string_view group) {
   return document.api_version.starts_with(group);
@@ -41,22 +37,22 @@ std::optional<WorkOrderOutcome> build_run_outcome(const Value& build_run, const 
   const Value* conditions = follow_pointer(build_run, "/status/conditions");
   if (!conditions || !conditions->is_array()) return std::nullopt;
   for (const Value& condition : conditions->get_array()) {
-    if (text_at(condition, "/type") != "Succeeded") continue;
-    const std::string status = text_at(condition, "/status");
+    if (string_at(condition, "/type") != "Succeeded") continue;
+    const std::string status(string_at(condition, "/status"));
     if (status == "True") {
       // Brokkr reports the image digest as the whole message.
-      std::string digest = text_at(build_run, "/status/output/digest");
+      std::string digest(string_at(build_run, "/status/output/digest"));
       return WorkOrderOutcome{
           .success = true, .message = digest.empty() ? what + " succeeded" : digest, .retryable = false};
     }
     if (status == "False") {
       std::string detail;
       if (follow_pointer(build_run, "/status/failureDetails")) {
-        const std::string reason = text_at(build_run, "/status/failureDetails/reason"),
-                          message = text_at(build_run, "/status/failureDetails/message");
+        const std::string reason(string_at(build_run, "/status/failureDetails/reason")),
+                          message(string_at(build_run, "/status/failureDetails/message"));
         detail = (reason.empty() ? "Unknown" : reason) + ": " + (message.empty() ? "No message" : message);
       } else {
-        detail = text_at(condition, "/message");
+        detail = string_at(condition, "/message");
       }
       return permanent_failure(what + " failed: " + (detail.empty() ? "Build failed" : detail));
     }
@@ -80,7 +76,7 @@ WorkOrderOutcome run_build_work_order(kube::Client& client, std::string_view yam
       build.name = document.name;
       if (!document.namespace_.empty()) build.namespace_ = document.namespace_;
     } else if (document.kind == "WorkOrder" && in_group(document, "brokkr.io") && build.name.empty()) {
-      build.name = text_at(document.object, "/spec/buildRef/name");
+      build.name = string_at(document.object, "/spec/buildRef/name");
     }
   }
   if (build.name.empty()) return permanent_failure("no Shipwright Build and no WorkOrder buildRef in the YAML");

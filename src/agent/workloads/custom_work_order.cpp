@@ -1,6 +1,7 @@
 #include "agent/workloads/work_order_kinds.hpp"
 
 #include "value/pointer.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 
@@ -14,22 +15,17 @@ std::string join(const std::vector<std::string>& items) {
 
 bool is_job(const WorkDocument& document) { return document.api_version == "batch/v1" && document.kind == "Job"; }
 
-std::string text_at(const Value& root, std::string_view pointer) {
-  const Value* value = follow_pointer(root, pointer);
-  return value && value->is_string() ? std::string(value->get_string()) : std::string();
-}
-
 // A Job has finished only when a condition Complete or Failed is True: its
 // `failed` count grows with every pod that fails while it still retries.
 std::optional<WorkOrderOutcome> job_outcome(const Value& job, const std::string& what) {
   const Value* conditions = follow_pointer(job, "/status/conditions");
   if (!conditions || !conditions->is_array()) return std::nullopt;
   for (const Value& condition : conditions->get_array()) {
-    if (text_at(condition, "/status") != "True") continue;
-    const std::string type = text_at(condition, "/type");
+    if (string_at(condition, "/status") != "True") continue;
+    const std::string type(string_at(condition, "/type"));
     if (type == "Complete") return WorkOrderOutcome{.success = true, .message = what + " completed", .retryable = false};
     if (type == "Failed") {
-      std::string reason = text_at(condition, "/reason"), message = text_at(condition, "/message");
+      std::string reason(string_at(condition, "/reason")), message(string_at(condition, "/message"));
       std::string detail = reason.empty() ? message : message.empty() ? reason : reason + ": " + message;
       return permanent_failure(what + " ran and failed: " + (detail.empty() ? "no reason given" : detail));
     }

@@ -3,6 +3,7 @@
 #include "agent/documents.hpp"
 #include "value/pointer.hpp"
 #include "value/uuid.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 
@@ -10,11 +11,6 @@ namespace {
 
 // Pod -> ReplicaSet -> Deployment is two hops; a CronJob's Job adds one.
 constexpr int kMaxOwnerHops = 4;
-
-std::string_view text_at(const Value& root, std::string_view pointer) {
-  const Value* value = follow_pointer(root, pointer);
-  return value && value->is_string() ? value->get_string() : std::string_view();
-}
 
 // The id `text` names, lower-case, or "" when it is no UUID.
 std::string id_of(std::string_view text) { return is_uuid(text) ? stored_uuid(text) : std::string(); }
@@ -75,15 +71,15 @@ std::vector<Value> PodAttributor::pods_of(std::span<const Value> pods, std::stri
 }
 
 std::string PodAttributor::owner_chain_id(const Value& pod) {
-  const std::string namespace_(text_at(pod, "/metadata/namespace"));
+  const std::string namespace_(string_at(pod, "/metadata/namespace"));
   const Value* owner = controller_owner(pod);
   if (namespace_.empty() || !owner) return {};
   std::vector<std::string> walked;
   std::string found;
   Value current;  // keeps the owner object `owner` points into alive
   for (int hop = 0; hop < kMaxOwnerHops && owner; ++hop) {
-    const std::string_view api_version = text_at(*owner, "/apiVersion"), kind = text_at(*owner, "/kind"),
-                           name = text_at(*owner, "/name");
+    const std::string_view api_version = string_at(*owner, "/apiVersion"), kind = string_at(*owner, "/kind"),
+                           name = string_at(*owner, "/name");
     std::string key = namespace_ + "/" + std::string(api_version) + "/" + std::string(kind) + "/" + std::string(name);
     if (auto known = owner_ids_.find(key); known != owner_ids_.end()) {
       found = known->second;

@@ -7,6 +7,7 @@
 
 #include "value/object_literal.hpp"
 #include "value/pointer.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 
@@ -30,16 +31,11 @@ bool listed(const std::array<std::string_view, N>& list, std::string_view reason
   return std::find(list.begin(), list.end(), reason) != list.end();
 }
 
-std::string_view text_at(const Value& root, std::string_view pointer) {
-  const Value* value = follow_pointer(root, pointer);
-  return value && value->is_string() ? value->get_string() : std::string_view();
-}
-
 bool is_ready(const Value& pod) {
   const Value* conditions = follow_pointer(pod, "/status/conditions");
   if (!conditions || !conditions->is_array()) return false;
   for (const Value& condition : conditions->get_array()) {
-    if (text_at(condition, "/type") == "Ready" && text_at(condition, "/status") == "True") return true;
+    if (string_at(condition, "/type") == "Ready" && string_at(condition, "/status") == "True") return true;
   }
   return false;
 }
@@ -55,10 +51,10 @@ class Classifier {
   void look_at(const Value& pod) {
     ++pods_total_;
     if (is_ready(pod)) ++pods_ready_;
-    const std::string_view name = text_at(pod, "/metadata/name");
-    const std::string_view namespace_ = text_at(pod, "/metadata/namespace");
+    const std::string_view name = string_at(pod, "/metadata/name");
+    const std::string_view namespace_ = string_at(pod, "/metadata/namespace");
     for (const Value& container : array_at(pod, "/status/containerStatuses")) {
-      const std::string_view waiting = text_at(container, "/state/waiting/reason");
+      const std::string_view waiting = string_at(container, "/state/waiting/reason");
       if (listed(kDegradedWaitingReasons, waiting)) {
         note(std::string(waiting), "degraded");
         const Value* message = follow_pointer(container, "/state/waiting/message");
@@ -68,15 +64,15 @@ class Classifier {
                                           {"ready", false},
                                           {"message", message && message->is_string() ? *message : Value()}}));
       }
-      const std::string_view terminated = text_at(container, "/state/terminated/reason");
+      const std::string_view terminated = string_at(container, "/state/terminated/reason");
       if (listed(kDegradedTerminatedReasons, terminated)) note(std::string(terminated), "degraded");
-      if (text_at(container, "/lastState/terminated/reason") == "OOMKilled") note("OOMKilled", "degraded");
+      if (string_at(container, "/lastState/terminated/reason") == "OOMKilled") note("OOMKilled", "degraded");
     }
     for (const Value& container : array_at(pod, "/status/initContainerStatuses")) {
-      const std::string_view waiting = text_at(container, "/state/waiting/reason");
+      const std::string_view waiting = string_at(container, "/state/waiting/reason");
       if (listed(kDegradedWaitingReasons, waiting)) note("InitContainer:" + std::string(waiting), "degraded");
     }
-    const std::string_view phase = text_at(pod, "/status/phase");
+    const std::string_view phase = string_at(pod, "/status/phase");
     if (phase == "Failed") note("PodFailed", "failing");
     if (phase == "Unknown") worsen("unknown");
   }

@@ -1,22 +1,18 @@
 #include "agent/workloads/work_order.hpp"
 
 #include "agent/workloads/work_order_kinds.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 
 namespace {
-
-std::string_view text_member(const Value& object, std::string_view key) {
-  const Value* member = object.find(key);
-  return member && member->is_string() ? member->get_string() : std::string_view();
-}
 
 }  // namespace
 
 WorkOrderOutcome run_work_order(kube::Client& client, const Value& work_order, const WorkOrderTiming& timing,
                                 const std::atomic<bool>& stopping) {
   if (!work_order.is_object()) return permanent_failure("the work order is not an object");
-  const std::string_view id = text_member(work_order, "id"), work_type = text_member(work_order, "work_type");
+  const std::string_view id = string_member(work_order, "id"), work_type = string_member(work_order, "work_type");
   const Value* yaml = work_order.find("yaml_content");
   if (id.empty()) return permanent_failure("the work order has no id");
   if (!yaml || !yaml->is_string()) return permanent_failure("work order " + std::string(id) + " has no yaml_content");

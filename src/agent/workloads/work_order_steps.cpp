@@ -6,6 +6,7 @@
 
 #include "value/pointer.hpp"
 #include "value/yaml/yaml.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 
@@ -14,11 +15,6 @@ namespace {
 // The longest a watch sleeps between looks at `stopping`, so a stop is
 // honoured at once whatever the poll interval.
 constexpr auto kStopCheckSlice = std::chrono::milliseconds(20);
-
-std::string text_at(const Value& root, std::string_view pointer) {
-  const Value* value = follow_pointer(root, pointer);
-  return value && value->is_string() ? std::string(value->get_string()) : std::string();
-}
 
 // Seconds as a clock duration; below 0 (or NaN) is 0, and past ten years is
 // ten years, so that no claim timeout a broker sends can overflow the clock.
@@ -64,10 +60,10 @@ Result<std::vector<WorkDocument>, WorkOrderOutcome> work_documents(std::string_v
     }
     documents.push_back(WorkDocument{.index = i + 1,
                                      .object = object,
-                                     .api_version = text_at(object, "/apiVersion"),
-                                     .kind = text_at(object, "/kind"),
-                                     .name = text_at(object, "/metadata/name"),
-                                     .namespace_ = text_at(object, "/metadata/namespace")});
+                                     .api_version = std::string(string_at(object, "/apiVersion")),
+                                     .kind = std::string(string_at(object, "/kind")),
+                                     .name = std::string(string_at(object, "/metadata/name")),
+                                     .namespace_ = std::string(string_at(object, "/metadata/namespace"))});
   }
   if (documents.empty()) return permanent_failure("the work order's YAML holds no document");
   return documents;
