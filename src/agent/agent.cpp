@@ -137,6 +137,9 @@ class Loop {
           log(std::string(outcome.success ? "applied " : "failed ") + object.id + " (stack " + object.stack_id +
               "): " + outcome.message);
           events_.push_back({object.id, outcome.success, outcome.message});
+          // Once the broker failed this turn the events wait for the next
+          // turn, rather than each object waiting out broker_timeout.
+          if (failing_) return;
           if (auto sent = send_events(); !sent.ok()) fatal_ = sent.error().message;
         },
         [this](const std::string& line) { log(line); });

@@ -22,6 +22,7 @@ inline const char* sindri_program() {
 // broker_process.hpp starts SINDRI_BIN.
 #define SINDRI_BIN sindri_test::sindri_program()
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <mutex>
@@ -54,10 +55,8 @@ class AgentLoop : public ::testing::Test {
     broker_->start();
     admin_ = broker_->client(broker_->admin_pak());
     Reply generator = call(*admin_, "POST", "/api/v1/generators", R"({"name":"ci"})");
-    const std::string generator_id = text_of(*generator.json.find("generator"), "id");
-    Reply stack = call(*admin_, "POST", "/api/v1/stacks", R"({"name":"web","generator_id":")" + generator_id + R"("})");
-    stack_id_ = text_of(stack.json, "id");
-    ASSERT_EQ(call(*admin_, "POST", "/api/v1/stacks/" + stack_id_ + "/labels", R"("env=prod")").status, 201);
+    generator_id_ = text_of(*generator.json.find("generator"), "id");
+    stack_id_ = create_stack("web");
     Reply agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"a1","cluster_name":"c1"})");
     agent_id_ = text_of(*agent.json.find("agent"), "id");
     ASSERT_EQ(call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/labels",
@@ -91,9 +90,26 @@ class AgentLoop : public ::testing::Test {
     return log_;
   }
 
+  std::string create_stack(const std::string& name) {
+    Reply stack =
+        call(*admin_, "POST", "/api/v1/stacks", R"({"name":")" + name + R"(","generator_id":")" + generator_id_ + R"("})");
+    const std::string id = text_of(stack.json, "id");
+    EXPECT_EQ(call(*admin_, "POST", "/api/v1/stacks/" + id + "/labels", R"("env=prod")").status, 201);
+    return id;
+  }
+
+  std::string deploy(const std::string& stack_id, const std::string& yaml) {
+    std::string body;
+    sindri::append_json_string(body, yaml);
+    Reply object = call(*admin_, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                        R"({"yaml_content":)" + body + "}");
+    EXPECT_EQ(object.status, 201) << object.body;
+    return text_of(object.json, "id");
+  }
+
   std::unique_ptr<BrokerProcess> broker_;
   std::unique_ptr<sindri::http::Client> admin_;
-  std::string stack_id_, agent_id_;
+  std::string generator_id_, stack_id_, agent_id_;
   fs::path sink_;
   AgentRun run_;
   std::mutex mutex_;
@@ -131,6 +147,60 @@ TEST_F(AgentLoop, ARefusedPakEndsTheRunWith1) {
   agent.join();
   EXPECT_TRUE(ended) << log();
   EXPECT_EQ(code, 1) << log();
+}
+
+// The directory sink, with a hook called before each apply.
+class WatchedSink : public Sink {
+ public:
+  WatchedSink(const fs::path& root, const std::string& agent_id, std::function<void()> before_apply)
+      : inner_(root, agent_id, ""), before_apply_(std::move(before_apply)) {}
+  std::string_view name() const override { return inner_.name(); }
+  ApplyOutcome apply(const DeploymentObject& object) override {
+    before_apply_();
+    return inner_.apply(object);
+  }
+  sindri::Status prune(std::string_view stack_id, std::string_view keep_checksum) override {
+    return inner_.prune(stack_id, keep_checksum);
+  }
+  sindri::Result<std::vector<OwnedStack>> owned() override { return inner_.owned(); }
+
+ private:
+  DirSink inner_;
+  std::function<void()> before_apply_;
+};
+
+// The broker gone in the middle of a reconcile: the first DEPLOY event
+// fails, and the objects after it are applied without trying the broker
+// again (each try could wait out broker_timeout); the events wait.
+TEST_F(AgentLoop, ABrokerGoneMidReconcileIsNotAskedAfterEachObject) {
+  const std::string config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n";
+  deploy(stack_id_, config_map);
+  deploy(create_stack("second"), config_map);
+  deploy(create_stack("third"), config_map);
+  std::vector<size_t> log_lines_before_apply;  // written by the agent's thread, read after it ended
+  std::atomic<int> applies{0};
+  const fs::path root = sink_;
+  run_.make_sink = [&, root](const std::string& agent_id) -> sindri::Result<std::unique_ptr<Sink>> {
+    return std::unique_ptr<Sink>(std::make_unique<WatchedSink>(root, agent_id, [&] {
+      if (log_lines_before_apply.empty()) broker_->stop();
+      const std::string text = log();
+      log_lines_before_apply.push_back(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
+      ++applies;
+    }));
+  };
+  std::atomic<bool> stopping{false};
+  int code = -1;
+  std::thread agent([&] { code = run_agent(run_, stopping); });
+  const bool applied_all = eventually([&] { return applies == 3; });
+  stopping = true;
+  agent.join();
+  ASSERT_TRUE(applied_all) << log();
+  EXPECT_EQ(code, 0) << log();
+  ASSERT_EQ(log_lines_before_apply.size(), 3u) << log();
+  // After the first object: its "applied" line and the broker's error.
+  EXPECT_EQ(log_lines_before_apply[1] - log_lines_before_apply[0], 2u) << log();
+  // After the second: its "applied" line alone, the broker not tried.
+  EXPECT_EQ(log_lines_before_apply[2] - log_lines_before_apply[1], 1u) << log();
 }
 
 }  // namespace
