@@ -1,6 +1,11 @@
 #include "agent/tasks.hpp"
 
+#include <chrono>
+
 #include "agent/webhook_sender.hpp"
+#include "broker/rfc3339.hpp"
+#include "value/json.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::agent {
 namespace {
@@ -8,6 +13,17 @@ namespace {
 std::string text_field(const Value& object, std::string_view key) {
   const Value* value = object.find(key);
   return value && value->is_string() ? std::string(value->get_string()) : std::string();
+}
+
+// The body of POST /diagnostics/{id}/result when nothing could be collected.
+Value diagnostic_error(const std::string& message) {
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  return make_object({{"pod_statuses", Value("[]")},
+                      {"events", Value(to_json(Value(Array{make_object({{"error", Value(message)}})})))},
+                      {"log_tails", Value()},
+                      {"collected_at", Value(broker::rfc3339::format_micros(micros))}});
 }
 
 }  // namespace
@@ -43,10 +59,13 @@ std::optional<BrokerError> Tasks::diagnostics(const std::atomic<bool>& stopping)
       log_("diagnostic " + id + ": " + claimed.error().message);
       continue;
     }
+    // A claimed request always gets a result: without its object, the
+    // error form Brokkr's agent posts when it cannot collect.
     auto object = broker_.deployment_object(text_field(request, "deployment_object_id"));
-    if (!object.ok()) return std::move(object).error();
+    if (!object.ok()) log_("diagnostic " + id + ": " + object.error().message);
     auto sent = broker_.diagnostic_result(
-        id, hooks_.collect_diagnostics(text_field(*object, "id"), text_field(*object, "yaml_content")));
+        id, object.ok() ? hooks_.collect_diagnostics(text_field(*object, "id"), text_field(*object, "yaml_content"))
+                        : diagnostic_error("the deployment object: " + object.error().message));
     if (!sent.ok()) log_("diagnostic " + id + ": " + sent.error().message);
   }
   return std::nullopt;

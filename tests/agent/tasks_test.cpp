@@ -8,9 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <mutex>
 
 #include "http/server.hpp"
+#include "value/json.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::agent {
 namespace {
@@ -47,6 +50,46 @@ class FixedAnswerBroker {
  private:
   std::mutex mutex_;
   std::vector<std::string> paths_;
+  http::Server server_;
+};
+
+// A broker stand-in answering from a table of "METHOD /path" -> (status,
+// body), 200 {} for the rest, recording each request with its body.
+class TableBroker {
+ public:
+  explicit TableBroker(std::map<std::string, std::pair<int, std::string>> answers)
+      : answers_(std::move(answers)),
+        server_(
+            http::ServerOptions{},
+            [this](http::Request& request) {
+              const std::string key = request.method + " " + request.path;
+              std::lock_guard lock(mutex_);
+              requests_.emplace_back(key, request.body);
+              http::Response response;
+              const auto answer = answers_.find(key);
+              response.status = answer == answers_.end() ? 200 : answer->second.first;
+              response.body = answer == answers_.end() ? "{}" : answer->second.second;
+              return response;
+            },
+            [](int status, std::string_view, std::string_view message) {
+              http::Response response;
+              response.status = status;
+              response.body = std::string(message);
+              return response;
+            }) {
+    EXPECT_TRUE(server_.start().ok());
+  }
+  ~TableBroker() { server_.stop(); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_.port()); }
+  std::vector<std::pair<std::string, std::string>> requests() {
+    std::lock_guard lock(mutex_);
+    return requests_;
+  }
+
+ private:
+  const std::map<std::string, std::pair<int, std::string>> answers_;
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::string>> requests_;
   http::Server server_;
 };
 
@@ -120,6 +163,52 @@ TEST(Tasks, NothingIsAskedForAHookTheSinkLacks) {
   EXPECT_FALSE(tasks.diagnostics(stopping));
   EXPECT_FALSE(tasks.work_order(stopping));
   EXPECT_TRUE(broker.paths().empty());
+}
+
+// A claimed diagnostic request whose deployment object the broker does not
+// hand over still gets a result (Brokkr's error form), and the next request
+// is served as usual.
+TEST(Tasks, AClaimedDiagnosticWithoutItsObjectGetsAnErrorResultAndTheNextGoesOn) {
+  TableBroker broker({
+      {"GET /api/v1/agents/agent-1/diagnostics/pending",
+       {200, R"([{"id":"d1","deployment_object_id":"o1"},{"id":"d2","deployment_object_id":"o2"}])"}},
+      {"GET /api/v1/deployment-objects/o1", {500, R"({"message":"database gone"})"}},
+      {"GET /api/v1/deployment-objects/o2", {200, R"({"id":"o2","yaml_content":"kind: ConfigMap\n"})"}},
+  });
+  BrokerApi api(settings_for(broker.url()));
+  SinkHooks hooks;
+  hooks.collect_diagnostics = [](const std::string& id, const std::string& yaml) {
+    return make_object({{"collected_for", Value(id + " " + yaml)}});
+  };
+  Tasks tasks(api, hooks, "agent-1", [](const std::string&) {});
+  std::atomic<bool> stopping{false};
+  EXPECT_FALSE(tasks.diagnostics(stopping));
+
+  std::vector<std::string> asked;
+  for (const auto& [request, body] : broker.requests()) asked.push_back(request);
+  EXPECT_EQ(asked, (std::vector<std::string>{
+                       "GET /api/v1/agents/agent-1/diagnostics/pending",
+                       "POST /api/v1/diagnostics/d1/claim",
+                       "GET /api/v1/deployment-objects/o1",
+                       "POST /api/v1/diagnostics/d1/result",
+                       "POST /api/v1/diagnostics/d2/claim",
+                       "GET /api/v1/deployment-objects/o2",
+                       "POST /api/v1/diagnostics/d2/result",
+                   }));
+  const auto requests = broker.requests();
+  ASSERT_EQ(requests.size(), 7u);
+  auto error_result = parse_json(requests[3].second);
+  ASSERT_TRUE(error_result.ok()) << requests[3].second;
+  EXPECT_EQ(error_result->find("pod_statuses")->get_string(), "[]");
+  auto events = parse_json(error_result->find("events")->get_string());
+  ASSERT_TRUE(events.ok() && events->is_array() && events->size() == 1) << requests[3].second;
+  const std::string error = std::string(events->at(0)->find("error")->get_string());
+  EXPECT_NE(error.find("database gone"), std::string::npos) << error;
+  EXPECT_TRUE(error_result->find("log_tails")->is_null());
+  EXPECT_FALSE(error_result->find("collected_at")->get_string().empty());
+  auto collected = parse_json(requests[6].second);
+  ASSERT_TRUE(collected.ok()) << requests[6].second;
+  EXPECT_EQ(collected->find("collected_for")->get_string(), "o2 kind: ConfigMap\n");
 }
 
 }  // namespace
