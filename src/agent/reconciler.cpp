@@ -13,6 +13,7 @@ Status Reconciler::seed() {
     state.checksum = stack.checksums.size() == 1 ? stack.checksums.front() : std::string();
     state.applied = !state.checksum.empty();
     state.pruned = state.applied;
+    state.verified = false;
   }
   return Ok{};
 }
@@ -32,6 +33,7 @@ void Reconciler::apply(const DeploymentObject& object, StackState& state) {
   state.checksum = object.checksum;
   state.applied = outcome.success;
   state.pruned = false;
+  state.verified = true;
   // A failed object keeps what the stack held before; it is tried again at
   // the next resync or when the broker hands a newer object.
   if (outcome.success) state.pruned = prune(object.stack_id, object.checksum);
@@ -61,7 +63,7 @@ void Reconciler::reconcile(const std::vector<DeploymentObject>& target_state, bo
     }
     StackState& state = known->second;
     const bool same = state.checksum == object.checksum && (state.object_id.empty() || state.object_id == object.id);
-    if (!same || resync) {
+    if (!same || resync || !state.verified) {
       apply(object, state);
     } else if (state.applied && !state.pruned) {
       state.pruned = prune(object.stack_id, object.checksum);

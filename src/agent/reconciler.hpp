@@ -5,7 +5,9 @@
 // marker, or a stack that left the target state, has everything pruned. A
 // target state that changed nothing (same ids, same checksums) costs a map
 // lookup per stack. What the sink already holds seeds the state, so a
-// restart neither re-applies nor orphans anything.
+// restart orphans nothing; the first pass after it applies each stack
+// still wanted once more (server-side apply is idempotent), as the run
+// that died may have stopped in the middle of that stack's apply.
 
 #include <atomic>
 #include <functional>
@@ -46,6 +48,9 @@ class Reconciler {
     std::string checksum;   // "" when the sink held several (an apply cut short)
     bool applied = false;   // the object's apply succeeded
     bool pruned = false;    // other checksums are gone
+    // Applied by this run; a stack seeded from the sink may be half applied
+    // (a restart in the middle of its apply), so it is applied once again.
+    bool verified = true;
   };
   void apply(const DeploymentObject& object, StackState& state);
   bool prune(const std::string& stack_id, const std::string& keep_checksum);

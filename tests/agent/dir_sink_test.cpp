@@ -179,11 +179,14 @@ TEST_F(DirSinkTest, TheReconcilerAppliesChangesOnlyAndSeedsFromTheSink) {
     EXPECT_EQ(reconciler.applied_object_ids(), (std::vector<std::string>{"a1"}));
   }
   // A new reconciler (a restarted agent) knows what the directory holds: the
-  // same target state applies nothing; a stack gone is pruned.
+  // same target state applies each stack once more (the run before may have
+  // died in the middle of its apply), then nothing; a stack gone is pruned.
   Reconciler restarted(sink, report, [](const std::string&) {});
   ASSERT_TRUE(restarted.seed().ok());
   restarted.reconcile({object("a1", "s1", config, a)}, false, stopping);
-  EXPECT_EQ(restarted.applies(), 0u);
+  EXPECT_EQ(restarted.applies(), 1u);
+  restarted.reconcile({object("a1", "s1", config, a)}, false, stopping);
+  EXPECT_EQ(restarted.applies(), 1u);
   EXPECT_TRUE(fs::exists(root_ / a));
   restarted.reconcile({}, false, stopping);
   EXPECT_FALSE(fs::exists(root_ / a));

@@ -203,5 +203,41 @@ TEST_F(AgentLoop, ABrokerGoneMidReconcileIsNotAskedAfterEachObject) {
   EXPECT_EQ(log_lines_before_apply[2] - log_lines_before_apply[1], 1u) << log();
 }
 
+// A run killed in the middle of a stack's first apply left one of its three
+// documents in the sink, under the object's checksum: the next run applies
+// the object again before anything else, so b and c arrive and the broker
+// hears of it, without waiting for a resync.
+TEST_F(AgentLoop, AStackHalfAppliedBeforeARestartIsAppliedAgain) {
+  const std::string a = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+  const std::string whole = a + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n" +
+                            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n";
+  const std::string object_id = deploy(stack_id_, whole);
+  Reply object = call(*admin_, "GET", "/api/v1/deployment-objects/" + object_id);
+  const std::string checksum = text_of(object.json, "yaml_checksum");
+  ASSERT_FALSE(checksum.empty()) << object.body;
+  DirSink before_the_restart(sink_, agent_id_, "");
+  ASSERT_TRUE(before_the_restart.apply({object_id, stack_id_, "web", checksum, a}).success);
+  ASSERT_FALSE(fs::exists(sink_ / stack_id_ / "core_ConfigMap_default_b.yaml"));
+
+  run_.settings.resync_interval = 3600;
+  std::atomic<bool> stopping{false};
+  int code = -1;
+  std::thread agent([&] { code = run_agent(run_, stopping); });
+  const bool applied = eventually([&] {
+    Reply events = call(*admin_, "GET", "/api/v1/agents/" + agent_id_ + "/events");
+    return events.json.is_array() && events.json.size() == 1;
+  });
+  stopping = true;
+  agent.join();
+  ASSERT_TRUE(applied) << log();
+  EXPECT_EQ(code, 0) << log();
+  for (const char* name : {"a", "b", "c"}) {
+    EXPECT_TRUE(fs::exists(sink_ / stack_id_ / ("core_ConfigMap_default_" + std::string(name) + ".yaml"))) << name;
+  }
+  Reply events = call(*admin_, "GET", "/api/v1/agents/" + agent_id_ + "/events");
+  EXPECT_EQ(text_of(*events.json.at(0), "deployment_object_id"), object_id);
+  EXPECT_EQ(text_of(*events.json.at(0), "status"), "SUCCESS");
+}
+
 }  // namespace
 }  // namespace sindri_test
