@@ -24,6 +24,18 @@ http::Response text(int status, std::string body) {
 
 }  // namespace
 
+Status HealthState::check_sink() {
+  std::unique_lock checking(checking_, std::try_to_lock);
+  if (!checking.owns_lock()) {
+    std::lock_guard lock(mutex_);
+    return last_check_;
+  }
+  Status checked = check_sink_();
+  std::lock_guard lock(mutex_);
+  last_check_ = checked;
+  return checked;
+}
+
 void HealthState::heartbeat_succeeded() {
   broker_connected_ = true;
   std::lock_guard lock(mutex_);
@@ -49,7 +61,8 @@ Status HealthServer::start(const std::string& host, uint16_t port) {
   http::ServerOptions options;
   options.host = host;
   options.port = port;
-  options.threads = 1;
+  // /healthz never waits behind a /readyz or /health asking a slow cluster.
+  options.threads = 3;
   options.body_limit = 1024;
   options.stop_grace = std::chrono::seconds(1);
   server_ = std::make_unique<http::Server>(
@@ -70,7 +83,7 @@ void HealthServer::stop() {
   server_.reset();
 }
 
-http::Response HealthServer::handle(const http::Request& request) const {
+http::Response HealthServer::handle(const http::Request& request) {
   if (request.method != "GET" && request.method != "HEAD") return text(405, "method not allowed");
   if (request.path == "/healthz") return text(200, "OK");
   if (request.path == "/readyz") {

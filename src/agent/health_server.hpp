@@ -20,9 +20,12 @@ namespace sindri::agent {
 // What the endpoints report, written by the agent's loop.
 class HealthState {
  public:
-  // Asks the cluster (GET /version) or checks the directory; an error says why not.
+  // check_sink asks the cluster (GET /version, not retried) or checks the
+  // directory; an error says why not.
   explicit HealthState(std::function<Status()> check_sink) : check_sink_(std::move(check_sink)) {}
-  Status check_sink() const { return check_sink_(); }
+  // One check at a time: a request arriving while another checks gets the
+  // last answer, so a slow cluster holds at most one of the server's threads.
+  Status check_sink();
   void heartbeat_succeeded();  // the broker answered a heartbeat now
   void broker_failed();
   bool broker_connected() const { return broker_connected_; }
@@ -32,6 +35,8 @@ class HealthState {
 
  private:
   std::function<Status()> check_sink_;
+  std::mutex checking_;
+  Status last_check_ = make_error("the sink has not been checked yet");
   std::atomic<bool> broker_connected_{false};
   mutable std::mutex mutex_;
   std::string last_heartbeat_;
@@ -49,7 +54,7 @@ class HealthServer {
   void stop();
 
  private:
-  http::Response handle(const http::Request& request) const;
+  http::Response handle(const http::Request& request);
   HealthState& state_;
   std::string version_;
   std::unique_ptr<http::Server> server_;

@@ -44,7 +44,8 @@ SinkHooks KubeWiring::hooks() {
   SinkHooks hooks;
   hooks.probe_sink = [&client]() -> Result<int64_t> {
     const auto started = std::chrono::steady_clock::now();
-    auto version = client.version();
+    // Not retried: the heartbeat and /readyz tell how the cluster is now.
+    auto version = client.version(kube::Client::Retries::none);
     if (!version.ok()) return make_error(version.error().message);
     return static_cast<int64_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());

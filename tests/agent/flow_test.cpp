@@ -566,14 +566,25 @@ TEST_F(AgentFlow, RetriesTheClustersFailuresAndReportsAnUnknownKind) {
 }
 
 // A cluster that vanishes: the agent goes on and says so on /readyz and in
-// its heartbeat (k8s_reachable false at the broker).
+// its heartbeat (k8s_reachable false at the broker) at once, though the
+// cluster's operations keep the default 300 s of retries; /healthz stays 200.
 TEST_F(AgentFlow, AClusterThatVanishes) {
   auto cluster = std::make_unique<sindri_test::KubeTestServer>();
   const std::string kubeconfig = cluster->kubeconfig_path();
   const std::string first_id = deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
   auto agent = start_agent({"--sink", "kubernetes", "--kubeconfig", kubeconfig, "--kube-retry-initial", "0.02",
-                            "--kube-retry-max", "0.05", "--kube-retry-give-up", "0.2", "--broker-timeout", "1"});
+                            "--kube-retry-max", "0.05", "--broker-timeout", "1"});
   ASSERT_TRUE(eventually([&] { return has_event(first_id, "SUCCESS"); })) << agent->log();
+  // The apply's prune done too: a heartbeat's GET /version came after the apply.
+  ASSERT_TRUE(eventually([&] {
+    const Value requests = cluster->requests();
+    bool version_after_apply = false;
+    for (const Value& request : requests.get_array()) {
+      if (text_of(request, "method") == "PATCH") version_after_apply = false;
+      if (text_of(request, "path") == "/version") version_after_apply = true;
+    }
+    return version_after_apply;
+  })) << agent->log();
   sindri::http::Client health(health_url(*agent));
   EXPECT_EQ(call(health, "GET", "/readyz").status, 200);
 
@@ -583,6 +594,8 @@ TEST_F(AgentFlow, AClusterThatVanishes) {
     const Value* reachable = call(*admin_, "GET", "/api/v1/agents/" + agent_id_).json.find("k8s_reachable");
     return reachable && reachable->is_bool() && !reachable->get_bool();
   })) << agent->log();
+  EXPECT_EQ(call(health, "GET", "/healthz").status, 200);
+  EXPECT_EQ(call(health, "GET", "/health").status, 503);
   EXPECT_TRUE(agent->running());
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
