@@ -29,12 +29,18 @@ Result<std::unique_ptr<KubeWiring>> KubeWiring::connect(const AgentSettings& set
       new KubeWiring(settings, std::make_unique<kube::Client>(std::move(*config), retry)));
 }
 
+void KubeWiring::stop_when(const std::atomic<bool>* stopping) {
+  stopping_ = stopping;
+  client_->stop_retrying_when(stopping);
+}
+
 Result<std::unique_ptr<Sink>> KubeWiring::make_sink(const std::string& agent_id) {
   KubeSinkOptions options;
   options.agent_id = agent_id;
   options.watch_namespace = settings_.watch_namespace;
   options.crd_wait = settings_.crd_wait;
   options.crd_poll_interval = settings_.crd_poll_interval;
+  options.stopping = stopping_;
   return std::unique_ptr<Sink>(std::make_unique<KubeSink>(*client_, options));
 }
 

@@ -5,6 +5,7 @@
 // settings, the Kubernetes sink and the workload hooks (deployment health,
 // diagnostics, work orders) on that client.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +27,10 @@ class KubeWiring {
   static Result<std::unique_ptr<KubeWiring>> connect(const AgentSettings& settings,
                                                      std::function<void(const std::string&)> log);
   ~KubeWiring();
+  // Once *stopping is set the cluster's operations stop retrying and the
+  // sink's wait for a CRD's kinds ends, so a SIGTERM during an outage ends
+  // the run in moments, not after kube_retry_give_up. Call before make_sink.
+  void stop_when(const std::atomic<bool>* stopping);
   Result<std::unique_ptr<Sink>> make_sink(const std::string& agent_id);
   SinkHooks hooks();
 
@@ -33,6 +38,7 @@ class KubeWiring {
   KubeWiring(const AgentSettings& settings, std::unique_ptr<kube::Client> client);
   AgentSettings settings_;
   std::unique_ptr<kube::Client> client_;
+  const std::atomic<bool>* stopping_ = nullptr;
 };
 
 }  // namespace sindri::agent

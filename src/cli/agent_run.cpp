@@ -82,6 +82,7 @@ int run(const agent::GivenFlags& flags) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   std::atomic<bool> stopping{false};
+  if (kube) kube->stop_when(&stopping);
   std::thread watcher([&] {
     int received = 0;
     sigwait(&stop_signals, &received);

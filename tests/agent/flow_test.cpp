@@ -565,6 +565,55 @@ TEST_F(AgentFlow, RetriesTheClustersFailuresAndReportsAnUnknownKind) {
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
+// SIGTERM while the cluster's answers are being retried (every apply
+// answers 503; the default 300 s of retries): the agent stops retrying and
+// exits 0 at once.
+TEST_F(AgentFlow, SigtermEndsTheClustersRetries) {
+  sindri_test::KubeTestServer cluster;
+  cluster.inject_failures("PATCH", "/api/v1/namespaces/default/configmaps", 503, 1000000);
+  deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+  auto agent = start_agent({"--sink", "kubernetes", "--kubeconfig", cluster.kubeconfig_path(), "--kube-retry-initial",
+                            "0.02", "--kube-retry-max", "0.05"});
+  const auto patches = [&] {
+    const Value requests = cluster.requests();
+    return std::count_if(requests.get_array().begin(), requests.get_array().end(),
+                         [](const Value& request) { return text_of(request, "method") == "PATCH"; });
+  };
+  ASSERT_TRUE(eventually([&] { return patches() >= 3; })) << agent->log();
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
+// SIGTERM while the agent waits for the kinds of a CRD it applied (the
+// cluster serves them an hour later; crd_wait 300 s): the wait ends, the
+// object fails, the agent exits 0 at once.
+TEST_F(AgentFlow, SigtermEndsTheWaitForACrdsKinds) {
+  KubeTestServerOptions slow_crds;
+  slow_crds.crd_discovery_delay = 3600;
+  sindri_test::KubeTestServer cluster(slow_crds);
+  deploy(stack_id_,
+         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n"
+         "spec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Widget, plural: widgets}\n"
+         "  versions: [{name: v1, served: true, storage: true}]\n---\n"
+         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n");
+  auto agent = start_agent({"--sink", "kubernetes", "--kubeconfig", cluster.kubeconfig_path(), "--crd-wait", "300",
+                            "--crd-poll-interval", "0.02"});
+  ASSERT_TRUE(eventually([&] {
+    const Value requests = cluster.requests();
+    // Discovery asked again at least twice after the CRD was applied: waiting.
+    int lookups_after_crd = -1;
+    for (const Value& request : requests.get_array()) {
+      const std::string path = text_of(request, "path");
+      if (text_of(request, "method") == "PATCH" && path.find("customresourcedefinitions") != std::string::npos &&
+          text_of(request, "query").find("dryRun") == std::string::npos) {
+        lookups_after_crd = 0;
+      }
+      if (lookups_after_crd >= 0 && path == "/apis") ++lookups_after_crd;
+    }
+    return lookups_after_crd >= 2;
+  })) << agent->log();
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
 // A cluster that vanishes: the agent goes on and says so on /readyz and in
 // its heartbeat (k8s_reachable false at the broker) at once, though the
 // cluster's operations keep the default 300 s of retries; /healthz stays 200.
