@@ -145,6 +145,8 @@ class Loop {
         [this](const std::string& line) { log(line); });
     SINDRI_CHECK(reconciler_->seed());
     tasks_ = std::make_unique<Tasks>(broker_, run_.hooks, agent_id_, [this](const std::string& line) { log(line); });
+    worker_ =
+        std::make_unique<TaskWorker>(settings_, run_.hooks, agent_id_, [this](const std::string& line) { log(line); });
     return Ok{};
   }
 
@@ -241,6 +243,7 @@ class Loop {
       failing_ = false;
       auto now = Clock::now();
       SINDRI_CHECK(send_events());
+      SINDRI_CHECK(note(worker_->finished()));
       if (!failing_ && now >= next_heartbeat) {
         SINDRI_CHECK(heartbeat());
         if (!failing_) next_heartbeat = now + seconds(settings_.polling_interval);
@@ -261,8 +264,7 @@ class Loop {
       }
       if (!failing_ && active && now >= next_task) {
         SINDRI_CHECK(note(tasks_->diagnostics(stopping_)));
-        if (!failing_) SINDRI_CHECK(note(tasks_->work_order(stopping_)));
-        if (!failing_) SINDRI_CHECK(note(tasks_->webhooks()));
+        if (!failing_) worker_->start_pass();
         if (!failing_) next_task = now + seconds(settings_.task_interval);
       }
       if (failing_) {
@@ -291,6 +293,7 @@ class Loop {
   std::unique_ptr<Reconciler> reconciler_;
   std::deque<PendingEvent> events_;
   std::unique_ptr<Tasks> tasks_;
+  std::unique_ptr<TaskWorker> worker_;  // after what its pass uses: stopped and waited for first
   int64_t refusals_ = 0;
   bool failing_ = false;
   std::string fatal_;  // a refused PAK met while reporting an apply

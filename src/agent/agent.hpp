@@ -5,7 +5,8 @@
 // its health server, read what the sink holds) and then the loop: heartbeat
 // and full target state every polling_interval, deployment health every
 // deployment_health_interval, diagnostics, work orders and agent-delivered
-// webhooks every task_interval; all but the heartbeat only while the agent
+// webhooks every task_interval (the last two on a worker thread, so that a
+// long Job holds up nothing else); all but the heartbeat only while the agent
 // is ACTIVE. A broker that is down or answers 5xx is retried with backoff;
 // a PAK refused auth_failure_limit times in a row ends the run with exit 1.
 

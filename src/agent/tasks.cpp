@@ -107,4 +107,26 @@ std::optional<BrokerError> Tasks::webhooks() {
   return std::nullopt;
 }
 
+TaskWorker::TaskWorker(const AgentSettings& settings, const SinkHooks& hooks, std::string agent_id,
+                       std::function<void(const std::string&)> log)
+    : broker_(settings), tasks_(broker_, hooks, std::move(agent_id), std::move(log)) {}
+
+TaskWorker::~TaskWorker() {
+  stopping_ = true;
+  if (pass_.valid()) pass_.wait();
+}
+
+void TaskWorker::start_pass() {
+  if (pass_.valid()) return;
+  pass_ = std::async(std::launch::async, [this]() -> std::optional<BrokerError> {
+    if (auto error = tasks_.work_order(stopping_)) return error;
+    return tasks_.webhooks();
+  });
+}
+
+std::optional<BrokerError> TaskWorker::finished() {
+  if (!pass_.valid() || pass_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+  return pass_.get();
+}
+
 }  // namespace sindri::agent

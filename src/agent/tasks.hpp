@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,6 +37,32 @@ class Tasks {
   std::string agent_id_;
   std::function<void(const std::string&)> log_;
   std::set<std::string, std::less<>> missing_;
+};
+
+// Work orders and the webhook deliveries handed to the agent, off the
+// agent's loop: a work order's Job may run for an hour and a receiver may
+// take its whole timeout, while heartbeats and polls go on. One pass (a
+// work order, then the pending deliveries) at a time, on its own broker
+// connection.
+class TaskWorker {
+ public:
+  TaskWorker(const AgentSettings& settings, const SinkHooks& hooks, std::string agent_id,
+             std::function<void(const std::string&)> log);
+  // Tells a running pass to stop (run_work_order honours it) and waits for it.
+  ~TaskWorker();
+  TaskWorker(const TaskWorker&) = delete;
+  TaskWorker& operator=(const TaskWorker&) = delete;
+
+  // Starts a pass unless one is running.
+  void start_pass();
+  // The broker error of a pass that finished since the last call, if any.
+  std::optional<BrokerError> finished();
+
+ private:
+  BrokerApi broker_;
+  Tasks tasks_;
+  std::atomic<bool> stopping_{false};
+  std::future<std::optional<BrokerError>> pass_;
 };
 
 }  // namespace sindri::agent

@@ -239,5 +239,40 @@ TEST_F(AgentLoop, AStackHalfAppliedBeforeARestartIsAppliedAgain) {
   EXPECT_EQ(text_of(*events.json.at(0), "status"), "SUCCESS");
 }
 
+// A work order that runs long (its Job takes an hour) holds up neither the
+// polls nor the applies; stopping the agent stops the work order and waits
+// for it.
+TEST_F(AgentLoop, ALongWorkOrderHoldsUpNothingAndStopsWithTheAgent) {
+  Reply order =
+      call(*admin_, "POST", "/api/v1/work-orders",
+           R"({"work_type":"build","yaml_content":"a: 1\n","targeting":{"agent_ids":[")" + agent_id_ + R"("]}})");
+  ASSERT_EQ(order.status, 201) << order.body;
+  std::atomic<bool> running{false}, told_to_stop{false};
+  run_.hooks.run_work_order = [&](const Value&, const std::atomic<bool>& stop) {
+    running = true;
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    told_to_stop = true;
+    return TaskOutcome{false, "stopped", true};
+  };
+  std::atomic<bool> stopping{false};
+  int code = -1;
+  std::thread agent([&] { code = run_agent(run_, stopping); });
+  const bool started = eventually([&] { return running.load(); });
+  const std::string object_id = deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+  const bool applied = eventually([&] {
+    Reply events = call(*admin_, "GET", "/api/v1/agents/" + agent_id_ + "/events");
+    return events.json.is_array() && events.json.size() == 1;
+  });
+  const bool still_running = running && !told_to_stop;
+  stopping = true;
+  agent.join();
+  ASSERT_TRUE(started) << log();
+  EXPECT_TRUE(applied) << log();
+  EXPECT_TRUE(still_running);
+  EXPECT_TRUE(told_to_stop);
+  EXPECT_EQ(code, 0) << log();
+  EXPECT_NE(log().find("work order " + text_of(order.json, "id") + " failed: stopped"), std::string::npos) << log();
+}
+
 }  // namespace
 }  // namespace sindri_test
