@@ -9,6 +9,7 @@
 #include "agent/health_server.hpp"
 #include "agent/reconciler.hpp"
 #include "agent/tasks.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 namespace {
@@ -28,11 +29,6 @@ bool wait_until(Clock::time_point deadline, const std::atomic<bool>& stopping) {
     std::this_thread::sleep_for(std::min<Clock::duration>(deadline - now, kSlice));
   }
   return false;
-}
-
-std::string text_field(const Value& object, std::string_view key) {
-  const Value* value = object.find(key);
-  return value && value->is_string() ? std::string(value->get_string()) : std::string();
 }
 
 struct PendingEvent {
@@ -106,8 +102,8 @@ class Loop {
                           [&] { return broker_.find_agent(settings_.agent_name, settings_.cluster_name); },
                           "the broker knows no agent " + settings_.agent_name + " in cluster " +
                               settings_.cluster_name + " (register it with `sindri agent create`)"));
-    agent_id_ = text_field(agent, "id");
-    status_ = text_field(agent, "status");
+    agent_id_ = string_member(agent, "id");
+    status_ = string_member(agent, "status");
     if (agent_id_.empty()) return make_error("the broker's agent record has no id");
     log("agent " + settings_.agent_name + " (cluster " + settings_.cluster_name + ") is " + agent_id_ + ", status " +
         status_);
@@ -213,7 +209,7 @@ class Loop {
     health_->metrics().heartbeat_sent();
     auto agent = broker_.agent(agent_id_);
     if (!agent.ok()) return note(agent.error());
-    const std::string status = text_field(*agent, "status");
+    const std::string status(string_member(*agent, "status"));
     if (status != status_) log("agent status " + status_ + " -> " + status);
     status_ = status;
     return Ok{};

@@ -1,18 +1,11 @@
 #include "agent/health_server.hpp"
 
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::agent {
 namespace {
-
-std::string now_rfc3339() {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
-  return broker::rfc3339::format_micros(micros);
-}
 
 http::Response text(int status, std::string body) {
   http::Response response;
@@ -39,7 +32,7 @@ Status HealthState::check_sink() {
 void HealthState::heartbeat_succeeded() {
   broker_connected_ = true;
   std::lock_guard lock(mutex_);
-  last_heartbeat_ = now_rfc3339();
+  last_heartbeat_ = rfc3339::now();
 }
 
 void HealthState::broker_failed() { broker_connected_ = false; }
@@ -107,7 +100,7 @@ http::Response HealthServer::handle(const http::Request& request) {
                                 {"last_heartbeat", last.empty() ? Value() : Value(last)}})},
         {"uptime_seconds", Value(static_cast<int64_t>(state_.uptime_seconds()))},
         {"version", Value(version_)},
-        {"timestamp", Value(now_rfc3339())},
+        {"timestamp", Value(rfc3339::now())},
     });
     http::Response response;
     response.status = healthy ? 200 : 503;

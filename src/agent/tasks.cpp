@@ -3,27 +3,20 @@
 #include <chrono>
 
 #include "agent/webhook_sender.hpp"
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 namespace {
 
-std::string text_field(const Value& object, std::string_view key) {
-  const Value* value = object.find(key);
-  return value && value->is_string() ? std::string(value->get_string()) : std::string();
-}
-
 // The body of POST /diagnostics/{id}/result when nothing could be collected.
 Value diagnostic_error(const std::string& message) {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
   return make_object({{"pod_statuses", Value("[]")},
                       {"events", Value(to_json(Value(Array{make_object({{"error", Value(message)}})})))},
                       {"log_tails", Value()},
-                      {"collected_at", Value(broker::rfc3339::format_micros(micros))}});
+                      {"collected_at", Value(rfc3339::now())}});
 }
 
 }  // namespace
@@ -53,7 +46,7 @@ std::optional<BrokerError> Tasks::diagnostics(const std::atomic<bool>& stopping)
   if (!pending->is_array()) return std::nullopt;
   for (const Value& request : pending->get_array()) {
     if (stopping) break;
-    const std::string id = text_field(request, "id");
+    const std::string id(string_member(request, "id"));
     auto claimed = broker_.claim_diagnostic(id);
     if (!claimed.ok()) {
       log_("diagnostic " + id + ": " + claimed.error().message);
@@ -61,10 +54,11 @@ std::optional<BrokerError> Tasks::diagnostics(const std::atomic<bool>& stopping)
     }
     // A claimed request always gets a result: without its object, the
     // error form Brokkr's agent posts when it cannot collect.
-    auto object = broker_.deployment_object(text_field(request, "deployment_object_id"));
+    auto object = broker_.deployment_object(string_member(request, "deployment_object_id"));
     if (!object.ok()) log_("diagnostic " + id + ": " + object.error().message);
     auto sent = broker_.diagnostic_result(
-        id, object.ok() ? hooks_.collect_diagnostics(text_field(*object, "id"), text_field(*object, "yaml_content"))
+        id, object.ok() ? hooks_.collect_diagnostics(std::string(string_member(*object, "id")),
+                                                     std::string(string_member(*object, "yaml_content")))
                         : diagnostic_error("the deployment object: " + object.error().message));
     if (!sent.ok()) log_("diagnostic " + id + ": " + sent.error().message);
   }
@@ -79,7 +73,7 @@ std::optional<BrokerError> Tasks::work_order(const std::atomic<bool>& stopping) 
     return std::move(pending).error();
   }
   if (!pending->is_array() || pending->size() == 0) return std::nullopt;
-  const std::string id = text_field(*pending->at(0), "id");
+  const std::string id(string_member(*pending->at(0), "id"));
   auto claimed = broker_.claim_work_order(id, agent_id_);
   if (!claimed.ok()) {
     log_("work order " + id + ": " + claimed.error().message);
@@ -100,7 +94,7 @@ std::optional<BrokerError> Tasks::webhooks() {
   }
   if (!pending->is_array()) return std::nullopt;
   for (const Value& delivery : pending->get_array()) {
-    const std::string id = text_field(delivery, "id");
+    const std::string id(string_member(delivery, "id"));
     auto recorded = broker_.webhook_result(id, send_agent_webhook(delivery));
     if (!recorded.ok()) log_("webhook delivery " + id + ": " + recorded.error().message);
   }

@@ -4,14 +4,10 @@
 
 #include "http/client.hpp"
 #include "value/object_literal.hpp"
+#include "value/members.hpp"
 
 namespace sindri::agent {
 namespace {
-
-std::string text_field(const Value& object, std::string_view key) {
-  const Value* value = object.find(key);
-  return value && value->is_string() ? std::string(value->get_string()) : std::string();
-}
 
 Value failure(std::string error, int64_t duration_ms) {
   return make_object(
@@ -21,7 +17,7 @@ Value failure(std::string error, int64_t duration_ms) {
 }  // namespace
 
 Value send_agent_webhook(const Value& delivery) {
-  const std::string url = text_field(delivery, "url");
+  const std::string url(string_member(delivery, "url"));
   // The client takes the scheme and authority; the rest is the request's path.
   const size_t authority = url.find("://");
   if (authority == std::string::npos || (!url.starts_with("http://") && !url.starts_with("https://"))) {
@@ -35,13 +31,13 @@ Value send_agent_webhook(const Value& delivery) {
   http::Client client(base);
   const Value* timeout = delivery.find("timeout_seconds");
   client.set_timeout_ms(timeout && timeout->is_int() && timeout->get_int() > 0 ? timeout->get_int() * 1000 : 30000);
-  std::vector<http::Header> headers = {{"X-Brokkr-Event-Type", text_field(delivery, "event_type")},
-                                       {"X-Brokkr-Delivery-Id", text_field(delivery, "id")}};
+  std::vector<http::Header> headers = {{"X-Brokkr-Event-Type", std::string(string_member(delivery, "event_type"))},
+                                       {"X-Brokkr-Delivery-Id", std::string(string_member(delivery, "id"))}};
   client.set_headers(std::move(headers));
-  if (const std::string auth = text_field(delivery, "auth_header"); !auth.empty()) client.set_authorization(auth);
+  if (const std::string auth(string_member(delivery, "auth_header")); !auth.empty()) client.set_authorization(auth);
 
   const auto started = std::chrono::steady_clock::now();
-  auto response = client.request("POST", path, text_field(delivery, "payload"), "application/json");
+  auto response = client.request("POST", path, string_member(delivery, "payload"), "application/json");
   const int64_t duration_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   // The transport's words name the URL, which may hold a token: say only what kind of failure.

@@ -23,7 +23,7 @@
 #include "agent/dir_sink.hpp"
 #include "agent/kube_wiring.hpp"
 #include "agent/settings.hpp"
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "cli/errors.hpp"
 
 namespace sindri::cli {
@@ -31,11 +31,9 @@ namespace {
 
 void log_line(const std::string& line) {
   static std::mutex mutex;
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
+  const std::string now = rfc3339::now();
   std::lock_guard lock(mutex);
-  std::cerr << broker::rfc3339::format_micros(micros) << " agent: " << line << std::endl;
+  std::cerr << now << " agent: " << line << std::endl;
 }
 
 // The directory sink's cluster check: the directory can be made.

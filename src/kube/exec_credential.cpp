@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "value/json.hpp"
 #include "value/value.hpp"
 
@@ -153,7 +153,7 @@ Result<ExecCredential> parse_exec_credential(std::string_view json, std::string_
     return make_error("its ExecCredential needs both status.clientCertificateData and status.clientKeyData");
   }
   if (!expiry.empty()) {
-    const auto micros = broker::rfc3339::parse_micros(expiry);
+    const auto micros = rfc3339::parse_micros(expiry);
     if (!micros) return make_error("its ExecCredential's expirationTimestamp " + expiry + " is not RFC 3339");
     out.expires_micros = *micros;
   }

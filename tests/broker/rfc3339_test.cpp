@@ -1,12 +1,12 @@
 // Client timestamps read into the broker's fixed-width UTC form.
 
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 
 #include <gtest/gtest.h>
 
 #include "broker/ids.hpp"
 
-namespace sindri::broker::rfc3339 {
+namespace sindri::rfc3339 {
 namespace {
 
 TEST(Rfc3339, NormalisesOffsetsAndFractionsToTheFixedWidthForm) {
@@ -31,7 +31,7 @@ TEST(Rfc3339, RefusesWhatIsNoTimestamp) {
 }
 
 TEST(Rfc3339, ReadsBackWhatNowTimestampWrites) {
-  const std::string now = now_timestamp();
+  const std::string now = broker::now_timestamp();
   EXPECT_EQ(normalized(now), now);
   const std::optional<int64_t> micros = parse_micros(now);
   ASSERT_TRUE(micros.has_value());
@@ -45,4 +45,4 @@ TEST(Rfc3339, AgesAreWholeSecondsAndNeverNegative) {
 }
 
 }  // namespace
-}  // namespace sindri::broker::rfc3339
+}  // namespace sindri::rfc3339

@@ -2,8 +2,8 @@
 
 #include "agent/workloads/pod_attribution.hpp"
 #include "agent/workloads/pod_health.hpp"
-#include "agent/workloads/utc_now.hpp"
 #include "value/object_literal.hpp"
+#include "value/rfc3339.hpp"
 
 namespace sindri::agent {
 
@@ -11,7 +11,7 @@ namespace {
 
 Value health_entry(std::string_view id, const PodHealth& health) {
   return make_object(
-      {{"id", id}, {"status", health.status}, {"summary", health.summary}, {"checked_at", utc_now_rfc3339()}});
+      {{"id", id}, {"status", health.status}, {"summary", health.summary}, {"checked_at", rfc3339::now()}});
 }
 
 }  // namespace

@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "agent/workloads/pod_attribution.hpp"
-#include "agent/workloads/utc_now.hpp"
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
 #include "value/pointer.hpp"
@@ -118,7 +117,7 @@ int64_t last_seen_micros(const Value& event) {
   for (std::string_view pointer : {"/lastTimestamp", "/eventTime", "/firstTimestamp"}) {
     const Value* time = follow_pointer(event, pointer);
     if (!time || !time->is_string()) continue;
-    if (std::optional<int64_t> micros = broker::rfc3339::parse_micros(time->get_string())) return *micros;
+    if (std::optional<int64_t> micros = rfc3339::parse_micros(time->get_string())) return *micros;
   }
   return INT64_MIN;
 }
@@ -155,7 +154,7 @@ Value error_form(const std::string& message) {
   return make_object({{"pod_statuses", "[]"},
                       {"events", to_json(Value(Array{make_object({{"error", message}})}))},
                       {"log_tails", Value()},
-                      {"collected_at", utc_now_rfc3339()}});
+                      {"collected_at", rfc3339::now()}});
 }
 
 }  // namespace
@@ -179,7 +178,7 @@ Value collect_diagnostics(kube::Client& client, std::string_view deployment_obje
   return make_object({{"pod_statuses", to_json(Value(std::move(pod_statuses)))},
                       {"events", to_json(Value(std::move(events)))},
                       {"log_tails", to_json(log_tails)},
-                      {"collected_at", utc_now_rfc3339()}});
+                      {"collected_at", rfc3339::now()}});
 }
 
 }  // namespace sindri::agent

@@ -6,7 +6,7 @@
 #include "broker/db/agents.hpp"
 #include "broker/db/deployment_objects.hpp"
 #include "broker/db/diagnostics.hpp"
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {

@@ -5,7 +5,7 @@
 #include "broker/api/routes.hpp"
 #include "broker/db/fleet.hpp"
 #include "broker/ids.hpp"
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 
 namespace sindri::broker {
 namespace {

@@ -11,7 +11,7 @@
 #include "broker/db/events.hpp"
 #include "broker/db/health.hpp"
 #include "broker/db/stacks.hpp"
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
 #include "value/pointer.hpp"

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "broker/api_error.hpp"
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "http/server.hpp"
 
 namespace sindri::broker {

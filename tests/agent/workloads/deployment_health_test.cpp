@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "test_cluster.hpp"
 
 namespace sindri::agent {
@@ -50,7 +50,7 @@ TEST_F(DeploymentHealth, FindsPodsByTheLabelInEveryNamespace) {
   EXPECT_EQ(to_json(*report.find("summary")),
             R"({"conditions":["ImagePullBackOff"],"pods_ready":1,"pods_total":2,"resources":[{"kind":"Pod",)"
             R"("message":"no such image","name":"b","namespace":"default","ready":false}]})");
-  EXPECT_TRUE(broker::rfc3339::parse_micros(report.find("checked_at")->get_string()).has_value());
+  EXPECT_TRUE(rfc3339::parse_micros(report.find("checked_at")->get_string()).has_value());
   EXPECT_EQ(requests_to("GET", "/api/v1/pods"), 1u);
 }
 

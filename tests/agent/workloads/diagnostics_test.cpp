@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "broker/rfc3339.hpp"
+#include "value/rfc3339.hpp"
 #include "test_cluster.hpp"
 
 namespace sindri::agent {
@@ -82,7 +82,7 @@ TEST_F(Diagnostics, CollectsPodsEventsAndLogTailsOfTheDeploymentObject) {
 
   const Value result = collect_diagnostics(client(), kId, kDeploymentObjectYaml, "apps");
 
-  EXPECT_TRUE(broker::rfc3339::parse_micros(result.find("collected_at")->get_string()).has_value());
+  EXPECT_TRUE(rfc3339::parse_micros(result.find("collected_at")->get_string()).has_value());
   const Value pods = decoded(result, "pod_statuses");
   EXPECT_EQ(to_json(pods),
             R"([{"conditions":[{"condition_type":"Ready","message":"containers with unready status: [app]",)"
@@ -163,7 +163,7 @@ TEST_F(Diagnostics, PodsThatCannotBeListedGiveBrokkrsErrorForm) {
   ASSERT_EQ(events.size(), 1u);
   const std::string_view error = events.at(0)->find("error")->get_string();
   EXPECT_NE(error.find("injected failure"), std::string_view::npos) << error;
-  EXPECT_TRUE(broker::rfc3339::parse_micros(result.find("collected_at")->get_string()).has_value());
+  EXPECT_TRUE(rfc3339::parse_micros(result.find("collected_at")->get_string()).has_value());
 }
 
 TEST_F(Diagnostics, EventsThatCannotBeListedGiveTheErrorFormToo) {

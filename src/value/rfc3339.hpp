@@ -4,13 +4,14 @@
 // the fixed-width UTC form of now_timestamp() (ids.hpp), so that stored
 // timestamps compare as text; and ages of stored timestamps.
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace sindri::broker::rfc3339 {
+namespace sindri::rfc3339 {
 
 namespace detail {
 
@@ -144,4 +145,10 @@ inline std::optional<int64_t> age_seconds(std::string_view earlier, std::string_
   return *to > *from ? (*to - *from) / 1'000'000 : 0;
 }
 
-}  // namespace sindri::broker::rfc3339
+// Now, in the form format_micros writes.
+inline std::string now() {
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return format_micros(std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count());
+}
+
+}  // namespace sindri::rfc3339
