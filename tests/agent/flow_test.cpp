@@ -640,7 +640,8 @@ TEST_F(AgentFlow, AClusterThatVanishes) {
   cluster.reset();
   ASSERT_TRUE(eventually([&] { return call(health, "GET", "/readyz").status == 503; })) << agent->log();
   ASSERT_TRUE(eventually([&] {
-    const Value* reachable = call(*admin_, "GET", "/api/v1/agents/" + agent_id_).json.find("k8s_reachable");
+    const Reply agent_record = call(*admin_, "GET", "/api/v1/agents/" + agent_id_);
+    const Value* reachable = agent_record.json.find("k8s_reachable");
     return reachable && reachable->is_bool() && !reachable->get_bool();
   })) << agent->log();
   EXPECT_EQ(call(health, "GET", "/healthz").status, 200);
