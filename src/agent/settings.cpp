@@ -3,10 +3,10 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "agent/toml_config.hpp"
 #include "value/file_text.hpp"
+#include "value/setting_text.hpp"
 #include "value/yaml/yaml.hpp"
 
 namespace sindri::agent {
@@ -213,38 +213,6 @@ const std::array kSettings = {
 constexpr std::array kIgnoredBrokkrKeys = {std::string_view("ws_force_rest"), std::string_view("ws_url"),
                                            std::string_view("kube_event_uid_cache_cap")};
 
-std::string duration_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
-}
-
-Result<std::vector<std::string>> list_items(const Value& value, const std::string& where) {
-  std::vector<std::string> items;
-  auto add = [&](std::string_view text) {
-    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-    while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-    if (!text.empty()) items.emplace_back(text);
-  };
-  if (value.is_string()) {
-    std::string_view rest = value.get_string();
-    for (size_t comma; (comma = rest.find(',')) != std::string_view::npos; rest.remove_prefix(comma + 1)) {
-      add(rest.substr(0, comma));
-    }
-    add(rest);
-    return items;
-  }
-  if (!value.is_array()) return make_error(where + ": expected a list of strings, got " + value.kind_name());
-  for (size_t i = 0; i < value.size(); ++i) {
-    const Value& item = *value.at(i);
-    if (!item.is_string()) {
-      return make_error(where + "[" + std::to_string(i) + "]: expected a string, got " + item.kind_name());
-    }
-    add(item.get_string());
-  }
-  return items;
-}
-
 Status apply_value(AgentSettings& settings, const AgentSetting& setting, const Value& value, const std::string& where) {
   return std::visit(
       [&](const auto& field) -> Status {
@@ -265,7 +233,7 @@ Status apply_value(AgentSettings& settings, const AgentSetting& setting, const V
           if (!value.is_bool()) return make_error(where + ": expected true or false, got " + value.kind_name());
           settings.*field = value.get_bool();
         } else if constexpr (std::is_same_v<Field, std::vector<std::string> AgentSettings::*>) {
-          SINDRI_TRY(items, list_items(value, where));
+          SINDRI_TRY(items, string_list(value, where));
           settings.*field = std::move(items);
         } else {
           return make_error(where + ": names the configuration file, which sets nothing itself");
@@ -321,11 +289,7 @@ Status apply_text(AgentSettings& settings, const AgentSetting& setting, std::str
                   const std::string& where) {
   const std::string quoted = "\"" + std::string(text) + "\"";
   if (setting.is_integer()) {
-    int64_t number = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error != std::errc() || end != text.data() + text.size()) {
-      return make_error(where + ": expected an integer, got " + quoted);
-    }
+    SINDRI_TRY(number, integer_from_text(text, where));
     return apply_value(settings, setting, Value(number), where);
   }
   if (setting.is_duration()) {

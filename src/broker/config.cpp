@@ -3,9 +3,9 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "value/file_text.hpp"
+#include "value/setting_text.hpp"
 #include "value/yaml/yaml.hpp"
 
 namespace sindri::broker {
@@ -224,15 +224,6 @@ const char* log_level_name(LogLevel level) {
   return "";
 }
 
-Result<int64_t> parse_integer(std::string_view text, std::string_view setting) {
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) {
-    return make_error(std::string(setting) + ": expected an integer, got \"" + std::string(text) + "\"");
-  }
-  return value;
-}
-
 Result<double> parse_seconds(std::string_view text, std::string_view setting) {
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -243,41 +234,8 @@ Result<double> parse_seconds(std::string_view text, std::string_view setting) {
   return value;
 }
 
-std::string duration_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
-}
-
 std::string number_text(const Value& value) {
   return value.is_int() ? std::to_string(value.get_int()) : duration_text(value.as_double());
-}
-
-// A sequence of strings, or one string of comma-separated items.
-Result<std::vector<std::string>> list_items(const Value& value, const std::string& where) {
-  std::vector<std::string> items;
-  auto add = [&](std::string_view text) {
-    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-    while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-    if (!text.empty()) items.emplace_back(text);
-  };
-  if (value.is_string()) {
-    std::string_view rest = value.get_string();
-    for (size_t comma; (comma = rest.find(',')) != std::string_view::npos; rest.remove_prefix(comma + 1)) {
-      add(rest.substr(0, comma));
-    }
-    add(rest);
-    return items;
-  }
-  if (!value.is_array()) return make_error(where + ": expected a list of strings, got " + value.kind_name());
-  for (size_t i = 0; i < value.get_array().size(); ++i) {
-    const Value& item = value.get_array()[i];
-    if (!item.is_string()) {
-      return make_error(where + "[" + std::to_string(i) + "]: expected a string, got " + item.kind_name());
-    }
-    add(item.get_string());
-  }
-  return items;
 }
 
 const Setting* find_by_key(std::string_view key) {
@@ -360,7 +318,7 @@ Status apply_setting(BrokerConfig& config, const Setting& setting, const Value& 
           }
           config.*field = value.as_double();
         } else if constexpr (std::is_same_v<Field, std::vector<std::string> BrokerConfig::*>) {
-          SINDRI_TRY(items, list_items(value, where));
+          SINDRI_TRY(items, string_list(value, where));
           config.*field = std::move(items);
         } else if constexpr (std::is_same_v<Field, LogLevel BrokerConfig::*>) {
           if (auto status = expect_string(); !status.ok()) return status;
@@ -395,7 +353,7 @@ Status apply_environment(BrokerConfig& config, const std::function<const char*(c
     if (!text) continue;
     Value value(text);
     if (setting.is_integer()) {
-      SINDRI_TRY(number, parse_integer(text, variable));
+      SINDRI_TRY(number, integer_from_text(text, variable));
       value = Value(number);
     } else if (setting.is_duration()) {
       SINDRI_TRY(seconds, parse_seconds(text, variable));
@@ -490,7 +448,7 @@ Result<ListenAddress> parse_listen_address(const std::string& text) {
   }
   std::string host = text.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  auto port = parse_integer(std::string_view(text).substr(colon + 1), "listen port");
+  auto port = integer_from_text(std::string_view(text).substr(colon + 1), "listen port");
   if (!port.ok() || *port < 0 || *port > 65535) {
     return make_error("listen address must end in a port from 0 to 65535, got \"" + text + "\"");
   }
