@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "kube/client.hpp"
+#include "kube/quick_client.hpp"
 #include "kube/server/kube_test_server.hpp"
 #include "value/json.hpp"
 
@@ -18,24 +19,11 @@ using sindri::Value;
 using sindri::agent::DeploymentObject;
 using sindri::agent::KubeSink;
 using sindri::agent::KubeSinkOptions;
+using sindri_test::config_of;
 using sindri_test::KubeTestServer;
+using sindri_test::quick_retries;
 
 constexpr const char* kAgent = "agent-1";
-
-sindri::kube::RetryPolicy quick_retries() {
-  sindri::kube::RetryPolicy policy;
-  policy.initial_delay = 0.001;
-  policy.max_delay = 0.004;
-  policy.give_up_after = 2;
-  policy.request_timeout = 10;
-  return policy;
-}
-
-sindri::kube::ClusterConfig config_of(const KubeTestServer& server) {
-  sindri::kube::KubeconfigOptions options;
-  options.path = server.kubeconfig_path();
-  return sindri::kube::load_kubeconfig(options).value();
-}
 
 Value json(std::string_view text) { return sindri::parse_json(text).value(); }
 
@@ -103,7 +91,7 @@ class KubeSinkTest : public ::testing::Test {
   }
   void SetUp() override {
     server_->reset();
-    client_ = std::make_unique<sindri::kube::Client>(config_of(*server_), quick_retries());
+    client_ = std::make_unique<sindri::kube::Client>(config_of(server_->kubeconfig_path()), quick_retries());
   }
   KubeSink sink(std::string watch_namespace = "") {
     return KubeSink(*client_, KubeSinkOptions{kAgent, std::move(watch_namespace), 1, 0.01});
@@ -435,7 +423,7 @@ TEST_F(KubeSinkTest, AGroupVersionThatFailsDiscoveryOnceIsAskedAgain) {
                                 "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n"
                                 "    spec:\n      containers: [{name: web, image: nginx}]\n"))
                   .success);
-  client_ = std::make_unique<sindri::kube::Client>(config_of(*server_), quick_retries());  // discovery not cached
+  client_ = std::make_unique<sindri::kube::Client>(config_of(server_->kubeconfig_path()), quick_retries());  // discovery not cached
   server_->inject_failures("GET", "/apis/apps/v1", 503, 1);
   KubeSink restarted = sink();
   auto owned = restarted.owned();
@@ -446,7 +434,7 @@ TEST_F(KubeSinkTest, AGroupVersionThatFailsDiscoveryOnceIsAskedAgain) {
 
 TEST(KubeSinkTerminating, AnObjectForANamespaceBeingDeletedFails) {
   KubeTestServer server(KubeTestServer::Options{true, "test-token", 0, 30});
-  sindri::kube::Client client(config_of(server), quick_retries());
+  sindri::kube::Client client(config_of(server.kubeconfig_path()), quick_retries());
   KubeSink kube(client, KubeSinkOptions{kAgent, "", 1, 0.01});
   ASSERT_TRUE(kube.apply(object("do-1", "stack-1", "sum-1", "apiVersion: v1\nkind: Namespace\nmetadata: {name: old}\n"))
                   .success);
@@ -474,7 +462,7 @@ spec: {size: 3}
 
 TEST(KubeSinkCrd, WaitsForTheKindsOfACrdItApplied) {
   KubeTestServer server(KubeTestServer::Options{true, "test-token", 0.3, 0});
-  sindri::kube::Client client(config_of(server), quick_retries());
+  sindri::kube::Client client(config_of(server.kubeconfig_path()), quick_retries());
   KubeSink kube(client, KubeSinkOptions{kAgent, "", 10, 0.02});
   auto outcome = kube.apply(object("do-1", "stack-1", "sum-1", kWidgetCrd));
   ASSERT_TRUE(outcome.success) << outcome.message;
@@ -485,7 +473,7 @@ TEST(KubeSinkCrd, WaitsForTheKindsOfACrdItApplied) {
 
 TEST(KubeSinkCrd, AStoppingAgentDoesNotWaitForACrdsKinds) {
   KubeTestServer server(KubeTestServer::Options{true, "test-token", 30, 0});
-  sindri::kube::Client client(config_of(server), quick_retries());
+  sindri::kube::Client client(config_of(server.kubeconfig_path()), quick_retries());
   const std::atomic<bool> stopping = true;
   KubeSink kube(client, KubeSinkOptions{kAgent, "", 2, 0.01, &stopping});
   auto outcome = kube.apply(object("do-1", "stack-1", "sum-1", kWidgetCrd));
@@ -496,7 +484,7 @@ TEST(KubeSinkCrd, AStoppingAgentDoesNotWaitForACrdsKinds) {
 
 TEST(KubeSinkCrd, GivesUpOnACrdsKindsAfterItsWait) {
   KubeTestServer server(KubeTestServer::Options{true, "test-token", 30, 0});
-  sindri::kube::Client client(config_of(server), quick_retries());
+  sindri::kube::Client client(config_of(server.kubeconfig_path()), quick_retries());
   KubeSink kube(client, KubeSinkOptions{kAgent, "", 0.05, 0.01});
   auto outcome = kube.apply(object("do-1", "stack-1", "sum-1", kWidgetCrd));
   ASSERT_FALSE(outcome.success);

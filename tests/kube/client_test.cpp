@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "kube/quick_client.hpp"
 #include "kube/server/kube_test_server.hpp"
 #include "value/json.hpp"
 
@@ -19,25 +20,9 @@ namespace {
 using sindri::Value;
 using sindri::kube::Client;
 using sindri::kube::ClusterConfig;
+using sindri_test::config_of;
 using sindri_test::KubeTestServer;
-
-// Milliseconds, so that retries cost nothing.
-sindri::kube::RetryPolicy quick_retries() {
-  sindri::kube::RetryPolicy policy;
-  policy.initial_delay = 0.001;
-  policy.max_delay = 0.004;
-  policy.give_up_after = 2;
-  policy.request_timeout = 10;
-  return policy;
-}
-
-ClusterConfig config_of(const std::string& kubeconfig) {
-  sindri::kube::KubeconfigOptions options;
-  options.path = kubeconfig;
-  auto config = sindri::kube::load_kubeconfig(options);
-  if (!config.ok()) throw std::runtime_error(config.error().message);
-  return std::move(config).value();
-}
+using sindri_test::quick_retries;
 
 Value json(std::string_view text) { return sindri::parse_json(text).value(); }
 
