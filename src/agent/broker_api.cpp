@@ -66,7 +66,11 @@ BrokerResult<Value> BrokerApi::call(std::string_view method, std::string_view pa
   return std::move(parsed).value();
 }
 
-BrokerResult<Ok> BrokerApi::ready() { return nothing(call("GET", "/readyz")); }
+// Only the status counts: Sindri's broker answers JSON, Brokkr's the text "Ready".
+BrokerResult<Ok> BrokerApi::ready() {
+  SINDRI_TRY(answer, exchange("GET", "/readyz", nullptr));
+  return Ok{};
+}
 
 BrokerResult<Value> BrokerApi::verify_pak() { return call("POST", "/auth/pak"); }
 

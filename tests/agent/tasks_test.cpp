@@ -109,6 +109,17 @@ AgentSettings settings_for(const std::string& url) {
   return settings;
 }
 
+TEST(BrokerApi, ReadinessIsTheStatusAloneAsBrokkrsBrokerAnswersIt) {
+  TableBroker brokkr({{"GET /readyz", {200, "Ready"}}});
+  BrokerApi ready_broker(settings_for(brokkr.url()));
+  EXPECT_TRUE(ready_broker.ready().ok());
+  TableBroker starting({{"GET /readyz", {503, "Not Ready"}}});
+  BrokerApi starting_broker(settings_for(starting.url()));
+  auto refused = starting_broker.ready();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().status, 503);
+}
+
 TEST(Tasks, AMissingEndpointIsLoggedOnceAndIsNoError) {
   FixedAnswerBroker broker(404);
   BrokerApi api(settings_for(broker.url()));
