@@ -73,6 +73,9 @@ struct ServerState {
   std::atomic<size_t> open_connections{0};
   std::atomic<size_t> receiving_requests{0};
   std::atomic<size_t> busy_workers{0};
+  struct {
+    std::atomic<uint64_t> connection_limit{0}, unfinished_limit{0}, header_timeout{0}, body_too_slow{0}, tls_handshake{0};
+  } refusals;
   std::atomic<bool> stopping{false};
   std::atomic<Clock::rep> stop_deadline{0};  // set with stopping
   bool grace_ended = false;                   // end_grace was called; under sessions_mutex
@@ -603,6 +606,33 @@ struct Server::Impl : ServerState {
     for (Session* session : sessions) session->close_if_idle_later(true, now);
   }
 
+  // Under lifecycle_mutex.
+  Status bind() {
+    if (lifecycle != Lifecycle::created) return make_error("the server was already started");
+    if (acceptor.is_open()) return make_error("the server is already bound");
+    const std::string address = options.host + ":" + std::to_string(options.port);
+    auto failure = [&](const beast::error_code& ec) {
+      beast::error_code ignored;
+      acceptor.close(ignored);
+      return make_error("cannot listen on " + address + ": " + ec.message());
+    };
+    beast::error_code ec;
+    tcp::resolver resolver(io);
+    const auto endpoints = resolver.resolve(options.host, std::to_string(options.port),
+                                            tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+    if (ec) return failure(ec);
+    if (endpoints.empty()) return failure(asio::error::host_not_found);
+    const tcp::endpoint endpoint = endpoints.begin()->endpoint();
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return failure(ec);
+    bound_port = acceptor.local_endpoint(ec).port();
+    if (ec) return failure(ec);
+    return Ok{};
+  }
+
   // Joins the workers once; a second caller waits for the first.
   void join_workers() {
     std::vector<std::thread> joined;
@@ -630,31 +660,17 @@ Server::Server(ServerOptions options, Handler handler, ErrorRenderer render_erro
 
 Server::~Server() { stop(); }
 
+Status Server::bind() {
+  Impl& impl = *impl_;
+  std::lock_guard lock(impl.lifecycle_mutex);
+  return impl.bind();
+}
+
 Status Server::start() {
   Impl& impl = *impl_;
   std::lock_guard lock(impl.lifecycle_mutex);
   if (impl.lifecycle != Impl::Lifecycle::created) return make_error("the server was already started");
-  const std::string address = impl.options.host + ":" + std::to_string(impl.options.port);
-  auto failure = [&](const beast::error_code& ec) {
-    beast::error_code ignored;
-    impl.acceptor.close(ignored);
-    return make_error("cannot listen on " + address + ": " + ec.message());
-  };
-
-  beast::error_code ec;
-  tcp::resolver resolver(impl.io);
-  const auto endpoints = resolver.resolve(impl.options.host, std::to_string(impl.options.port),
-                                          tcp::resolver::passive | tcp::resolver::numeric_service, ec);
-  if (ec) return failure(ec);
-  if (endpoints.empty()) return failure(asio::error::host_not_found);
-  const tcp::endpoint endpoint = endpoints.begin()->endpoint();
-  impl.acceptor.open(endpoint.protocol(), ec);
-  if (!ec) impl.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) impl.acceptor.bind(endpoint, ec);
-  if (!ec) impl.acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return failure(ec);
-  impl.bound_port = impl.acceptor.local_endpoint(ec).port();
-  if (ec) return failure(ec);
+  if (!impl.acceptor.is_open()) SINDRI_CHECK(impl.bind());
 
   // sendfile has no MSG_NOSIGNAL: a client that goes away mid-answer must
   // not kill the process.
@@ -690,5 +706,14 @@ size_t Server::receiving_requests() const {
 }
 
 size_t Server::busy_workers() const { return impl_->busy_workers.load(std::memory_order_relaxed); }
+
+ConnectionRefusals Server::refused_connections() const {
+  const auto& counts = impl_->refusals;
+  return ConnectionRefusals{counts.connection_limit.load(std::memory_order_relaxed),
+                            counts.unfinished_limit.load(std::memory_order_relaxed),
+                            counts.header_timeout.load(std::memory_order_relaxed),
+                            counts.body_too_slow.load(std::memory_order_relaxed),
+                            counts.tls_handshake.load(std::memory_order_relaxed)};
+}
 
 }  // namespace sindri::http

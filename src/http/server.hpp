@@ -20,6 +20,8 @@
 
 namespace sindri::http {
 
+class TlsServerContext;  // http/tls_server_context.hpp
+
 struct Header {
   std::string name;
   std::string value;
@@ -43,6 +45,10 @@ struct Request {
   const std::string* query_param(std::string_view name) const;
 };
 
+struct Response;
+// Sends a deferred answer: callable from any thread, once.
+using Answer = std::function<void(Response)>;
+
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
@@ -51,6 +57,15 @@ struct Response {
   // requests, never copied (and sent with sendfile when it is in a file).
   std::shared_ptr<const SharedBody> shared_body;
   std::vector<Header> headers;  // extra headers
+
+  // The caller proved who it is (a valid PAK): no cap on connections ever
+  // closes this connection to make room for another.
+  bool authenticated = false;
+  // Set by a handler whose work runs elsewhere (a render pool): the server
+  // calls it at once with the Answer that sends the response, and its
+  // worker thread serves other connections meanwhile. The other fields of
+  // this Response are then ignored.
+  std::function<void(Answer)> later;
 
   std::string_view payload() const { return shared_body ? shared_body->bytes() : std::string_view(body); }
 };
@@ -87,6 +102,37 @@ struct ServerOptions {
   // is not kept, and the connection closes (counted by on_refused). So that
   // a client who may not call anything cannot make the server hold bodies.
   std::function<std::optional<Response>(const Request& head)> refuse_before_body;
+
+  // Connections open at once; 0: no cap. A new connection past it closes
+  // the oldest connection that has not completed an authenticated request
+  // and is between requests or still sending its first; when there is
+  // none, the new connection is closed.
+  size_t max_connections = 10000;
+  // Connections still sending their first request's line and headers; 0: no
+  // cap. A new connection past it closes the oldest of them.
+  size_t max_unfinished_connections = 1000;
+  // A request's line and headers must have arrived this long after its
+  // first byte (after the connection opened, for the first request, TLS
+  // handshake included); 0: no deadline.
+  std::chrono::milliseconds header_timeout{10000};
+  // A request body must keep arriving at this many bytes a second, measured
+  // from its first second on; 0: no minimum.
+  size_t min_body_rate = 1024;
+  // Called for each connection a limit closes or refuses, with the limit's
+  // name (ConnectionRefusals' fields). Called on the server's threads, often
+  // under attack: keep it cheap and rate-limit any logging.
+  std::function<void(std::string_view reason)> on_connection_refused;
+  // HTTPS with this context; null: plain HTTP.
+  std::shared_ptr<TlsServerContext> tls;
+};
+
+// Connections each limit has closed or refused since start.
+struct ConnectionRefusals {
+  uint64_t connection_limit = 0;   // "connection_limit": max_connections
+  uint64_t unfinished_limit = 0;   // "unfinished_limit": max_unfinished_connections
+  uint64_t header_timeout = 0;     // "header_timeout"
+  uint64_t body_too_slow = 0;      // "body_too_slow": min_body_rate
+  uint64_t tls_handshake = 0;      // "tls_handshake": failed, or plain HTTP sent to the TLS port
 };
 
 // Errors the server answers itself, before any handler runs (a malformed
@@ -102,7 +148,11 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Binds and starts the worker threads. Errors name the address.
+  // Binds and listens without accepting yet, so that a program learns that
+  // its address is taken before any other start-up work. Errors name the
+  // address.
+  Status bind();
+  // Binds (unless bind() did) and starts the worker threads.
   Status start();
   uint16_t port() const;
   // Graceful stop: stop accepting, let in-flight requests finish and be
@@ -121,6 +171,7 @@ class Server {
   // Connections with a request begun and not yet read whole.
   size_t receiving_requests() const;
   size_t busy_workers() const;
+  ConnectionRefusals refused_connections() const;
 
  private:
   struct Impl;
