@@ -1,8 +1,11 @@
 #include "broker/config.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <tuple>
 
 #include "value/file_text.hpp"
 #include "value/setting_text.hpp"
@@ -62,7 +65,8 @@ const std::array kSettings = {
             .variable = "SINDRI_BODY_LIMIT",
             .flag = "--body-limit",
             .unit = "bytes",
-            .description = "Largest request body, at least 1024",
+            .description = "Largest request body, 0 or at least 1024 (0: none); bounds the memory one request "
+                           "can take",
             .naming_note = kTopLevel,
             .field = &BrokerConfig::body_limit},
     Setting{.key = "template_targets_interval",
@@ -212,6 +216,113 @@ const std::array kSettings = {
             .description = "The configuration file is reloaded this long after it last changed",
             .field = &BrokerConfig::config_watch_debounce,
             .reloadable = true},
+    Setting{.key = "http.max_connections",
+            .variable = "SINDRI_HTTP_MAX_CONNECTIONS",
+            .flag = "--http-max-connections",
+            .unit = "connections",
+            .description = "Connections open at once (0: no cap), so that a flood of connections cannot use up the "
+                           "broker's file descriptors; past it the oldest connection that never completed an "
+                           "authenticated request is closed, an agent's never",
+            .field = &BrokerConfig::http_max_connections},
+    Setting{.key = "http.max_unfinished_connections",
+            .variable = "SINDRI_HTTP_MAX_UNFINISHED_CONNECTIONS",
+            .flag = "--http-max-unfinished-connections",
+            .unit = "connections",
+            .description = "Connections still sending their first request's headers (0: no cap), so that "
+                           "half-sent requests cannot crowd out real ones; past it the oldest is closed",
+            .field = &BrokerConfig::http_max_unfinished_connections},
+    Setting{.key = "http.header_timeout",
+            .variable = "SINDRI_HTTP_HEADER_TIMEOUT",
+            .flag = "--http-header-timeout",
+            .unit = "seconds",
+            .description = "Time a request's line and headers may take to arrive, TLS handshake included (0: no "
+                           "deadline), so that a trickling client (slowloris) cannot hold a connection",
+            .field = &BrokerConfig::http_header_timeout},
+    Setting{.key = "http.min_body_rate",
+            .variable = "SINDRI_HTTP_MIN_BODY_RATE",
+            .flag = "--http-min-body-rate",
+            .unit = "bytes/s",
+            .description = "Slowest a request body may arrive, measured after its first second (0: no minimum), "
+                           "so that a trickled body cannot hold a connection",
+            .field = &BrokerConfig::http_min_body_rate},
+    Setting{.key = "render.threads",
+            .variable = "SINDRI_RENDER_THREADS",
+            .flag = "--render-threads",
+            .unit = "threads",
+            .description = "Threads that render templates (instantiations and dry runs), apart from the HTTP "
+                           "threads, so that renders never delay health checks or cheap requests; 1 to 256",
+            .field = &BrokerConfig::render_threads},
+    Setting{.key = "render.per_identity_limit",
+            .variable = "SINDRI_RENDER_PER_IDENTITY_LIMIT",
+            .flag = "--render-per-identity-limit",
+            .unit = "renders",
+            .description = "Renders one PAK may have in flight, so that one caller cannot take every render "
+                           "thread; 1 to 1000",
+            .field = &BrokerConfig::render_per_identity_limit,
+            .reloadable = true},
+    Setting{.key = "render.queue_wait",
+            .variable = "SINDRI_RENDER_QUEUE_WAIT",
+            .flag = "--render-queue-wait",
+            .unit = "seconds",
+            .description = "How long a render may wait for a slot before it is answered 429 (its caller's limit) "
+                           "or 503 (every thread busy) with Retry-After; 0: not at all",
+            .field = &BrokerConfig::render_queue_wait,
+            .reloadable = true},
+    Setting{.key = "render.queue_limit",
+            .variable = "SINDRI_RENDER_QUEUE_LIMIT",
+            .flag = "--render-queue-limit",
+            .unit = "renders",
+            .description = "Renders waiting for a slot, of all callers; past it a render is answered 503 at once, "
+                           "so that waiting requests cannot pile up; 1 to 100000",
+            .field = &BrokerConfig::render_queue_limit,
+            .reloadable = true},
+    Setting{.key = "render.max_steps",
+            .variable = "SINDRI_RENDER_MAX_STEPS",
+            .flag = "--render-max-steps",
+            .unit = "steps",
+            .description = "Evaluation steps one render may take (0: none), so that a looping template ends with "
+                           "an error",
+            .field = &BrokerConfig::render_max_steps,
+            .reloadable = true},
+    Setting{.key = "render.max_duration",
+            .variable = "SINDRI_RENDER_MAX_DURATION",
+            .flag = "--render-max-duration",
+            .unit = "seconds",
+            .description = "Time one render may take (0: none), so that one template cannot hold a render thread",
+            .field = &BrokerConfig::render_max_duration,
+            .reloadable = true},
+    Setting{.key = "render.max_output_bytes",
+            .variable = "SINDRI_RENDER_MAX_OUTPUT_BYTES",
+            .flag = "--render-max-output-bytes",
+            .unit = "bytes",
+            .description = "Largest text one render may produce (0: none), so that one template cannot fill the "
+                           "broker's memory or the database",
+            .field = &BrokerConfig::render_max_output_bytes,
+            .reloadable = true},
+    Setting{.key = "tls.cert_file",
+            .variable = "SINDRI_TLS_CERT_FILE",
+            .flag = "--tls-cert-file",
+            .description = "PEM certificate chain: when set, the broker serves HTTPS only (TLS 1.2 and 1.3), so "
+                           "that PAKs never cross the network in clear; re-read when the file changes",
+            .field = &BrokerConfig::tls_cert_file},
+    Setting{.key = "tls.key_file",
+            .variable = "SINDRI_TLS_KEY_FILE",
+            .flag = "--tls-key-file",
+            .description = "PEM private key of tls.cert_file; set both or neither",
+            .field = &BrokerConfig::tls_key_file},
+    Setting{.key = "tls.client_ca_file",
+            .variable = "SINDRI_TLS_CLIENT_CA_FILE",
+            .flag = "--tls-client-ca-file",
+            .description = "PEM CA certificates: when set, every client must present a certificate one of them "
+                           "signed (needs tls.cert_file)",
+            .field = &BrokerConfig::tls_client_ca_file},
+    Setting{.key = "tls.reload_check_interval",
+            .variable = "SINDRI_TLS_RELOAD_CHECK_INTERVAL",
+            .flag = "--tls-reload-check-interval",
+            .unit = "seconds",
+            .description = "Time between checks of whether the TLS files changed (a cert-manager rotation is "
+                           "served without a restart)",
+            .field = &BrokerConfig::tls_reload_check_interval},
 };
 
 const char* log_level_name(LogLevel level) {
@@ -374,6 +485,55 @@ bool is_hex_key(std::string_view text) {
   return true;
 }
 
+// Durations where 0 has a meaning: no wait before a reload, no deadline, no
+// limit, no waiting for a render slot. Any other 0 would make a pass spin.
+bool zero_allowed(std::string_view key, double seconds) {
+  static constexpr std::array<std::string_view, 4> kZeroMeansNone = {
+      "config.watch_debounce", "http.header_timeout", "render.max_duration", "render.queue_wait"};
+  return seconds == 0 && std::find(kZeroMeansNone.begin(), kZeroMeansNone.end(), key) != kZeroMeansNone.end();
+}
+
+Status in_range(std::string_view key, int64_t value, int64_t low, int64_t high) {
+  if (value >= low && value <= high) return Ok{};
+  return make_error(std::string(key) + " must be between " + std::to_string(low) + " and " + std::to_string(high) +
+                    ", got " + std::to_string(value));
+}
+
+Status validate_limits(const BrokerConfig& config) {
+  constexpr int64_t kNoUpperBound = std::numeric_limits<int64_t>::max();
+  const std::tuple<std::string_view, int64_t, int64_t, int64_t> ranges[] = {
+      {"http.max_connections", config.http_max_connections, 0, kNoUpperBound},
+      {"http.max_unfinished_connections", config.http_max_unfinished_connections, 0, kNoUpperBound},
+      {"http.min_body_rate", config.http_min_body_rate, 0, kNoUpperBound},
+      {"render.threads", config.render_threads, 1, 256},
+      {"render.per_identity_limit", config.render_per_identity_limit, 1, 1000},
+      {"render.queue_limit", config.render_queue_limit, 1, 100000},
+      {"render.max_steps", config.render_max_steps, 0, kNoUpperBound},
+      {"render.max_output_bytes", config.render_max_output_bytes, 0, kNoUpperBound},
+  };
+  for (const auto& [key, value, low, high] : ranges) {
+    if (high == kNoUpperBound && value < low) {
+      return make_error(std::string(key) + " must be 0 (none) or more, got " + std::to_string(value));
+    }
+    if (auto status = in_range(key, value, low, high); !status.ok()) return status;
+  }
+  return Ok{};
+}
+
+Status validate_tls(const BrokerConfig& config) {
+  if (!config.tls_cert_file.empty() && config.tls_key_file.empty()) {
+    return make_error("tls.cert_file is set but tls.key_file is not: HTTPS needs the certificate's private key");
+  }
+  if (config.tls_cert_file.empty() && !config.tls_key_file.empty()) {
+    return make_error("tls.key_file is set but tls.cert_file is not: HTTPS needs the certificate as well");
+  }
+  if (config.tls_cert_file.empty() && !config.tls_client_ca_file.empty()) {
+    return make_error("tls.client_ca_file is set but tls.cert_file is not: client certificates are checked "
+                      "only over HTTPS (set tls.cert_file and tls.key_file)");
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Status validate_config(const BrokerConfig& config) {
@@ -396,8 +556,8 @@ Status validate_config(const BrokerConfig& config) {
     return make_error("shutdown grace must be between 0 and 3600 seconds, got " +
                       std::to_string(config.shutdown_grace));
   }
-  if (config.body_limit < 1024) {
-    return make_error("body limit must be at least 1024 bytes, got " + std::to_string(config.body_limit));
+  if (config.body_limit != 0 && config.body_limit < 1024) {
+    return make_error("body limit must be 0 (none) or at least 1024 bytes, got " + std::to_string(config.body_limit));
   }
   if (config.admin_pak_file.empty()) return make_error("the admin PAK file path must not be empty");
   for (const Setting& setting : kSettings) {
@@ -405,7 +565,7 @@ Status validate_config(const BrokerConfig& config) {
     const double seconds = config.*std::get<double BrokerConfig::*>(setting.field);
     // A pass every 0 s would spin; the watch may reload at once. A year
     // is more than any interval needs, and keeps clock arithmetic in range.
-    if (seconds < 0.001 && setting.key != "config.watch_debounce") {
+    if (seconds < 0.001 && !zero_allowed(setting.key, seconds)) {
       return make_error(std::string(setting.key) + " must be at least 0.001 seconds, got " + duration_text(seconds));
     }
     if (seconds > kYearSeconds) {
@@ -413,6 +573,8 @@ Status validate_config(const BrokerConfig& config) {
                         " seconds (a year), got " + duration_text(seconds));
     }
   }
+  if (auto status = validate_limits(config); !status.ok()) return status;
+  if (auto status = validate_tls(config); !status.ok()) return status;
   if (!config.webhooks_encryption_key.empty() && !is_hex_key(config.webhooks_encryption_key)) {
     return make_error("webhooks.encryption_key must be 64 hexadecimal digits (32 bytes), got " +
                       std::to_string(config.webhooks_encryption_key.size()) + " characters");

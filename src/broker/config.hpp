@@ -31,7 +31,7 @@ struct BrokerConfig {
   int64_t database_pool_size = 50;
   std::string admin_pak_file = "./admin.pak";
   int64_t threads = 4;
-  int64_t body_limit = 10 * 1024 * 1024;
+  int64_t body_limit = 10 * 1024 * 1024;  // bytes; 0: none
   int64_t template_targets_interval = 60;
   int64_t shutdown_grace = 10;  // seconds
   // A read of the database's counters serves this broker's requests for this
@@ -58,6 +58,28 @@ struct BrokerConfig {
   std::vector<std::string> cors_allowed_origins;
   int64_t cors_max_age_seconds = 3600;
   double config_watch_debounce = 5;
+
+  // Limits on what one client can hold; 0 means none.
+  int64_t http_max_connections = 10000;
+  int64_t http_max_unfinished_connections = 1000;
+  double http_header_timeout = 10;
+  int64_t http_min_body_rate = 1024;  // bytes a second
+
+  // The render pool, and the work one render may do; 0 means none for the
+  // max_* limits.
+  int64_t render_threads = 2;
+  int64_t render_per_identity_limit = 1;
+  double render_queue_wait = 1;
+  int64_t render_queue_limit = 64;
+  int64_t render_max_steps = 100000000;
+  double render_max_duration = 5;
+  int64_t render_max_output_bytes = 10485760;
+
+  // HTTPS when tls_cert_file is set.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+  double tls_reload_check_interval = 1;
 
   bool operator==(const BrokerConfig&) const = default;
 };

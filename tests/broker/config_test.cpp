@@ -194,6 +194,122 @@ TEST(BrokerConfig, ValidationCatchesBadPassAndWebhookSettings) {
   EXPECT_TRUE(validate_config(good).ok());
 }
 
+TEST(BrokerConfig, LimitsAndTlsAreReadFromFileVariableAndFlagLayers) {
+  const fs::path file = write_temp("sindri-limits.yaml",
+                                   "http:\n  max_connections: 500\n  header_timeout: 0.25\n  min_body_rate: 0\n"
+                                   "render:\n  threads: 3\n  per_identity_limit: 2\n  queue_wait: 0\n"
+                                   "  max_steps: 0\n  max_duration: 0\n  max_output_bytes: 0\n"
+                                   "tls:\n  cert_file: /etc/sindri/tls.crt\n  key_file: /etc/sindri/tls.key\n"
+                                   "body_limit: 0\n");
+  BrokerConfig config;
+  ASSERT_TRUE(apply_config_file(config, file.string()).ok());
+  fs::remove(file);
+  EXPECT_EQ(config.http_max_connections, 500);
+  EXPECT_EQ(config.http_max_unfinished_connections, 1000);
+  EXPECT_DOUBLE_EQ(config.http_header_timeout, 0.25);
+  EXPECT_EQ(config.http_min_body_rate, 0);
+  EXPECT_EQ(config.render_threads, 3);
+  EXPECT_EQ(config.render_per_identity_limit, 2);
+  EXPECT_DOUBLE_EQ(config.render_queue_wait, 0);
+  EXPECT_EQ(config.render_max_steps, 0);
+  EXPECT_DOUBLE_EQ(config.render_max_duration, 0);
+  EXPECT_EQ(config.render_max_output_bytes, 0);
+  EXPECT_EQ(config.body_limit, 0);
+  EXPECT_EQ(config.tls_cert_file, "/etc/sindri/tls.crt");
+  // 0 means none for every limit that says so.
+  EXPECT_TRUE(validate_config(config).ok()) << validate_config(config).error().message;
+
+  const std::map<std::string, std::string> variables = {{"SINDRI_HTTP_HEADER_TIMEOUT", "2.5"},
+                                                        {"SINDRI_RENDER_QUEUE_LIMIT", "8"},
+                                                        {"SINDRI_TLS_CLIENT_CA_FILE", "/etc/sindri/ca.crt"},
+                                                        {"SINDRI_TLS_RELOAD_CHECK_INTERVAL", "0.05"}};
+  ASSERT_TRUE(apply_environment(config, [&](const char* name) -> const char* {
+                auto found = variables.find(name);
+                return found == variables.end() ? nullptr : found->second.c_str();
+              }).ok());
+  EXPECT_DOUBLE_EQ(config.http_header_timeout, 2.5);
+  EXPECT_EQ(config.render_queue_limit, 8);
+  EXPECT_EQ(config.tls_client_ca_file, "/etc/sindri/ca.crt");
+  EXPECT_DOUBLE_EQ(config.tls_reload_check_interval, 0.05);
+  EXPECT_TRUE(validate_config(config).ok());
+
+  auto bad_variable = apply_environment(config, [](const char* name) -> const char* {
+    return std::string_view(name) == "SINDRI_HTTP_HEADER_TIMEOUT" ? "ten" : nullptr;
+  });
+  ASSERT_FALSE(bad_variable.ok());
+  EXPECT_NE(bad_variable.error().message.find("SINDRI_HTTP_HEADER_TIMEOUT: expected a number of seconds"),
+            std::string::npos)
+      << bad_variable.error().message;
+}
+
+TEST(BrokerConfig, LimitsOutOfRangeAreRefusedByName) {
+  auto message = [](auto change) {
+    BrokerConfig config;
+    change(config);
+    const Status status = validate_config(config);
+    return status.ok() ? std::string("accepted") : status.error().message;
+  };
+  EXPECT_EQ(message([](BrokerConfig& c) { c.http_max_connections = -1; }),
+            "http.max_connections must be 0 (none) or more, got -1");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.http_max_unfinished_connections = -5; }),
+            "http.max_unfinished_connections must be 0 (none) or more, got -5");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.http_min_body_rate = -1; }),
+            "http.min_body_rate must be 0 (none) or more, got -1");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.render_threads = 0; }), "render.threads must be between 1 and 256, got 0");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.render_threads = 257; }),
+            "render.threads must be between 1 and 256, got 257");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.render_per_identity_limit = 0; }),
+            "render.per_identity_limit must be between 1 and 1000, got 0");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.render_queue_limit = 0; }),
+            "render.queue_limit must be between 1 and 100000, got 0");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.render_max_steps = -1; }),
+            "render.max_steps must be 0 (none) or more, got -1");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.render_max_output_bytes = -1; }),
+            "render.max_output_bytes must be 0 (none) or more, got -1");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.body_limit = 1023; }),
+            "body limit must be 0 (none) or at least 1024 bytes, got 1023");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.http_header_timeout = 0.0001; }),
+            "http.header_timeout must be at least 0.001 seconds, got 0.0001");
+  EXPECT_TRUE(message([](BrokerConfig& c) { c.render_max_duration = 1e9; })
+                  .starts_with("render.max_duration must be at most"));
+  // A check every 0 s would spin.
+  EXPECT_EQ(message([](BrokerConfig& c) { c.tls_reload_check_interval = 0; }),
+            "tls.reload_check_interval must be at least 0.001 seconds, got 0");
+}
+
+TEST(BrokerConfig, TlsFilesComeTogether) {
+  auto message = [](std::string cert, std::string key, std::string client_ca) {
+    BrokerConfig config;
+    config.tls_cert_file = std::move(cert);
+    config.tls_key_file = std::move(key);
+    config.tls_client_ca_file = std::move(client_ca);
+    const Status status = validate_config(config);
+    return status.ok() ? std::string("accepted") : status.error().message;
+  };
+  EXPECT_EQ(message("", "", ""), "accepted");
+  EXPECT_EQ(message("tls.crt", "tls.key", ""), "accepted");
+  EXPECT_EQ(message("tls.crt", "tls.key", "ca.crt"), "accepted");
+  EXPECT_EQ(message("tls.crt", "", ""),
+            "tls.cert_file is set but tls.key_file is not: HTTPS needs the certificate's private key");
+  EXPECT_EQ(message("", "tls.key", ""),
+            "tls.key_file is set but tls.cert_file is not: HTTPS needs the certificate as well");
+  EXPECT_EQ(message("", "", "ca.crt"),
+            "tls.client_ca_file is set but tls.cert_file is not: client certificates are checked only over HTTPS "
+            "(set tls.cert_file and tls.key_file)");
+}
+
+// The server's limits and the TLS files are taken at start; the render
+// pool reads its limits for each render.
+TEST(BrokerConfig, RenderLimitsReloadAndServerLimitsNeedARestart) {
+  for (const Setting& setting : settings()) {
+    if (setting.key.starts_with("http.") || setting.key.starts_with("tls.") || setting.key == "render.threads") {
+      EXPECT_FALSE(setting.reloadable) << setting.key;
+    } else if (setting.key.starts_with("render.")) {
+      EXPECT_TRUE(setting.reloadable) << setting.key;
+    }
+  }
+}
+
 // Configurations, scripts and deployments name these; a rename breaks them.
 TEST(BrokerConfig, EverySettingKeepsItsNames) {
   struct Names {
