@@ -17,7 +17,8 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <unordered_set>
+#include <list>
+#include <type_traits>
 
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -28,6 +29,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
@@ -36,6 +40,9 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "http/tls_server_context.hpp"
 
 namespace sindri::http {
 
@@ -55,7 +62,25 @@ constexpr size_t kDrainLimit = 8 * 1024 * 1024;
 constexpr Clock::duration kDrainTime = std::chrono::seconds(2);
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
-class Session;
+class SessionBase;
+
+enum class Refusal : uint8_t { connection_limit, unfinished_limit, header_timeout, body_too_slow, tls_handshake };
+
+std::string_view refusal_name(Refusal refusal) {
+  switch (refusal) {
+    case Refusal::connection_limit:
+      return "connection_limit";
+    case Refusal::unfinished_limit:
+      return "unfinished_limit";
+    case Refusal::header_timeout:
+      return "header_timeout";
+    case Refusal::body_too_slow:
+      return "body_too_slow";
+    case Refusal::tls_handshake:
+      return "tls_handshake";
+  }
+  return "unknown";
+}
 
 // What the sessions share with the server. The io_context is declared after
 // the session registry so that sessions it destroys can still unregister.
@@ -74,14 +99,19 @@ struct ServerState {
   std::atomic<size_t> receiving_requests{0};
   std::atomic<size_t> busy_workers{0};
   struct {
-    std::atomic<uint64_t> connection_limit{0}, unfinished_limit{0}, header_timeout{0}, body_too_slow{0}, tls_handshake{0};
+    std::atomic<uint64_t> connection_limit{0}, unfinished_limit{0}, header_timeout{0}, body_too_slow{0},
+        tls_handshake{0};
   } refusals;
   std::atomic<bool> stopping{false};
   std::atomic<Clock::rep> stop_deadline{0};  // set with stopping
   bool grace_ended = false;                   // end_grace was called; under sessions_mutex
   bool sweeping = false;                     // on the strand
-  std::mutex sessions_mutex;  // guards sessions, and orders them against setting stopping
-  std::unordered_set<Session*> sessions;
+  // Guards the registries, and orders them against setting stopping. Both
+  // lists run oldest first: `sessions` every registered connection,
+  // `unfinished` those whose first request's header has not arrived whole.
+  std::mutex sessions_mutex;
+  std::list<SessionBase*> sessions;
+  std::list<SessionBase*> unfinished;
 
   asio::io_context io;
   asio::strand<asio::io_context::executor_type> strand{asio::make_strand(io)};
@@ -92,12 +122,23 @@ struct ServerState {
   Response error_response(int status, std::string_view code, std::string_view message) const;
   void accept();
   void sweep();
-  void unregister(Session* session);
+  // Registers a new session, making room under the caps; false when there
+  // is none and the session must close.
+  bool admit(SessionBase* session);
+  void unregister(SessionBase* session);
+  void finished_first_header(SessionBase* session);
+  void count(Refusal refusal);
 };
 
-// `waiting`: between requests, nothing of the next one has arrived;
-// `receiving`: part of a request is in, so a stop lets it finish.
-enum class Phase : uint8_t { waiting, receiving, handling, writing, draining, closed };
+// `waiting`: between requests, nothing of the next one has arrived (before
+// the first request, the TLS handshake too); `receiving_*`: part of a
+// request is in, so a stop lets it finish.
+enum class Phase : uint8_t { waiting, receiving_header, receiving_body, handling, writing, draining, closed };
+
+bool is_receiving(Phase phase) { return phase == Phase::receiving_header || phase == Phase::receiving_body; }
+
+// Why the sweep may close a session.
+enum class CloseReason : uint8_t { none, idle, header_timeout, body_too_slow, stopping };
 
 void append_decimal(std::string& out, uint64_t value) {
   char digits[24];
@@ -131,79 +172,110 @@ bool is_framing_header(std::string_view name) {
          beast::iequals(name, "connection");
 }
 
-constexpr size_t kReadBufferSize = 16 * 1024;
-
-class Session : public std::enable_shared_from_this<Session> {
- public:
-  Session(ServerState& server, tcp::socket socket) : server_(server), socket_(std::move(socket)) {
-    server_.open_connections.fetch_add(1, std::memory_order_relaxed);
-    beast::error_code ec;
-    const tcp::endpoint peer = socket_.remote_endpoint(ec);
-    if (!ec) remote_ = peer.address().to_string();
-    // Beast reads max(512, free capacity) bytes at a time: without room a
-    // request of a few kilobytes would take several reads.
-    buffer_.reserve(kReadBufferSize);
+// The methods this server implements; any other is a 501 (RFC 9110 9.1),
+// whatever Beast's parser knows of WebDAV.
+bool is_implemented(bhttp::verb method) {
+  switch (method) {
+    case bhttp::verb::get:
+    case bhttp::verb::head:
+    case bhttp::verb::post:
+    case bhttp::verb::put:
+    case bhttp::verb::patch:
+    case bhttp::verb::delete_:
+    case bhttp::verb::options:
+      return true;
+    default:
+      return false;
   }
+}
 
-  ~Session() {
+constexpr size_t kReadBufferSize = 16 * 1024;
+// The first byte of every TLS connection: a handshake record.
+constexpr unsigned char kTlsHandshakeRecord = 0x16;
+constexpr std::string_view kPlainHttpToTls =
+    "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 77\r\n"
+    "Connection: close\r\n\r\nThis port speaks HTTPS: the request came as plain HTTP. Use an https:// URL.\n";
+
+// A session's state the registry and the sweep read from other threads,
+// whatever its stream.
+class SessionBase : public std::enable_shared_from_this<SessionBase> {
+ public:
+  explicit SessionBase(ServerState& server) : server_(server) {
+    server_.open_connections.fetch_add(1, std::memory_order_relaxed);
+  }
+  virtual ~SessionBase() {
     server_.unregister(this);
-    if (phase_.load(std::memory_order_relaxed) == Phase::receiving) {
+    if (is_receiving(phase_.load(std::memory_order_relaxed))) {
       server_.receiving_requests.fetch_sub(1, std::memory_order_relaxed);
     }
     server_.open_connections.fetch_sub(1, std::memory_order_relaxed);
   }
 
-  void start() {
-    {
-      std::lock_guard lock(server_.sessions_mutex);
-      if (server_.stopping.load(std::memory_order_relaxed)) return;  // the socket closes with the session
-      server_.sessions.insert(this);
-    }
-    asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->read_request(); });
-  }
-
   // Called by the sweep (and by stop, with stopping set) under the sessions
-  // lock: queues a close on the session's strand if it may be idle.
+  // lock: queues a close on the session's strand if it may be closed.
   void close_if_idle_later(bool stopping, Clock::time_point now) {
-    if (!may_close(stopping, now)) return;
-    if (auto self = weak_from_this().lock()) {
-      asio::post(socket_.get_executor(), [self = std::move(self), stopping, now] {
-        if (self->may_close(stopping, now) && !self->request_has_arrived()) self->close();
-      });
-    }
+    if (close_reason(stopping, now) != CloseReason::none) post_close(stopping, now);
+  }
+  // Under the sessions lock: closes the session to make room for another.
+  virtual void evict_later() = 0;
+
+  // Can be closed for room: it never completed an authenticated request and
+  // is idle or still sending its first request's header.
+  bool evictable() const {
+    if (authenticated_.load(std::memory_order_relaxed)) return false;
+    const Phase phase = phase_.load(std::memory_order_relaxed);
+    return phase == Phase::waiting || (phase == Phase::receiving_header && !completed_header_);
   }
 
- private:
+  // Registry bookkeeping, under the sessions lock.
+  std::optional<std::list<SessionBase*>::iterator> in_sessions, in_unfinished;
+
+ protected:
+  virtual void post_close(bool stopping, Clock::time_point now) = 0;
+
   // Waiting for a request is idle; so is a client that stopped reading our
   // response or sends a request too slowly. A stop closes idle connections
   // but lets a request that has begun to arrive be read and answered, for
   // the stop's grace at most, as it never interrupts a running handler.
-  bool may_close(bool stopping, Clock::time_point now) const {
+  CloseReason close_reason(bool stopping, Clock::time_point now) const {
+    const ServerOptions& options = server_.options;
     const Clock::duration waited = time_in_phase(now);
-    const bool timed_out = server_.options.idle_timeout.count() > 0 && waited >= server_.options.idle_timeout;
+    const bool idle_too_long = options.idle_timeout.count() > 0 && waited >= options.idle_timeout;
+    const bool header_too_late = options.header_timeout.count() > 0 && waited >= options.header_timeout;
     const bool out_of_grace =
         stopping && now >= Clock::time_point(Clock::duration(server_.stop_deadline.load(std::memory_order_relaxed)));
     switch (phase_.load(std::memory_order_relaxed)) {
       case Phase::waiting:
-        return stopping || timed_out;
-      case Phase::receiving:
+        if (stopping) return CloseReason::stopping;
+        // Before the first request the header's deadline runs from the
+        // connection's start: a connection that sends nothing is no better
+        // than one that sends a little.
+        if (!completed_header_ && header_too_late) return CloseReason::header_timeout;
+        return idle_too_long ? CloseReason::idle : CloseReason::none;
+      case Phase::receiving_header:
+        if (options.header_timeout.count() > 0 ? header_too_late : idle_too_long) return CloseReason::header_timeout;
+        return out_of_grace ? CloseReason::stopping : CloseReason::none;
+      case Phase::receiving_body:
+        if (body_too_slow(waited)) return CloseReason::body_too_slow;
+        if (idle_too_long) return CloseReason::idle;
+        return out_of_grace ? CloseReason::stopping : CloseReason::none;
       case Phase::writing:
-        return timed_out || out_of_grace;
+        return idle_too_long ? CloseReason::idle : out_of_grace ? CloseReason::stopping : CloseReason::none;
       case Phase::draining:
-        return stopping || timed_out || waited >= kDrainTime;
+        return stopping || idle_too_long || waited >= kDrainTime ? CloseReason::idle : CloseReason::none;
       case Phase::handling:
       case Phase::closed:
-        return false;
+        return CloseReason::none;
     }
-    return false;
+    return CloseReason::none;
   }
 
-  // On the strand: bytes of a request the kernel holds that the queued read
-  // has not delivered yet (every worker was busy) count as arrived.
-  bool request_has_arrived() {
-    if (phase_.load(std::memory_order_relaxed) != Phase::waiting) return false;
-    beast::error_code ec;
-    return socket_.available(ec) > 0 && !ec;
+  // After its first second a body must have kept up the minimum rate.
+  bool body_too_slow(Clock::duration waited) const {
+    const size_t rate = server_.options.min_body_rate;
+    if (rate == 0 || waited <= std::chrono::seconds(1)) return false;
+    const double seconds = std::chrono::duration<double>(waited - std::chrono::seconds(1)).count();
+    return static_cast<double>(body_bytes_.load(std::memory_order_relaxed)) < static_cast<double>(rate) * seconds;
   }
 
   Clock::duration time_in_phase(Clock::time_point now) const {
@@ -212,38 +284,166 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void enter(Phase phase) {
     const Phase was = phase_.exchange(phase, std::memory_order_relaxed);
-    if (was != Phase::receiving && phase == Phase::receiving) {
+    if (!is_receiving(was) && is_receiving(phase)) {
       server_.receiving_requests.fetch_add(1, std::memory_order_relaxed);
-    } else if (was == Phase::receiving && phase != Phase::receiving) {
+    } else if (is_receiving(was) && !is_receiving(phase)) {
       server_.receiving_requests.fetch_sub(1, std::memory_order_relaxed);
     }
     phase_since_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   }
 
+  ServerState& server_;
+  std::atomic<Phase> phase_{Phase::waiting};
+  std::atomic<Clock::rep> phase_since_{Clock::now().time_since_epoch().count()};
+  std::atomic<bool> authenticated_{false};
+  std::atomic<size_t> body_bytes_{0};
+  // The first request's header has arrived whole; written on the strand
+  // before the session leaves the unfinished list, read under its lock.
+  bool completed_header_ = false;
+};
+
+using PlainStream = tcp::socket;
+using TlsStream = beast::ssl_stream<tcp::socket>;
+
+template <class Stream>
+class Session final : public SessionBase {
+ public:
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+  Session(ServerState& server, tcp::socket socket) requires(!kTls) : SessionBase(server), stream_(std::move(socket)) {
+    init();
+  }
+  Session(ServerState& server, tcp::socket socket, std::shared_ptr<asio::ssl::context> tls) requires(kTls)
+      : SessionBase(server), tls_(std::move(tls)), stream_(std::move(socket), *tls_) {
+    init();
+  }
+
+  void start() {
+    if (!server_.admit(this)) return;  // the socket closes with the session
+    asio::dispatch(socket().get_executor(), [self = self()] {
+      if constexpr (kTls) {
+        self->detect_tls();
+      } else {
+        self->read_request();
+      }
+    });
+  }
+
+  void evict_later() override {
+    if (auto self = weak_self().lock()) {
+      asio::post(socket().get_executor(), [self = std::move(self)] { self->close(); });
+    }
+  }
+
+ private:
+  void init() {
+    beast::error_code ec;
+    const tcp::endpoint peer = socket().remote_endpoint(ec);
+    if (!ec) remote_ = peer.address().to_string();
+    // Beast reads max(512, free capacity) bytes at a time: without room a
+    // request of a few kilobytes would take several reads.
+    buffer_.reserve(kReadBufferSize);
+  }
+
+  std::shared_ptr<Session> self() { return std::static_pointer_cast<Session>(shared_from_this()); }
+  std::weak_ptr<Session> weak_self() { return std::static_pointer_cast<Session>(weak_from_this().lock()); }
+
+  tcp::socket& socket() { return beast::get_lowest_layer(stream_); }
+
+  void post_close(bool stopping, Clock::time_point now) override {
+    if (auto self = weak_self().lock()) {
+      asio::post(socket().get_executor(), [self = std::move(self), stopping, now] {
+        const CloseReason reason = self->close_reason(stopping, now);
+        if (reason == CloseReason::none) return;
+        if (reason == CloseReason::idle && self->request_has_arrived()) return;
+        if (reason == CloseReason::header_timeout) self->server_.count(Refusal::header_timeout);
+        if (reason == CloseReason::body_too_slow) self->server_.count(Refusal::body_too_slow);
+        self->close();
+      });
+    }
+  }
+
+  // On the strand: bytes of a request the kernel holds that the queued read
+  // has not delivered yet (every worker was busy) count as arrived.
+  bool request_has_arrived() {
+    if (phase_.load(std::memory_order_relaxed) != Phase::waiting) return false;
+    beast::error_code ec;
+    return socket().available(ec) > 0 && !ec;
+  }
+
+  // A client that sends plain HTTP to the TLS port gets a plain answer
+  // saying so, rather than a handshake failure it cannot read.
+  void detect_tls() {
+    socket().async_wait(tcp::socket::wait_read, [self = self()](beast::error_code ec) {
+      if (ec) return self->close();
+      unsigned char first = 0;
+      const ssize_t peeked = ::recv(self->socket().native_handle(), &first, 1, MSG_PEEK);
+      if (peeked <= 0) return self->close();
+      if (first != kTlsHandshakeRecord) return self->refuse_plain_http();
+      self->stream_.async_handshake(asio::ssl::stream_base::server, [self](beast::error_code handshake_ec) {
+        if (handshake_ec) {
+          self->server_.count(Refusal::tls_handshake);
+          return self->close();
+        }
+        self->read_request();
+      });
+    });
+  }
+
+  void refuse_plain_http() {
+    server_.count(Refusal::tls_handshake);
+    enter(Phase::writing);
+    asio::async_write(socket(), asio::buffer(kPlainHttpToTls.data(), kPlainHttpToTls.size()),
+                      [self = self()](beast::error_code ec, size_t) { self->on_written(ec, false, true); });
+  }
+
   void read_request() {
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(server_.options.body_limit);
+    if (server_.options.body_limit > 0) {
+      parser_->body_limit(server_.options.body_limit);
+    } else {
+      parser_->body_limit(boost::none);
+    }
     if (buffer_.size() > 0) return read_header();  // pipelined: the next request has begun
     if (server_.stopping.load(std::memory_order_relaxed)) return close();
-    enter(Phase::waiting);
-    socket_.async_read_some(buffer_.prepare(kReadBufferSize),
-                            [self = shared_from_this()](beast::error_code ec, size_t received) {
-                              if (ec) return self->close();  // the peer went away between requests
-                              self->buffer_.commit(received);
-                              self->read_header();
-                            });
+    if (completed_header_) enter(Phase::waiting);
+    stream_.async_read_some(buffer_.prepare(kReadBufferSize), [self = self()](beast::error_code ec, size_t received) {
+      if (ec) return self->close();  // the peer went away between requests
+      self->buffer_.commit(received);
+      self->read_header();
+    });
   }
 
   void read_header() {
-    enter(Phase::receiving);
-    bhttp::async_read_header(socket_, buffer_, *parser_,
-                             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
+    // The first request's deadline runs from the connection's start.
+    if (completed_header_) {
+      enter(Phase::receiving_header);
+    } else {
+      const Phase was = phase_.exchange(Phase::receiving_header, std::memory_order_relaxed);
+      if (!is_receiving(was)) server_.receiving_requests.fetch_add(1, std::memory_order_relaxed);
+    }
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             [self = self()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
 
   void on_header(beast::error_code ec) {
+    if (!completed_header_) {
+      completed_header_ = true;
+      server_.finished_first_header(this);
+    }
     if (ec) return on_read_error(ec);
     const auto& message = parser_->get();
+    if (!is_implemented(message.method())) {
+      return fail(501, "not_implemented", "the method " + std::string(message.method_string()) +
+                                              " is not implemented (methods are case-sensitive)");
+    }
+    // RFC 9112 3.2: exactly one Host in an HTTP/1.1 request.
+    if (message.version() >= 11 && message.count(bhttp::field::host) != 1) {
+      return fail(400, "bad_request", message.count(bhttp::field::host) == 0
+                                          ? "an HTTP/1.1 request must have a Host header"
+                                          : "a request must have one Host header, not several");
+    }
     // Beast reads a body whose last coding is not chunked as empty, which
     // would leave the body to be read as the next request (RFC 9112 6.3:
     // answer 400 and close); and no coding but chunked is undone here.
@@ -262,19 +462,28 @@ class Session : public std::enable_shared_from_this<Session> {
       if (auto refusal = server_.options.refuse_before_body(head)) return refuse(std::move(*refusal));
     }
     if (message.version() >= 11 && beast::iequals(message[bhttp::field::expect], "100-continue")) {
-      asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
-                        [self = shared_from_this()](beast::error_code write_ec, size_t) {
+      asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+                        [self = self()](beast::error_code write_ec, size_t) {
                           if (write_ec) return self->close();
-                          self->read_body();
+                          self->start_body();
                         });
       return;
     }
+    start_body();
+  }
+
+  void start_body() {
+    body_bytes_.store(0, std::memory_order_relaxed);
+    enter(Phase::receiving_body);
     read_body();
   }
 
+  // Piece by piece, so that the sweep sees how fast the body arrives.
   void read_body() {
-    bhttp::async_read(socket_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
+    bhttp::async_read_some(stream_, buffer_, *parser_, [self = self()](beast::error_code ec, size_t parsed) {
       if (ec) return self->on_read_error(ec);
+      self->body_bytes_.fetch_add(parsed, std::memory_order_relaxed);
+      if (!self->parser_->is_done()) return self->read_body();
       self->handle();
     });
   }
@@ -313,7 +522,7 @@ class Session : public std::enable_shared_from_this<Session> {
     request.body = std::move(message.body());
     head_only_ = message.method() == bhttp::verb::head;
     http_1_0_ = message.version() < 11;
-    bool keep_alive = message.keep_alive();
+    const bool keep_alive = message.keep_alive();
     if (auto parsed = parse_target(request); !parsed) return fail(400, "bad_request", parsed.error().message);
 
     enter(Phase::handling);
@@ -324,9 +533,39 @@ class Session : public std::enable_shared_from_this<Session> {
       response_ = server_.error_response(500, "internal_error", "the request handler failed");
     }
     server_.busy_workers.fetch_sub(1, std::memory_order_relaxed);
+    if (response_.later) return answer_later(keep_alive);
+    finish(keep_alive);
+  }
+
+  void finish(bool keep_alive) {
+    if (response_.later) response_ = server_.error_response(500, "internal_error", "an answer was deferred twice");
+    if (response_.authenticated) authenticated_.store(true, std::memory_order_relaxed);
     // Stopping: the last answer closes, after pipelined requests already here.
     if (server_.stopping.load(std::memory_order_relaxed) && buffer_.size() == 0) keep_alive = false;
     write_response(keep_alive, false);
+  }
+
+  // The handler's work goes on elsewhere; the answer comes back to this
+  // session's strand. The io_context keeps running for it (a stop waits),
+  // and an Answer dropped uncalled closes the connection.
+  void answer_later(bool keep_alive) {
+    auto later = std::move(response_.later);
+    response_ = Response{};
+    auto work = std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(server_.io.get_executor());
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    Answer answer = [self = self(), work, answered, keep_alive](Response response) {
+      if (answered->exchange(true)) return;
+      asio::post(self->socket().get_executor(), [self, work, keep_alive, response = std::move(response)]() mutable {
+        self->response_ = std::move(response);
+        self->finish(keep_alive);
+      });
+    };
+    try {
+      later(std::move(answer));
+    } catch (...) {
+      response_ = server_.error_response(500, "internal_error", "the request handler failed");
+      finish(keep_alive);
+    }
   }
 
   // Answers an error the server found itself, then closes the connection.
@@ -340,6 +579,7 @@ class Session : public std::enable_shared_from_this<Session> {
       server_.options.on_refused(method, response.status, time_in_phase(Clock::now()));
     }
     response_ = std::move(response);
+    response_.later = nullptr;
     head_only_ = false;
     write_response(false, true);
   }
@@ -389,18 +629,19 @@ class Session : public std::enable_shared_from_this<Session> {
 
     const bool send_body = has_body && !head_only_;
     enter(Phase::writing);
-    if (send_body && response_.shared_body && response_.shared_body->file() >= 0) {
-      head_sent_ = 0;
-      file_offset_ = 0;
-      return send_from_file(keep_alive, drain_after);
+    if constexpr (!kTls) {
+      if (send_body && response_.shared_body && response_.shared_body->file() >= 0) {
+        head_sent_ = 0;
+        file_offset_ = 0;
+        return send_from_file(keep_alive, drain_after);
+      }
     }
     const std::array<asio::const_buffer, 2> buffers = {
         asio::const_buffer(head_.data(), head_.size()),
         asio::const_buffer(response_.payload().data(), send_body ? response_.payload().size() : 0)};
-    asio::async_write(socket_, buffers,
-                      [self = shared_from_this(), keep_alive, drain_after](beast::error_code ec, size_t) {
-                        self->on_written(ec, keep_alive, drain_after);
-                      });
+    asio::async_write(stream_, buffers, [self = self(), keep_alive, drain_after](beast::error_code ec, size_t) {
+      self->on_written(ec, keep_alive, drain_after);
+    });
   }
 
   // The head goes with MSG_MORE, to leave in one segment with the start of
@@ -409,29 +650,29 @@ class Session : public std::enable_shared_from_this<Session> {
   // reader that keeps taking bytes is not idle, however large the answer.
   void send_from_file(bool keep_alive, bool drain_after) {
     beast::error_code ec;
-    if (!socket_.native_non_blocking()) socket_.native_non_blocking(true, ec);
+    if (!socket().native_non_blocking()) socket().native_non_blocking(true, ec);
     if (ec) return close();
-    const int socket = socket_.native_handle();
+    const int fd = socket().native_handle();
     const SharedBody& body = *response_.shared_body;
     const auto size = static_cast<off_t>(body.bytes().size());
     bool progressed = false;
     while (head_sent_ < head_.size() || file_offset_ < size) {
       ssize_t sent = 0;
       if (head_sent_ < head_.size()) {
-        sent = ::send(socket, head_.data() + head_sent_, head_.size() - head_sent_, MSG_MORE | MSG_NOSIGNAL);
+        sent = ::send(fd, head_.data() + head_sent_, head_.size() - head_sent_, MSG_MORE | MSG_NOSIGNAL);
         if (sent > 0) head_sent_ += static_cast<size_t>(sent);
       } else {
-        sent = ::sendfile(socket, body.file(), &file_offset_, static_cast<size_t>(size - file_offset_));
+        sent = ::sendfile(fd, body.file(), &file_offset_, static_cast<size_t>(size - file_offset_));
       }
       if (sent > 0) progressed = true;
       if (sent > 0 || (sent < 0 && errno == EINTR)) continue;
       if (sent == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return close();
       if (progressed) enter(Phase::writing);
-      socket_.async_wait(tcp::socket::wait_write,
-                         [self = shared_from_this(), keep_alive, drain_after](beast::error_code wait_ec) {
-                           if (wait_ec) return self->close();
-                           self->send_from_file(keep_alive, drain_after);
-                         });
+      socket().async_wait(tcp::socket::wait_write,
+                          [self = self(), keep_alive, drain_after](beast::error_code wait_ec) {
+                            if (wait_ec) return self->close();
+                            self->send_from_file(keep_alive, drain_after);
+                          });
       return;
     }
     on_written({}, keep_alive, drain_after);
@@ -441,7 +682,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return close();
     if (drain_after) {
       beast::error_code ignored;
-      socket_.shutdown(tcp::socket::shutdown_send, ignored);
+      socket().shutdown(tcp::socket::shutdown_send, ignored);
       buffer_.consume(buffer_.size());
       enter(Phase::draining);
       return drain(0);
@@ -451,24 +692,24 @@ class Session : public std::enable_shared_from_this<Session> {
     read_request();
   }
 
+  // Raw bytes from the socket, never decrypted: they are thrown away.
   void drain(size_t drained) {
-    socket_.async_read_some(buffer_.prepare(64 * 1024),
-                            [self = shared_from_this(), drained](beast::error_code ec, size_t read) {
-                              if (ec || drained + read >= kDrainLimit) return self->close();
-                              self->drain(drained + read);
-                            });
+    socket().async_read_some(buffer_.prepare(64 * 1024), [self = self(), drained](beast::error_code ec, size_t read) {
+      if (ec || drained + read >= kDrainLimit) return self->close();
+      self->drain(drained + read);
+    });
   }
 
   void close() {
     if (phase_.load(std::memory_order_relaxed) == Phase::closed) return;
     enter(Phase::closed);
     beast::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+    socket().shutdown(tcp::socket::shutdown_both, ignored);
+    socket().close(ignored);
   }
 
-  ServerState& server_;
-  tcp::socket socket_;
+  std::shared_ptr<asio::ssl::context> tls_;  // before stream_, which uses it
+  Stream stream_;
   std::string remote_;
   beast::flat_buffer buffer_;  // kept across requests: pipelined bytes wait here
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
@@ -478,8 +719,6 @@ class Session : public std::enable_shared_from_this<Session> {
   off_t file_offset_ = 0;  // of the body, sent with sendfile
   bool head_only_ = false;
   bool http_1_0_ = false;
-  std::atomic<Phase> phase_{Phase::waiting};
-  std::atomic<Clock::rep> phase_since_{Clock::now().time_since_epoch().count()};
 };
 
 Response ServerState::error_response(int status, std::string_view code, std::string_view message) const {
@@ -508,17 +747,102 @@ void ServerState::accept() {
     }
     beast::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
-    std::make_shared<Session>(*this, std::move(socket))->start();
+    if (options.tls) {
+      std::make_shared<Session<TlsStream>>(*this, std::move(socket), options.tls->current())->start();
+    } else {
+      std::make_shared<Session<PlainStream>>(*this, std::move(socket))->start();
+    }
     accept();
   });
+}
+
+void ServerState::count(Refusal refusal) {
+  switch (refusal) {
+    case Refusal::connection_limit:
+      refusals.connection_limit.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case Refusal::unfinished_limit:
+      refusals.unfinished_limit.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case Refusal::header_timeout:
+      refusals.header_timeout.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case Refusal::body_too_slow:
+      refusals.body_too_slow.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case Refusal::tls_handshake:
+      refusals.tls_handshake.fetch_add(1, std::memory_order_relaxed);
+      break;
+  }
+  if (options.on_connection_refused) options.on_connection_refused(refusal_name(refusal));
+}
+
+namespace {
+
+void forget(std::list<SessionBase*>& list, std::optional<std::list<SessionBase*>::iterator>& at) {
+  if (!at) return;
+  list.erase(*at);
+  at.reset();
+}
+
+}  // namespace
+
+bool ServerState::admit(SessionBase* session) {
+  std::vector<Refusal> refused;
+  bool admitted = false;
+  {
+    std::lock_guard lock(sessions_mutex);
+    if (!stopping.load(std::memory_order_relaxed)) {
+      auto evict = [&](SessionBase* victim, Refusal why) {
+        forget(unfinished, victim->in_unfinished);
+        forget(sessions, victim->in_sessions);
+        victim->evict_later();
+        refused.push_back(why);
+      };
+      if (options.max_unfinished_connections > 0 && unfinished.size() >= options.max_unfinished_connections) {
+        evict(unfinished.front(), Refusal::unfinished_limit);
+      }
+      admitted = true;
+      if (options.max_connections > 0 && sessions.size() >= options.max_connections) {
+        // The oldest connection still sending its first request, else the
+        // oldest idle one no authenticated request has come through.
+        SessionBase* victim = unfinished.empty() ? nullptr : unfinished.front();
+        for (auto it = sessions.begin(); victim == nullptr && it != sessions.end(); ++it) {
+          if ((*it)->evictable()) victim = *it;
+        }
+        if (victim != nullptr) {
+          evict(victim, Refusal::connection_limit);
+        } else {
+          refused.push_back(Refusal::connection_limit);
+          admitted = false;
+        }
+      }
+      if (admitted) {
+        session->in_sessions = sessions.insert(sessions.end(), session);
+        session->in_unfinished = unfinished.insert(unfinished.end(), session);
+      }
+    }
+  }
+  for (Refusal refusal : refused) count(refusal);
+  return admitted;
+}
+
+void ServerState::finished_first_header(SessionBase* session) {
+  std::lock_guard lock(sessions_mutex);
+  forget(unfinished, session->in_unfinished);
 }
 
 // Runs while there are sessions to watch: until stop, and after it until the
 // last session has gone (a client that stops reading must not hang stop()).
 void ServerState::sweep() {
   sweeping = true;
-  const Clock::duration interval = std::clamp<Clock::duration>(Clock::duration(options.idle_timeout) / 2,
-                                                               std::chrono::milliseconds(100), std::chrono::seconds(1));
+  Clock::duration shortest = options.idle_timeout;
+  if (options.header_timeout.count() > 0 && (shortest.count() == 0 || options.header_timeout < shortest)) {
+    shortest = options.header_timeout;
+  }
+  if (shortest.count() == 0) shortest = std::chrono::seconds(2);
+  const Clock::duration interval =
+      std::clamp<Clock::duration>(shortest / 4, std::chrono::milliseconds(25), std::chrono::seconds(1));
   sweep_timer.expires_after(interval);
   sweep_timer.async_wait([this](beast::error_code ec) {
     if (ec) return;
@@ -530,15 +854,16 @@ void ServerState::sweep() {
         sweeping = false;
         return;
       }
-      for (Session* session : sessions) session->close_if_idle_later(stopped, now);
+      for (SessionBase* session : sessions) session->close_if_idle_later(stopped, now);
     }
     sweep();
   });
 }
 
-void ServerState::unregister(Session* session) {
+void ServerState::unregister(SessionBase* session) {
   std::lock_guard lock(sessions_mutex);
-  sessions.erase(session);
+  forget(unfinished, session->in_unfinished);
+  forget(sessions, session->in_sessions);
   if (stopping.load(std::memory_order_relaxed) && sessions.empty()) {
     asio::post(strand, [this] { sweep_timer.cancel(); });
   }
@@ -581,7 +906,7 @@ struct Server::Impl : ServerState {
       const Clock::time_point deadline = grace_ended ? now : now + options.stop_grace;
       stop_deadline.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
       stopping.store(true, std::memory_order_relaxed);
-      for (Session* session : sessions) session->close_if_idle_later(true, now);
+      for (SessionBase* session : sessions) session->close_if_idle_later(true, now);
     }
     asio::post(strand, [this] {
       beast::error_code ignored;
@@ -603,7 +928,7 @@ struct Server::Impl : ServerState {
     grace_ended = true;
     if (!stopping.load(std::memory_order_relaxed)) return;
     stop_deadline.store(now.time_since_epoch().count(), std::memory_order_relaxed);
-    for (Session* session : sessions) session->close_if_idle_later(true, now);
+    for (SessionBase* session : sessions) session->close_if_idle_later(true, now);
   }
 
   // Under lifecycle_mutex.
@@ -676,7 +1001,10 @@ Status Server::start() {
   // not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   impl.accept();
-  if (impl.options.idle_timeout.count() > 0) impl.sweep();
+  if (impl.options.idle_timeout.count() > 0 || impl.options.header_timeout.count() > 0 ||
+      impl.options.min_body_rate > 0) {
+    impl.sweep();
+  }
   const unsigned threads = std::max(1u, impl.options.threads);
   for (unsigned i = 0; i < threads; ++i) {
     impl.workers.emplace_back([&impl] { impl.io.run(); });
