@@ -340,9 +340,6 @@ class Session final : public SessionBase {
     beast::error_code ec;
     const tcp::endpoint peer = socket().remote_endpoint(ec);
     if (!ec) remote_ = peer.address().to_string();
-    // Beast reads max(512, free capacity) bytes at a time: without room a
-    // request of a few kilobytes would take several reads.
-    buffer_.reserve(kReadBufferSize);
   }
 
   std::shared_ptr<Session> self() { return std::static_pointer_cast<Session>(shared_from_this()); }
@@ -408,6 +405,22 @@ class Session final : public SessionBase {
     if (buffer_.size() > 0) return read_header();  // pipelined: the next request has begun
     if (server_.stopping.load(std::memory_order_relaxed)) return close();
     if (completed_header_) enter(Phase::waiting);
+    // A connection takes no buffer before it sends something: thousands
+    // that send nothing cost little.
+    if constexpr (!kTls) {
+      if (buffer_.capacity() == 0) {
+        return socket().async_wait(tcp::socket::wait_read, [self = self()](beast::error_code ec) {
+          if (ec) return self->close();
+          self->read_start_of_request();
+        });
+      }
+    }
+    read_start_of_request();
+  }
+
+  void read_start_of_request() {
+    // Beast reads max(512, free capacity) bytes at a time: without room a
+    // request of a few kilobytes would take several reads.
     stream_.async_read_some(buffer_.prepare(kReadBufferSize), [self = self()](beast::error_code ec, size_t received) {
       if (ec) return self->close();  // the peer went away between requests
       self->buffer_.commit(received);
