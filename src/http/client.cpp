@@ -2,12 +2,12 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -101,9 +101,30 @@ bool closed_under_us(const beast::error_code& error) {
          error == asio::ssl::error::stream_truncated;
 }
 
+// Whether the certificate failed for want of a trusted CA (a private CA, a
+// self-signed certificate), which trusting the right CA mends.
+bool is_unknown_issuer(long verify_result) {
+  return verify_result == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT ||
+         verify_result == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN ||
+         verify_result == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
+         verify_result == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT ||
+         verify_result == X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE;
+}
+
+bool is_name_mismatch(long verify_result) {
+  return verify_result == X509_V_ERR_HOSTNAME_MISMATCH || verify_result == X509_V_ERR_IP_ADDRESS_MISMATCH;
+}
+
 std::string describe(const beast::error_code& error) {
   if (error.category() == asio::error::get_ssl_category()) {
     std::string reason = error.message();
+    const int code = ERR_GET_REASON(static_cast<unsigned long>(error.value()));
+    if (code == SSL_R_WRONG_VERSION_NUMBER) {
+      return "the server does not speak TLS there (" + reason + "): is it an http:// URL?";
+    }
+    if (code == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED) {
+      return "the server requires a client certificate (" + reason + ")";
+    }
     if (const char* library = ERR_lib_error_string(static_cast<unsigned long>(error.value()))) {
       reason += std::string(" (") + library + ")";
     }
@@ -123,6 +144,7 @@ struct Client::Impl {
   std::vector<Header> headers;
   std::string ca_file;
   Client::TlsSettings tls_settings;
+  std::string untrusted_advice = "give the CA that signed it";
   long timeout_ms = 30'000;
   bool accept_gzip = false;
 
@@ -180,6 +202,7 @@ struct Client::Impl {
   Status set_up_tls() {
     if (tls) return Ok{};
     tls.emplace(asio::ssl::context::tls_client);
+    SSL_CTX_set_min_proto_version(tls->native_handle(), TLS1_2_VERSION);
     if (auto loaded = load_tls_material(); !loaded.ok()) {
       tls.reset();
       return loaded;
@@ -188,20 +211,26 @@ struct Client::Impl {
     return Ok{};
   }
 
+  Status load_trusted_authorities() {
+    beast::error_code error;
+    if (!tls_settings.ca_pem.empty()) {
+      tls->add_certificate_authority(asio::buffer(tls_settings.ca_pem), error);
+      if (error) return make_error("cannot read the CA certificate data: " + describe(error));
+      return Ok{};
+    }
+    tls->set_default_verify_paths(error);
+    if (!error && !ca_file.empty()) tls->load_verify_file(ca_file, error);
+    if (error) {
+      return make_error("cannot read the CA certificates" + (ca_file.empty() ? "" : " of " + ca_file) + ": " +
+                        describe(error));
+    }
+    return Ok{};
+  }
+
   Status load_tls_material() {
     beast::error_code error;
     const Client::TlsSettings& settings = tls_settings;
-    if (!settings.ca_pem.empty()) {
-      tls->add_certificate_authority(asio::buffer(settings.ca_pem), error);
-      if (error) return make_error("cannot read the CA certificate data: " + describe(error));
-    } else {
-      tls->set_default_verify_paths(error);
-      if (!error && !ca_file.empty()) tls->load_verify_file(ca_file, error);
-      if (error) {
-        return make_error("cannot read the CA certificates" + (ca_file.empty() ? "" : " of " + ca_file) + ": " +
-                          describe(error));
-      }
-    }
+    if (!settings.insecure_skip_verify) SINDRI_CHECK(load_trusted_authorities());
     if (settings.client_certificate_pem.empty() != settings.client_key_pem.empty()) {
       return make_error("a client certificate needs its key and a key its certificate");
     }
@@ -248,18 +277,40 @@ struct Client::Impl {
         disconnect();
         return make_error("TLS: cannot set the server name " + endpoint->host);
       }
-      // host_name_verification matches an IP address against the certificate's IP SANs.
+      // OpenSSL checks the name (or an IP address against the IP SANs)
+      // while it verifies the chain, and says which check failed.
       if (!tls_settings.insecure_skip_verify) {
-        secure->set_verify_callback(asio::ssl::host_name_verification(endpoint->host));
+        const bool named = not_an_address ? SSL_set1_host(secure->native_handle(), endpoint->host.c_str()) == 1
+                                          : X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(secure->native_handle()),
+                                                                          endpoint->host.c_str()) == 1;
+        if (!named) {
+          disconnect();
+          return make_error("TLS: cannot check the certificate against " + endpoint->host);
+        }
       }
       error = run([&](Done done) { secure->async_handshake(asio::ssl::stream_base::client, done); });
       if (error) {
+        const long verify_result = SSL_get_verify_result(secure->native_handle());
         disconnect();
+        if (verify_result != X509_V_OK) return make_error(certificate_refusal(verify_result, error));
         return make_error(reason(error));
       }
     }
     connected = true;
     return Ok{};
+  }
+
+  // "the server's certificate is not trusted (certificate verify failed:
+  // self-signed certificate); ADVICE".
+  std::string certificate_refusal(long verify_result, const beast::error_code& error) const {
+    const std::string detail = "(" + error.message() + ": " + X509_verify_cert_error_string(verify_result) + ")";
+    if (is_unknown_issuer(verify_result)) {
+      return "the server's certificate is not trusted " + detail + "; " + untrusted_advice;
+    }
+    if (is_name_mismatch(verify_result)) {
+      return "the server's certificate is not for " + endpoint->host + " " + detail;
+    }
+    return "the server's certificate is refused " + detail;
   }
 
   template <class Message>
@@ -307,6 +358,8 @@ void Client::set_ca_file(std::string path) {
   impl_->tls.reset();
   impl_->disconnect();
 }
+
+void Client::set_untrusted_certificate_advice(std::string advice) { impl_->untrusted_advice = std::move(advice); }
 
 void Client::set_tls(TlsSettings settings) {
   impl_->tls_settings = std::move(settings);

@@ -49,6 +49,10 @@ class Client {
     bool insecure_skip_verify = false;
   };
   void set_tls(TlsSettings settings);
+  // How to mend a server certificate no trusted CA signed, ending that
+  // error ("give its CA with --ca-file or SINDRI_CA_FILE"); by default
+  // "give the CA that signed it".
+  void set_untrusted_certificate_advice(std::string advice);
   // Asks for gzip (Accept-Encoding) and hands back the decoded body; the
   // response's Content-Encoding header still tells what was sent.
   void set_accept_gzip(bool accept);

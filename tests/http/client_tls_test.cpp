@@ -1,6 +1,7 @@
 // The client over HTTPS against a real TLS server (Boost.Asio with OpenSSL)
 // holding a certificate made by the openssl command for this test: the
-// certificate must chain to a trusted CA and name the host, and a reused
+// certificate must chain to a trusted CA and name the host, unless told to
+// skip verification, and a refusal says why and how to mend it; a reused
 // connection carries the next request. Also gzip answers, decoded.
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -22,6 +24,7 @@
 
 #include "http/client.hpp"
 #include "http/gzip.hpp"
+#include "support/test_certificates.hpp"
 
 namespace sindri::http {
 namespace {
@@ -136,16 +139,56 @@ TEST_F(ClientTlsTest, TrustsACertificateThatChainsToTheCaFileAndReusesTheConnect
   ASSERT_TRUE(response.ok()) << response.error().message;
 }
 
-TEST_F(ClientTlsTest, RefusesACertificateNoTrustedCaSigned) {
+TEST_F(ClientTlsTest, TrustsACertificateItsCaSigned) {
+  const sindri_test::TestCertificates certificates;
+  TlsServer server({certificates.server.cert, certificates.server.key}, "signed");
+  Client client("https://localhost:" + std::to_string(server.port()));
+  client.set_ca_file(certificates.ca.cert.string());
+  auto response = client.request("GET", "/x");
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->body, "signed");
+}
+
+TEST_F(ClientTlsTest, RefusesACertificateNoTrustedCaSignedSayingHowToTrustIt) {
   const Certificate certificate = make_certificate(dir_, "IP:127.0.0.1");
   TlsServer server(certificate, "secret");
   const std::string url = "https://127.0.0.1:" + std::to_string(server.port());
   Client client(url);
   auto response = client.request("GET", "/x");
   ASSERT_FALSE(response.ok());
-  EXPECT_EQ(response.error().message.rfind("GET " + url + "/x: TLS: ", 0), 0u) << response.error().message;
-  EXPECT_NE(response.error().message.find("certificate verify failed"), std::string::npos)
+  EXPECT_EQ(response.error().message, "GET " + url +
+                                          "/x: the server's certificate is not trusted (certificate verify failed: "
+                                          "self-signed certificate); give the CA that signed it");
+
+  client.set_untrusted_certificate_advice("give its CA with --ca-file");
+  response = client.request("GET", "/x");
+  ASSERT_FALSE(response.ok());
+  EXPECT_TRUE(response.error().message.ends_with("; give its CA with --ca-file")) << response.error().message;
+}
+
+TEST_F(ClientTlsTest, RefusesACertificateAnotherCaSigned) {
+  const sindri_test::TestCertificates certificates;
+  TlsServer server({certificates.second_server.cert, certificates.second_server.key}, "secret");
+  Client client("https://127.0.0.1:" + std::to_string(server.port()));
+  client.set_ca_file(certificates.ca.cert.string());
+  auto response = client.request("GET", "/x");
+  ASSERT_FALSE(response.ok());
+  EXPECT_NE(response.error().message.find("the server's certificate is not trusted (certificate verify failed: "
+                                          "unable to get local issuer certificate)"),
+            std::string::npos)
       << response.error().message;
+}
+
+TEST_F(ClientTlsTest, TakesAnyCertificateWhenToldToSkipVerification) {
+  const Certificate certificate = make_certificate(dir_, "DNS:other.example");
+  TlsServer server(certificate, "unverified");
+  Client client("https://127.0.0.1:" + std::to_string(server.port()));
+  Client::TlsSettings skip;
+  skip.insecure_skip_verify = true;
+  client.set_tls(skip);
+  auto response = client.request("GET", "/x");
+  ASSERT_TRUE(response.ok()) << response.error().message;
+  EXPECT_EQ(response->body, "unverified");
 }
 
 TEST_F(ClientTlsTest, RefusesACertificateForAnotherHost) {
@@ -155,7 +198,40 @@ TEST_F(ClientTlsTest, RefusesACertificateForAnotherHost) {
   client.set_ca_file(certificate.cert.string());
   auto response = client.request("GET", "/x");
   ASSERT_FALSE(response.ok());
-  EXPECT_NE(response.error().message.find("certificate verify failed"), std::string::npos)
+  EXPECT_NE(response.error().message.find(
+                "the server's certificate is not for 127.0.0.1 (certificate verify failed: IP address mismatch)"),
+            std::string::npos)
+      << response.error().message;
+
+  Client by_name("https://localhost:" + std::to_string(server.port()));
+  by_name.set_ca_file(certificate.cert.string());
+  response = by_name.request("GET", "/x");
+  ASSERT_FALSE(response.ok());
+  EXPECT_NE(response.error().message.find(
+                "the server's certificate is not for localhost (certificate verify failed: hostname mismatch)"),
+            std::string::npos)
+      << response.error().message;
+}
+
+// A server that answers plain HTTP to whatever it is sent, then closes.
+TEST(ClientPlainServerTest, SaysThatAnHttpsUrlReachedAServerThatDoesNotSpeakTls) {
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  std::thread server([&] {
+    tcp::socket socket(io);
+    acceptor.accept(socket);
+    char hello[512];
+    boost::system::error_code ignored;
+    socket.read_some(asio::buffer(hello), ignored);
+    asio::write(socket, asio::buffer(std::string_view("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")),
+                ignored);
+  });
+  Client client("https://127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()));
+  auto response = client.request("GET", "/x");
+  server.join();
+  ASSERT_FALSE(response.ok());
+  EXPECT_NE(response.error().message.find("the server does not speak TLS there (wrong version number)"),
+            std::string::npos)
       << response.error().message;
 }
 
