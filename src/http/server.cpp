@@ -297,9 +297,8 @@ class SessionBase : public std::enable_shared_from_this<SessionBase> {
   std::atomic<Clock::rep> phase_since_{Clock::now().time_since_epoch().count()};
   std::atomic<bool> authenticated_{false};
   std::atomic<size_t> body_bytes_{0};
-  // The first request's header has arrived whole; written on the strand
-  // before the session leaves the unfinished list, read under its lock.
-  bool completed_header_ = false;
+  // The first request's header has arrived whole.
+  std::atomic<bool> completed_header_{false};
 };
 
 using PlainStream = tcp::socket;
@@ -352,7 +351,8 @@ class Session final : public SessionBase {
       asio::post(socket().get_executor(), [self = std::move(self), stopping, now] {
         const CloseReason reason = self->close_reason(stopping, now);
         if (reason == CloseReason::none) return;
-        if (reason == CloseReason::idle && self->request_has_arrived()) return;
+        const bool may_be_idle = reason == CloseReason::idle || reason == CloseReason::stopping;
+        if (may_be_idle && self->request_has_arrived()) return;
         if (reason == CloseReason::header_timeout) self->server_.count(Refusal::header_timeout);
         if (reason == CloseReason::body_too_slow) self->server_.count(Refusal::body_too_slow);
         self->close();
