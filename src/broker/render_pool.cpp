@@ -1,0 +1,151 @@
+#include "broker/render_pool.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <optional>
+
+namespace sindri::broker {
+namespace {
+
+// Renders are work a client waits for anyway; a health probe or an agent's
+// poll is not: on a busy machine the request threads win the cores. Best
+// effort: where the niceness cannot change the thread runs as it was.
+void lower_priority() {
+  const auto thread = static_cast<id_t>(gettid());
+  errno = 0;
+  const int current = getpriority(PRIO_PROCESS, thread);
+  if (errno != 0) return;
+  setpriority(PRIO_PROCESS, thread, std::min(current + 5, 19));
+}
+
+std::chrono::steady_clock::duration seconds(double value) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(value));
+}
+
+}  // namespace
+
+RenderPool::RenderPool(const LiveConfig& config)
+    : config_(config), threads_(static_cast<size_t>(std::max<int64_t>(1, config.current()->render_threads))) {
+  for (size_t i = 0; i < threads_; ++i) workers_.emplace_back([this] { work(); });
+  timer_ = std::thread([this] { expire_waiting(); });
+}
+
+RenderPool::~RenderPool() {
+  std::deque<Task> abandoned;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    abandoned.swap(waiting_);
+    refused_ += abandoned.size();
+  }
+  task_ready_.notify_all();
+  deadlines_changed_.notify_all();
+  for (Task& task : abandoned) task.refuse(RenderRefusal::Stopping);
+  for (std::thread& worker : workers_) worker.join();
+  timer_.join();
+}
+
+bool RenderPool::at_limit(const Task& task) const {
+  const auto found = in_flight_.find(task.identity);
+  return found != in_flight_.end() && found->second >= task.identity_limit;
+}
+
+std::deque<RenderPool::Task>::iterator RenderPool::first_runnable() {
+  return std::find_if(waiting_.begin(), waiting_.end(), [this](const Task& task) { return !at_limit(task); });
+}
+
+void RenderPool::submit(std::string identity, Run run, Refuse refuse) {
+  const auto settings = config_.current();
+  Task task{std::move(identity), static_cast<size_t>(std::max<int64_t>(1, settings->render_per_identity_limit)),
+            std::chrono::steady_clock::now() + seconds(settings->render_queue_wait), std::move(run),
+            std::move(refuse)};
+  std::unique_lock<std::mutex> lock(mutex_);
+  std::optional<RenderRefusal> refusal;
+  if (stopping_) {
+    refusal = RenderRefusal::Stopping;
+  } else if (waiting_.size() >= static_cast<size_t>(std::max<int64_t>(0, settings->render_queue_limit))) {
+    // A task a free thread takes at once never waits, so no queue refuses it.
+    const auto runnable = static_cast<size_t>(
+        std::count_if(waiting_.begin(), waiting_.end(), [this](const Task& waiting) { return !at_limit(waiting); }));
+    if (at_limit(task) || threads_ - running_ <= runnable) refusal = RenderRefusal::QueueFull;
+  }
+  if (refusal) {
+    ++refused_;
+    lock.unlock();
+    task.refuse(*refusal);
+    return;
+  }
+  waiting_.push_back(std::move(task));
+  lock.unlock();
+  task_ready_.notify_one();
+  deadlines_changed_.notify_one();
+}
+
+void RenderPool::work() {
+  lower_priority();
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    auto next = waiting_.end();
+    task_ready_.wait(lock, [&] { return stopping_ || (next = first_runnable()) != waiting_.end(); });
+    if (stopping_) return;
+    std::string identity;
+    {
+      Task task = std::move(*next);
+      waiting_.erase(next);
+      ++in_flight_[task.identity];
+      ++running_;
+      lock.unlock();
+      task.run();
+      identity = std::move(task.identity);
+    }
+    lock.lock();
+    const auto counted = in_flight_.find(identity);
+    if (--counted->second == 0) in_flight_.erase(counted);
+    --running_;
+    // The caller's next task may run now, on any idle thread.
+    task_ready_.notify_all();
+  }
+}
+
+void RenderPool::expire_waiting() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    const auto now = std::chrono::steady_clock::now();
+    auto next_deadline = std::chrono::steady_clock::time_point::max();
+    std::vector<std::pair<Refuse, RenderRefusal>> refusals;
+    for (auto task = waiting_.begin(); task != waiting_.end();) {
+      if (task->deadline > now) {
+        next_deadline = std::min(next_deadline, task->deadline);
+        ++task;
+        continue;
+      }
+      refusals.emplace_back(std::move(task->refuse),
+                            at_limit(*task) ? RenderRefusal::CallerAtLimit : RenderRefusal::PoolBusy);
+      task = waiting_.erase(task);
+    }
+    if (!refusals.empty()) {
+      refused_ += refusals.size();
+      lock.unlock();
+      for (auto& [refuse, reason] : refusals) refuse(reason);
+      refusals.clear();
+      lock.lock();
+      continue;
+    }
+    if (next_deadline == std::chrono::steady_clock::time_point::max()) {
+      deadlines_changed_.wait(lock);
+    } else {
+      deadlines_changed_.wait_until(lock, next_deadline);
+    }
+  }
+}
+
+RenderPoolStats RenderPool::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return RenderPoolStats{running_, waiting_.size(), refused_};
+}
+
+}  // namespace sindri::broker
