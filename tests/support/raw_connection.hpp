@@ -41,6 +41,10 @@ class RawConnection {
   void send(std::string_view data) {
     ASSERT_EQ(::send(fd_, data.data(), data.size(), MSG_NOSIGNAL), ssize_t(data.size()));
   }
+  // Whether all of `data` went out: false once the server has closed.
+  bool try_send(std::string_view data) {
+    return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == ssize_t(data.size());
+  }
   // Reads until the server closes the connection (or 5 s pass).
   std::string read_all() {
     std::string out;

@@ -1,0 +1,369 @@
+// The server's own rules and limits, end to end over real sockets: methods
+// and Host, deferred answers, the caps on connections, the header deadline,
+// the minimum body rate, and HTTPS (certificates made by openssl).
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "http/client.hpp"
+#include "http/server.hpp"
+#include "http/tls_server_context.hpp"
+#include "support/raw_connection.hpp"
+#include "support/test_certificates.hpp"
+
+namespace sindri::http {
+namespace {
+
+using namespace std::chrono_literals;
+using sindri_test::RawConnection;
+
+Response text(std::string body, int status = 200) {
+  Response response;
+  response.status = status;
+  response.content_type = "text/plain";
+  response.body = std::move(body);
+  return response;
+}
+
+Response plain_error(int status, std::string_view, std::string_view message) {
+  return text(std::string(message), status);
+}
+
+void wait_until(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!condition() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+}
+
+std::string status_line(const std::string& answer) { return answer.substr(0, answer.find("\r\n")); }
+
+// Answers that the test holds back until it lets them go, from its own thread.
+class HeldAnswers {
+ public:
+  void hold(Answer answer) {
+    std::lock_guard lock(mutex_);
+    held_.push_back(std::move(answer));
+    changed_.notify_all();
+  }
+  size_t count() {
+    std::lock_guard lock(mutex_);
+    return held_.size();
+  }
+  // Answers every held request from a thread of the test's.
+  void release(const std::string& body) {
+    std::vector<Answer> answers;
+    {
+      std::lock_guard lock(mutex_);
+      answers.swap(held_);
+    }
+    std::thread([&answers, body] {
+      for (Answer& answer : answers) answer(text(body));
+    }).join();
+  }
+  void drop() {
+    std::lock_guard lock(mutex_);
+    held_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Answer> held_;
+};
+
+class ServerLimitsTest : public ::testing::Test {
+ protected:
+  void start(ServerOptions options) {
+    options.on_connection_refused = [this](std::string_view reason) {
+      std::lock_guard lock(reasons_mutex_);
+      reasons_.emplace_back(reason);
+    };
+    server_ = std::make_unique<Server>(
+        std::move(options), [this](Request& request) { return handle(request); }, plain_error);
+    const Status started = server_->start();
+    ASSERT_TRUE(started.ok()) << started.error().message;
+  }
+
+  Response handle(Request& request) {
+    if (request.path == "/later") {
+      Response response;
+      response.later = [this](Answer answer) { held_.hold(std::move(answer)); };
+      return response;
+    }
+    Response response = text("seen " + request.method + " " + request.path);
+    response.authenticated = request.path == "/signed-in";
+    return response;
+  }
+
+  std::vector<std::string> reasons() {
+    std::lock_guard lock(reasons_mutex_);
+    return reasons_;
+  }
+
+  uint16_t port() const { return server_->port(); }
+
+  static std::string get(std::string_view path) {
+    return "GET " + std::string(path) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  }
+
+  HeldAnswers held_;
+  std::unique_ptr<Server> server_;
+  std::mutex reasons_mutex_;
+  std::vector<std::string> reasons_;
+};
+
+TEST_F(ServerLimitsTest, AMethodTheServerDoesNotImplementIs501AndLowerCaseIsNotAMethod) {
+  start({});
+  for (const char* method : {"get", "PROPFIND", "BREW"}) {
+    RawConnection connection(port());
+    connection.send(std::string(method) + " /x HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string answer = connection.read_all();
+    EXPECT_EQ(status_line(answer), "HTTP/1.1 501 Not Implemented") << method;
+    EXPECT_NE(answer.find(method), std::string::npos) << answer;
+  }
+  RawConnection connection(port());
+  connection.send(get("/x"));
+  EXPECT_EQ(status_line(connection.read_until("seen")), "HTTP/1.1 200 OK");
+}
+
+TEST_F(ServerLimitsTest, AnHttp11RequestNeedsExactlyOneHost) {
+  start({});
+  {
+    RawConnection connection(port());
+    connection.send("GET /x HTTP/1.1\r\n\r\n");
+    const std::string answer = connection.read_all();
+    EXPECT_EQ(status_line(answer), "HTTP/1.1 400 Bad Request");
+    EXPECT_NE(answer.find("must have a Host header"), std::string::npos) << answer;
+  }
+  {
+    RawConnection connection(port());
+    connection.send("GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n");
+    const std::string answer = connection.read_all();
+    EXPECT_EQ(status_line(answer), "HTTP/1.1 400 Bad Request");
+    EXPECT_NE(answer.find("one Host header"), std::string::npos) << answer;
+  }
+  RawConnection old_client(port());
+  old_client.send("GET /x HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(status_line(old_client.read_all()), "HTTP/1.1 200 OK");
+}
+
+TEST_F(ServerLimitsTest, ADeferredAnswerLeavesTheOnlyWorkerFreeForOthers) {
+  ServerOptions options;
+  options.threads = 1;
+  start(options);
+  RawConnection waiting(port());
+  waiting.send(get("/later"));
+  wait_until([&] { return held_.count() == 1; });
+  ASSERT_EQ(held_.count(), 1u);
+
+  Client other("http://127.0.0.1:" + std::to_string(port()));
+  auto answered = other.request("GET", "/meanwhile");
+  ASSERT_TRUE(answered.ok()) << answered.error().message;
+  EXPECT_EQ(answered->body, "seen GET /meanwhile");
+  EXPECT_EQ(server_->busy_workers(), 0u);
+
+  held_.release("answered later");
+  EXPECT_NE(waiting.read_until("answered later").find("HTTP/1.1 200 OK"), std::string::npos);
+  // The connection is kept alive after a deferred answer.
+  waiting.send(get("/again"));
+  EXPECT_NE(waiting.read_until("seen GET /again").find("200 OK"), std::string::npos);
+}
+
+TEST_F(ServerLimitsTest, ADeferredAnswerDroppedUncalledClosesTheConnection) {
+  start({});
+  RawConnection waiting(port());
+  waiting.send(get("/later"));
+  wait_until([&] { return held_.count() == 1; });
+  held_.drop();
+  EXPECT_TRUE(waiting.closed_without_answer());
+}
+
+TEST_F(ServerLimitsTest, AStopWaitsForADeferredAnswer) {
+  start({});
+  RawConnection waiting(port());
+  waiting.send(get("/later"));
+  wait_until([&] { return held_.count() == 1; });
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    server_->stop();
+    stopped.store(true);
+  });
+  wait_until([&] { return server_->open_connections() == 1 && !stopped.load(); });
+  EXPECT_FALSE(stopped.load());
+  held_.release("the last answer");
+  const std::string answer = waiting.read_all();
+  stopper.join();
+  EXPECT_NE(answer.find("the last answer"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+}
+
+TEST_F(ServerLimitsTest, AHeaderThatDoesNotArriveInTimeClosesTheConnection) {
+  ServerOptions options;
+  options.header_timeout = 150ms;
+  start(options);
+  RawConnection silent(port());
+  RawConnection trickling(port());
+  trickling.send("GET /x HTTP/1.1\r\n");
+  EXPECT_TRUE(silent.closed_without_answer());
+  EXPECT_TRUE(trickling.closed_without_answer());
+  EXPECT_EQ(server_->refused_connections().header_timeout, 2u);
+  // A keep-alive connection between requests is idle, not late.
+  RawConnection kept(port());
+  kept.send(get("/one"));
+  kept.read_until("seen GET /one");
+  std::this_thread::sleep_for(300ms);
+  kept.send(get("/two"));
+  EXPECT_NE(kept.read_until("seen GET /two").find("200 OK"), std::string::npos);
+}
+
+TEST_F(ServerLimitsTest, PastTheUnfinishedCapTheOldestUnfinishedConnectionMakesRoom) {
+  ServerOptions options;
+  options.max_unfinished_connections = 2;
+  start(options);
+  RawConnection oldest(port());
+  oldest.send("GET /x HTTP/1.1\r\n");
+  RawConnection second(port());
+  second.send("GET /x HTTP/1.1\r\n");
+  wait_until([&] { return server_->open_connections() == 2; });
+  RawConnection newest(port());
+  EXPECT_TRUE(oldest.closed_without_answer());
+  newest.send(get("/newest"));
+  EXPECT_NE(newest.read_until("seen GET /newest").find("200 OK"), std::string::npos);
+  second.send("Host: x\r\n\r\n");
+  EXPECT_NE(second.read_until("seen GET /x").find("200 OK"), std::string::npos);
+  EXPECT_EQ(server_->refused_connections().unfinished_limit, 1u);
+  EXPECT_EQ(reasons(), std::vector<std::string>{"unfinished_limit"});
+}
+
+TEST_F(ServerLimitsTest, PastTheConnectionCapAnAuthenticatedConnectionIsNeverTheOneClosed) {
+  ServerOptions options;
+  options.max_connections = 3;
+  start(options);
+  RawConnection agent(port());
+  agent.send(get("/signed-in"));
+  agent.read_until("seen GET /signed-in");
+  RawConnection idle(port());
+  idle.send(get("/anonymous"));
+  idle.read_until("seen GET /anonymous");
+  // Connections that completed an anonymous request make room, oldest first.
+  RawConnection later(port());
+  later.send(get("/later-anonymous"));
+  later.read_until("seen GET /later-anonymous");
+  RawConnection newest(port());
+  EXPECT_TRUE(idle.closed_without_answer());
+  newest.send(get("/newest"));
+  newest.read_until("seen GET /newest");
+  {
+    // Then connections still sending their first request, each making room for the next.
+    std::vector<std::unique_ptr<RawConnection>> crowd;
+    for (int i = 0; i < 20; ++i) crowd.push_back(std::make_unique<RawConnection>(port()));
+    wait_until([&] { return server_->refused_connections().connection_limit >= 21; });
+    EXPECT_TRUE(later.closed_without_answer());
+    agent.send(get("/signed-in/still"));
+    EXPECT_NE(agent.read_until("seen GET /signed-in/still").find("200 OK"), std::string::npos);
+  }
+  EXPECT_EQ(server_->refused_connections().connection_limit, 21u);
+}
+
+TEST_F(ServerLimitsTest, WhenNothingCanMakeRoomTheNewConnectionIsClosed) {
+  ServerOptions options;
+  options.max_connections = 2;
+  start(options);
+  RawConnection first(port());
+  first.send(get("/signed-in"));
+  first.read_until("seen GET /signed-in");
+  RawConnection second(port());
+  second.send(get("/signed-in"));
+  second.read_until("seen GET /signed-in");
+  RawConnection refused(port());
+  EXPECT_TRUE(refused.closed_without_answer());
+  EXPECT_EQ(server_->refused_connections().connection_limit, 1u);
+  first.send(get("/signed-in/again"));
+  EXPECT_NE(first.read_until("seen GET /signed-in/again").find("200 OK"), std::string::npos);
+}
+
+TEST_F(ServerLimitsTest, ABodySlowerThanTheMinimumRateIsCut) {
+  ServerOptions options;
+  options.min_body_rate = 1000;
+  start(options);
+  RawConnection slow(port());
+  slow.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
+  // 100 bytes a second, a tenth of the minimum, until the server cuts it.
+  for (int i = 0; i < 300 && server_->refused_connections().body_too_slow == 0; ++i) {
+    if (!slow.try_send("x")) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(server_->refused_connections().body_too_slow, 1u);
+  EXPECT_EQ(reasons(), std::vector<std::string>{"body_too_slow"});
+}
+
+class ServerTlsTest : public ServerLimitsTest {
+ protected:
+  void start_tls(const sindri_test::CertificateFiles& served, std::string client_ca = "") {
+    auto context = TlsServerContext::load(
+        TlsFiles{served.cert.string(), served.key.string(), std::move(client_ca)}, 10ms);
+    ASSERT_TRUE(context.ok()) << context.error().message;
+    ServerOptions options;
+    options.tls = *context;
+    start(options);
+  }
+  std::string url() const { return "https://127.0.0.1:" + std::to_string(port()); }
+
+  sindri_test::TestCertificates certificates_;
+};
+
+TEST_F(ServerTlsTest, ServesHttpsToAClientThatTrustsItsCa) {
+  start_tls(certificates_.server);
+  Client client(url());
+  client.set_ca_file(certificates_.ca.cert.string());
+  for (const char* path : {"/one", "/two"}) {
+    auto answered = client.request("GET", path);
+    ASSERT_TRUE(answered.ok()) << answered.error().message;
+    EXPECT_EQ(answered->body, "seen GET " + std::string(path));
+  }
+}
+
+TEST_F(ServerTlsTest, PlainHttpToTheTlsPortGetsAPlainAnswerSayingSo) {
+  start_tls(certificates_.server);
+  RawConnection connection(port());
+  connection.send(get("/x"));
+  const std::string answer = connection.read_all();
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 400 Bad Request");
+  EXPECT_NE(answer.find("This port speaks HTTPS"), std::string::npos) << answer;
+  EXPECT_EQ(server_->refused_connections().tls_handshake, 1u);
+}
+
+TEST_F(ServerTlsTest, AClientThatDoesNotTrustTheCertificateFailsTheHandshake) {
+  start_tls(certificates_.self_signed);
+  Client client(url());
+  client.set_ca_file(certificates_.ca.cert.string());
+  auto answered = client.request("GET", "/x");
+  ASSERT_FALSE(answered.ok());
+  wait_until([&] { return server_->refused_connections().tls_handshake == 1; });
+  EXPECT_EQ(server_->refused_connections().tls_handshake, 1u);
+}
+
+TEST_F(ServerTlsTest, AHandshakeThatNeverEndsMeetsTheHeaderDeadline) {
+  auto context = TlsServerContext::load(
+      TlsFiles{certificates_.server.cert.string(), certificates_.server.key.string(), ""});
+  ASSERT_TRUE(context.ok()) << context.error().message;
+  ServerOptions options;
+  options.tls = *context;
+  options.header_timeout = 150ms;
+  start(options);
+  RawConnection stalled(port());
+  stalled.send(std::string(1, '\x16'));
+  EXPECT_TRUE(stalled.closed_without_answer());
+  EXPECT_EQ(server_->refused_connections().header_timeout, 1u);
+}
+
+}  // namespace
+}  // namespace sindri::http
