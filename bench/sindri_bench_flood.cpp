@@ -40,6 +40,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+Clock::duration seconds_of(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 volatile std::sig_atomic_t stopping = 0;
 
 struct Options {
@@ -111,7 +115,7 @@ class Flood {
   }
 
   void run() {
-    const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.seconds));
+    const auto end = Clock::now() + seconds_of(options_.seconds);
     auto last_turn = Clock::now();
     auto last_trickle = Clock::now();
     double open_allowance = 0;
@@ -166,7 +170,8 @@ class Flood {
     ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &yes, sizeof yes);
     sockaddr_in source{};
     source.sin_family = AF_INET;
-    source.sin_addr.s_addr = htonl(0x7f000000u + options_.first_address + static_cast<unsigned>(slot % options_.address_count));
+    const auto address_index = static_cast<unsigned>(slot % options_.address_count);
+    source.sin_addr.s_addr = htonl(0x7f000000u + options_.first_address + address_index);
     sockaddr_in server{};
     server.sin_family = AF_INET;
     server.sin_port = htons(options_.port);

@@ -33,6 +33,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+Clock::duration seconds_of(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 struct Options {
   std::string name, url, method, path;
   double seconds = 0;
@@ -124,7 +128,7 @@ std::unique_ptr<sindri::http::Client> client_for(const Options& options) {
 Tally call_until(const Options& options, Clock::time_point end) {
   Tally tally;
   auto client = client_for(options);
-  const auto pause = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.interval));
+  const Clock::duration pause = seconds_of(options.interval);
   while (Clock::now() < end) {
     if (options.new_connection) client = client_for(options);
     const auto start = Clock::now();
@@ -153,7 +157,7 @@ double percentile(const std::vector<double>& sorted, double share) {
 
 int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
-  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.seconds));
+  const auto end = Clock::now() + seconds_of(options.seconds);
   Tally total;
   std::mutex merging;
   std::vector<std::thread> threads;
@@ -172,6 +176,8 @@ int main(int argc, char** argv) {
               total.failures, total.retry_after);
   for (const auto& [status, count] : total.statuses) std::printf(" status_%d=%zu", status, count);
   std::printf("\n");
-  if (!total.first_failure.empty()) std::fprintf(stderr, "%s: first failure: %s\n", options.name.c_str(), total.first_failure.c_str());
+  if (!total.first_failure.empty()) {
+    std::fprintf(stderr, "%s: first failure: %s\n", options.name.c_str(), total.first_failure.c_str());
+  }
   return 0;
 }

@@ -314,7 +314,8 @@ TEST(HostileLoad, AnAgentAndAProberAreAnsweredThroughAConnectionFlood) {
   Reply metrics = call(*admin, "GET", "/metrics");
   ASSERT_EQ(metrics.status, 200);
   const std::map<std::string, double> refused = refusals_in(metrics.body);
-  for (const char* reason : {"connection_limit", "unfinished_limit", "header_timeout", "body_too_slow", "tls_handshake"}) {
+  for (const char* reason :
+       {"connection_limit", "unfinished_limit", "header_timeout", "body_too_slow", "tls_handshake"}) {
     EXPECT_TRUE(refused.contains(reason)) << reason << " is not in /metrics:\n" << metrics.body;
   }
   // Both caps closed connections (see kIdleFlood).
