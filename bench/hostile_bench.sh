@@ -265,7 +265,14 @@ if (($(figure "$work/renders" retry_after) < turned_away)); then
   echo "  some of the $turned_away renders answered 429 or 503 had no Retry-After"
   failed=1
 fi
-for ((i = 0; i < floods; i++)); do echo "flood process $i: $(cut -d' ' -f2- "$work/flood.$i")"; done
+flood_outputs=()
+for ((i = 0; i < floods; i++)); do
+  flood_outputs+=("$work/flood.$i")
+  echo "flood process $i: $(cut -d' ' -f2- "$work/flood.$i")"
+done
+awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] += kv[2]; if (kv[1] == "seconds") n++ } }
+     END { printf "flood: %d connections opened in all, %.0f a second\n", f["opened"], f["opened"] / (f["seconds"] / n) }' \
+  "${flood_outputs[@]}"
 echo "broker connections open mid-attack: $held"
 echo "connections refused during the flood:"
 join -t= -a2 <(sort "$work/refusals.before") <(sort "$work/refusals.after") |

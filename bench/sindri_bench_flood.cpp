@@ -14,7 +14,7 @@
 // 2:16), since one address has only some 28,000 ports and a closed
 // connection's stays in TIME_WAIT. Once it has opened CONNECTIONS it writes
 // their number to the ready file. Prints one line at the end:
-//   flood connections=.. opened=.. closed_by_server=.. open_failures=.. open_at_end=..
+//   flood connections=.. opened=.. closed_by_server=.. open_failures=.. open_at_end=.. seconds=..
 // The process needs CONNECTIONS open files and a few more.
 
 #include <arpa/inet.h>
@@ -115,7 +115,8 @@ class Flood {
   }
 
   void run() {
-    const auto end = Clock::now() + seconds_of(options_.seconds);
+    const auto start = Clock::now();
+    const auto end = start + seconds_of(options_.seconds);
     auto last_turn = Clock::now();
     auto last_trickle = Clock::now();
     double open_allowance = 0;
@@ -147,8 +148,10 @@ class Flood {
       if (slots_[slot].fd >= 0) ++open_at_end;
       close_slot(slot);
     }
-    std::printf("flood connections=%zu opened=%zu closed_by_server=%zu open_failures=%zu open_at_end=%zu\n",
-                slots_.size(), opened_, closed_by_server_, open_failures_, open_at_end);
+    std::printf("flood connections=%zu opened=%zu closed_by_server=%zu open_failures=%zu open_at_end=%zu "
+                "seconds=%.1f\n",
+                slots_.size(), opened_, closed_by_server_, open_failures_, open_at_end,
+                std::chrono::duration<double>(Clock::now() - start).count());
   }
 
  private:
