@@ -6,7 +6,8 @@
 // and a prober asks /healthz on a new connection each time, as a kubelet
 // does. Every poll and probe is answered, the agent's connection is never
 // the one closed for room, and /metrics counts what the caps refused.
-// Loopback only; the flood stops once the polls and probes are done.
+// Loopback only; the flood stops once the polls and probes are done and
+// its idle connections have met the connection cap.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -46,7 +47,7 @@ constexpr auto kPause = std::chrono::milliseconds(50);
 // New flood connections a second: the caps are reached within two seconds,
 // and a prober's connection has some 130 ms to send its request.
 constexpr double kOpensPerSecond = 100;
-constexpr auto kTurn = std::chrono::milliseconds(10);
+constexpr auto kTurn = std::chrono::milliseconds(10);  // the longest wait for the flood's sockets
 constexpr auto kTrickleInterval = std::chrono::milliseconds(50);
 
 // Connections held against the broker's port from one thread, with poll().
