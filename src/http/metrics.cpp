@@ -121,6 +121,36 @@ void append_series_labels(std::string& out, std::string_view route, std::string_
   out += '"';
 }
 
+// Prometheus wants every series of a metric together, after its one HELP
+// and TYPE.
+void append_gauges(std::string& out, const std::vector<Metrics::Gauge>& gauges) {
+  std::vector<bool> written(gauges.size(), false);
+  for (size_t first = 0; first < gauges.size(); ++first) {
+    if (written[first]) continue;
+    const Metrics::Gauge& head = gauges[first];
+    out += "# HELP ";
+    out += head.name;
+    out += ' ';
+    append_help(out, head.help);
+    out += "\n# TYPE ";
+    out += head.name;
+    out += head.counter ? " counter\n" : " gauge\n";
+    for (size_t i = first; i < gauges.size(); ++i) {
+      if (written[i] || gauges[i].name != head.name) continue;
+      written[i] = true;
+      out += gauges[i].name;
+      if (!gauges[i].labels.empty()) {
+        out += '{';
+        out += gauges[i].labels;
+        out += '}';
+      }
+      out += ' ';
+      append_number(out, gauges[i].value);
+      out += '\n';
+    }
+  }
+}
+
 }  // namespace
 
 struct Metrics::Impl {
@@ -207,19 +237,7 @@ std::string Metrics::render(const std::vector<Gauge>& gauges) const {
     out += '\n';
   }
 
-  for (const Gauge& gauge : gauges) {
-    out += "# HELP ";
-    out += gauge.name;
-    out += ' ';
-    append_help(out, gauge.help);
-    out += "\n# TYPE ";
-    out += gauge.name;
-    out += gauge.counter ? " counter\n" : " gauge\n";
-    out += gauge.name;
-    out += ' ';
-    append_number(out, gauge.value);
-    out += '\n';
-  }
+  append_gauges(out, gauges);
   return out;
 }
 

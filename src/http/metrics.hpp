@@ -25,10 +25,14 @@ class Metrics {
     std::string help;
     double value = 0;
     bool counter = false;
+    // Written between braces as given (reason="header_timeout"); empty for
+    // none. Series of one name share the first one's help and type.
+    std::string labels = {};
   };
   // The exposition text: sindri_http_requests_total{route,method,status},
   // sindri_http_request_duration_seconds histogram{route,method,status}, then
-  // gauges.
+  // gauges, those of one name together under one HELP and TYPE, names in the
+  // order they first appear.
   std::string render(const std::vector<Gauge>& gauges) const;
 
  private:
