@@ -1,5 +1,7 @@
 #include "broker/config.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -601,6 +603,14 @@ Status validate_config(const BrokerConfig& config) {
     }
   }
   return Ok{};
+}
+
+bool ListenAddress::is_loopback() const {
+  if (host == "localhost") return true;
+  in_addr ipv4{};
+  if (inet_pton(AF_INET, host.c_str(), &ipv4) == 1) return (ntohl(ipv4.s_addr) >> 24) == 127;
+  in6_addr ipv6{};
+  return inet_pton(AF_INET6, host.c_str(), &ipv6) == 1 && IN6_IS_ADDR_LOOPBACK(&ipv6);
 }
 
 Result<ListenAddress> parse_listen_address(const std::string& text) {

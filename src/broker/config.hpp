@@ -160,6 +160,9 @@ Status validate_config(const BrokerConfig& config);
 struct ListenAddress {
   std::string host;
   uint16_t port = 0;
+
+  // 127.0.0.0/8, ::1 or localhost: only this machine can connect.
+  bool is_loopback() const;
 };
 Result<ListenAddress> parse_listen_address(const std::string& text);
 

@@ -8,19 +8,24 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
 
 #include "broker/broker.hpp"
 #include "broker/config.hpp"
+#include "broker/refusal_log.hpp"
 #include "cli/errors.hpp"
 #include "cli/programs.hpp"
 #include "cli/verbs.hpp"
 #include "http/server.hpp"
+#include "http/tls_server_context.hpp"
 #include "store/database.hpp"
 
 namespace sindri::cli {
@@ -125,6 +130,68 @@ int rotate_admin_pak(const broker::BrokerConfig& config) {
   return 0;
 }
 
+std::chrono::milliseconds milliseconds_of(double seconds) {
+  return std::chrono::milliseconds(std::llround(seconds * 1000));
+}
+
+// The server's limits, fixed for this run.
+http::ServerOptions server_options_of(const broker::BrokerConfig& config, const broker::ListenAddress& address) {
+  http::ServerOptions options;
+  options.host = address.host;
+  options.port = address.port;
+  options.threads = static_cast<unsigned>(config.threads);
+  options.body_limit = config.body_limit == 0 ? std::numeric_limits<size_t>::max()
+                                              : static_cast<size_t>(config.body_limit);
+  options.stop_grace = std::chrono::seconds(config.shutdown_grace);
+  options.max_connections = static_cast<size_t>(config.http_max_connections);
+  options.max_unfinished_connections = static_cast<size_t>(config.http_max_unfinished_connections);
+  options.header_timeout = milliseconds_of(config.http_header_timeout);
+  options.min_body_rate = static_cast<size_t>(config.http_min_body_rate);
+  return options;
+}
+
+// The HTTPS context when tls.cert_file is set; its reloads are logged.
+Result<std::shared_ptr<http::TlsServerContext>> load_tls(const broker::BrokerConfig& config, broker::Logger& log) {
+  if (config.tls_cert_file.empty()) return std::shared_ptr<http::TlsServerContext>();
+  SINDRI_TRY(context, http::TlsServerContext::load({config.tls_cert_file, config.tls_key_file, config.tls_client_ca_file},
+                                                   milliseconds_of(config.tls_reload_check_interval)));
+  context->on_reload([&log, cert_file = config.tls_cert_file](const Status& reloaded) {
+    if (reloaded.ok()) {
+      log.info("tls certificate reloaded", {{"cert_file", Value(cert_file)}});
+    } else {
+      log.warn("tls certificate not reloaded: the files in use stay", {{"error", Value(reloaded.error().message)}});
+    }
+  });
+  return context;
+}
+
+// Connections each of the server's limits refused, by reason.
+void add_refusal_counters(const http::Server& server, std::vector<http::Metrics::Gauge>& gauges) {
+  const http::ConnectionRefusals refused = server.refused_connections();
+  const std::pair<const char*, uint64_t> by_reason[] = {{"connection_limit", refused.connection_limit},
+                                                        {"unfinished_limit", refused.unfinished_limit},
+                                                        {"header_timeout", refused.header_timeout},
+                                                        {"body_too_slow", refused.body_too_slow},
+                                                        {"tls_handshake", refused.tls_handshake}};
+  for (const auto& [reason, count] : by_reason) {
+    gauges.push_back({.name = "sindri_http_connections_refused_total",
+                      .help = "Connections the server's limits closed or refused, by reason",
+                      .value = static_cast<double>(count),
+                      .counter = true,
+                      .labels = std::string("reason=\"") + reason + "\""});
+  }
+}
+
+void add_connection_gauges(const http::Server& server, std::vector<http::Metrics::Gauge>& gauges) {
+  gauges.push_back({"sindri_http_open_connections", "HTTP connections open",
+                    static_cast<double>(server.open_connections())});
+  gauges.push_back({"sindri_http_receiving_requests", "Connections with a request begun and not yet read whole",
+                    static_cast<double>(server.receiving_requests())});
+  gauges.push_back({"sindri_http_busy_workers", "Worker threads handling a request",
+                    static_cast<double>(server.busy_workers())});
+  add_refusal_counters(server, gauges);
+}
+
 int serve(const ServeFlags& flags) {
   auto config = load_config(flags);
   if (!config.ok()) {
@@ -145,57 +212,80 @@ int serve(const ServeFlags& flags) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  auto tls = load_tls(*config, log);
+  if (!tls.ok()) {
+    log.error("cannot load the TLS certificate", {{"error", Value(tls.error().message)}});
+    return 1;
+  }
+  broker::RefusalLog refusal_log(
+      [&log](std::string_view reason, const Value& since_last_line) {
+        log.warn("connections refused", {{"reason", Value(reason)}, {"since_last_line", since_last_line}});
+      },
+      std::chrono::seconds(1));
+
+  // The server takes its address before the database is opened or the
+  // admin PAK written, so that a start that cannot listen leaves nothing
+  // behind. It reaches the broker, made below, only once started.
+  std::unique_ptr<store::Database> db;
+  broker::LiveConfig live_config(*config);
+  std::optional<broker::Broker> broker;
+  http::ServerOptions server_options = server_options_of(*config, address);
+  server_options.tls = *tls;
+  server_options.on_connection_refused = [&refusal_log](std::string_view reason) { refusal_log.refused(reason); };
+  server_options.on_refused = [&broker](std::string_view method, int status, std::chrono::nanoseconds elapsed) {
+    broker->observe_refused(method, status, elapsed);
+  };
+  server_options.refuse_before_body = [&broker](const http::Request& head) { return broker->refuse_before_body(head); };
+  http::Server server(server_options, [&broker](http::Request& request) { return broker->handle(request); },
+                      broker::Broker::render_error);
+  if (auto status = server.bind(); !status.ok()) {
+    log.error("cannot listen", {{"listen", Value(config->listen)}, {"error", Value(status.error().message)}});
+    return 1;
+  }
+
   store::OpenOptions options;
   options.pool_size = static_cast<size_t>(config->database_pool_size);
   options.tenant_schema = config->database_schema;
-  auto db = store::Database::open(config->database_url, options);
-  if (!db.ok()) {
-    log.error("cannot open the database", {{"url", Value(config->database_url)}, {"error", Value(db.error().message)}});
+  auto opened = store::Database::open(config->database_url, options);
+  if (!opened.ok()) {
+    log.error("cannot open the database",
+              {{"url", Value(config->database_url)}, {"error", Value(opened.error().message)}});
     return 1;
   }
-  broker::LiveConfig live_config(*config);
-  broker::Broker broker(**db, log, live_config);
-  if (auto status = broker.initialize(config->admin_pak_file); !status.ok()) {
+  db = std::move(*opened);
+  broker.emplace(*db, log, live_config);
+  if (auto status = broker->initialize(config->admin_pak_file); !status.ok()) {
     log.error("cannot start", {{"error", Value(status.error().message)}});
     return 1;
   }
-  broker.start_background_jobs();
+  broker->start_background_jobs();
   // A reload reads the settings as this start did; the file is watched.
-  broker.enable_reload([&flags] { return load_config(flags); }, config_file(flags));
+  broker->enable_reload([&flags] { return load_config(flags); }, config_file(flags));
+  broker->add_gauge_source([&server](std::vector<http::Metrics::Gauge>& gauges) { add_connection_gauges(server, gauges); });
 
-  http::ServerOptions server_options;
-  server_options.host = address.host;
-  server_options.port = address.port;
-  server_options.threads = static_cast<unsigned>(config->threads);
-  server_options.body_limit = static_cast<size_t>(config->body_limit);
-  server_options.stop_grace = std::chrono::seconds(config->shutdown_grace);
-  server_options.on_refused = [&broker](std::string_view method, int status, std::chrono::nanoseconds elapsed) {
-    broker.observe_refused(method, status, elapsed);
-  };
-  server_options.refuse_before_body = [&broker](const http::Request& head) { return broker.refuse_before_body(head); };
-  http::Server server(server_options, [&broker](http::Request& request) { return broker.handle(request); },
-                      broker::Broker::render_error);
   if (auto status = server.start(); !status.ok()) {
     log.error("cannot listen", {{"listen", Value(config->listen)}, {"error", Value(status.error().message)}});
     return 1;
   }
-  broker.add_gauge_source([&server](std::vector<http::Metrics::Gauge>& gauges) {
-    gauges.push_back({"sindri_http_open_connections", "HTTP connections open",
-                      static_cast<double>(server.open_connections())});
-    gauges.push_back({"sindri_http_receiving_requests", "Connections with a request begun and not yet read whole",
-                      static_cast<double>(server.receiving_requests())});
-    gauges.push_back({"sindri_http_busy_workers", "Worker threads handling a request",
-                      static_cast<double>(server.busy_workers())});
-  });
   const std::string bound = address.host + ":" + std::to_string(server.port());
   if (flags.address_file) {
     std::ofstream(*flags.address_file) << bound << "\n";
   }
   log.info("listening", {{"address", Value(bound)},
                          {"database", Value(config->database_url.substr(0, config->database_url.find(':')))},
-                         {"threads", Value(config->threads)}});
+                         {"threads", Value(config->threads)},
+                         {"tls", Value(*tls != nullptr)}});
+  if (!*tls && !address.is_loopback()) {
+    log.warn("listening beyond this machine without TLS: PAKs cross the network in clear; set tls.cert_file and "
+             "tls.key_file, or keep a TLS-terminating proxy in front",
+             {{"address", Value(bound)}});
+  }
 
   stop_on_signal(server, stop_signals, log);
+  // Renders still under way answer into the stopped server, which outlives
+  // them, before the database closes.
+  broker.reset();
+  refusal_log.flush();
   log.info("stopped");
   return 0;
 }

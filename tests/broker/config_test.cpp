@@ -140,6 +140,18 @@ TEST(BrokerConfig, ValidationCatchesBadValues) {
   EXPECT_TRUE(validate_config(config).ok());
 }
 
+// Listening anywhere else without TLS is warned about: PAKs would cross the
+// network in clear.
+TEST(BrokerConfig, LoopbackAddressesAreTheOnesOnlyThisMachineReaches) {
+  for (const char* listen : {"127.0.0.1:8080", "127.1.2.3:0", "[::1]:8080", "localhost:8080"}) {
+    EXPECT_TRUE(parse_listen_address(listen)->is_loopback()) << listen;
+  }
+  for (const char* listen : {"0.0.0.0:8080", "[::]:8080", "10.0.0.7:8080", "128.0.0.1:8080", "broker.example:443",
+                             "[::ffff:10.0.0.1]:8080"}) {
+    EXPECT_FALSE(parse_listen_address(listen)->is_loopback()) << listen;
+  }
+}
+
 // Intervals take fractions of a second, so that tests run passes quickly;
 // lists come as YAML sequences or comma-separated text.
 TEST(BrokerConfig, DurationsTakeFractionsAndListsTakeEitherForm) {

@@ -3,7 +3,9 @@
 // before, and it logs one JSON object per line.
 
 #include <sys/resource.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -93,11 +95,12 @@ TEST(Serve, MetricsCountWhatTheServerRejects) {
   RawConnection garbled(broker.port());
   garbled.send("NOT HTTP AT ALL\r\n\r\n");
   EXPECT_NE(garbled.read_all().find("HTTP/1.1 400"), std::string::npos);
-  // Any token is a method to HTTP; metrics keep one series for the rest.
+  // Any token is a method to HTTP; the server answers one it does not
+  // implement 501 itself, and metrics keep one series for them all.
   for (const char* method : {"BREW", "WHEN"}) {
     RawConnection odd(broker.port());
     odd.send(std::string(method) + " /api/v1/generators HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n");
-    EXPECT_NE(odd.read_all().find("HTTP/1.1 405"), std::string::npos);
+    EXPECT_NE(odd.read_all().find("HTTP/1.1 501"), std::string::npos);
   }
 
   auto anonymous = broker.client("");
@@ -107,7 +110,7 @@ TEST(Serve, MetricsCountWhatTheServerRejects) {
        {R"(sindri_http_requests_total{route="rejected",method="POST",status="413"} 1)",
         R"(sindri_http_requests_total{route="rejected",method="unknown",status="400"} 1)",
         R"(sindri_http_request_duration_seconds_count{route="rejected",method="POST",status="413"} 1)",
-        R"(sindri_http_requests_total{route="unmatched",method="other",status="405"} 2)",
+        R"(sindri_http_requests_total{route="rejected",method="other",status="501"} 2)",
         R"(sindri_http_requests_total{route="/api/v1/generators",method="POST",status="201"} 1)",
         R"(sindri_http_request_duration_seconds_count{route="/api/v1/generators",method="POST",status="201"} 1)"}) {
     EXPECT_NE(metrics.body.find("\n" + line + "\n"), std::string::npos) << line << "\n" << metrics.body;
@@ -212,6 +215,103 @@ TEST(Serve, ASecondSignalEndsTheGrace) {
   EXPECT_NE(broker.log().find(R"("message":"second signal: closing every connection now")"), std::string::npos)
       << broker.log();
   EXPECT_NE(broker.log().find(R"("message":"stopped")"), std::string::npos) << broker.log();
+}
+
+// `sindri serve` run to its end with the flags given (no --listen added),
+// in `dir`: its exit status; its log is dir/serve.log.
+int run_serve(const fs::path& dir, const std::vector<std::string>& flags) {
+  std::string command = std::string(SINDRI_BIN) + " serve --database sqlite://" + (dir / "sindri.db").string() +
+                        " --admin-pak-file " + (dir / "admin.pak").string();
+  for (const std::string& flag : flags) command += " '" + flag + "'";
+  command += " >" + (dir / "serve.log").string() + " 2>&1 </dev/null";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A port this test holds, as a broker on it would.
+class TakenPort {
+ public:
+  TakenPort() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    if (::bind(fd_, reinterpret_cast<const sockaddr*>(&address), size) != 0 || ::listen(fd_, 1) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+      ADD_FAILURE() << "cannot take a port";
+    }
+    port_ = ntohs(address.sin_port);
+  }
+  ~TakenPort() { ::close(fd_); }
+  TakenPort(const TakenPort&) = delete;
+  TakenPort& operator=(const TakenPort&) = delete;
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int fd_;
+  uint16_t port_ = 0;
+};
+
+// The address is taken before the database is created or migrated and
+// before the admin PAK is written: a start that cannot listen leaves
+// nothing behind for the next to trip on.
+TEST(Serve, APortInUseStopsTheStartBeforeTheDatabaseOrTheAdminPak) {
+  BrokerProcess broker(Backend::Sqlite);
+  TakenPort taken;
+  EXPECT_EQ(run_serve(broker.dir(), {"--listen", taken.address()}), 1);
+  const std::string log = slurp(broker.dir() / "serve.log");
+  EXPECT_NE(log.find(R"("message":"cannot listen")"), std::string::npos) << log;
+  EXPECT_NE(log.find(taken.address()), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(broker.dir() / "sindri.db")) << log;
+  EXPECT_FALSE(fs::exists(broker.dir() / "admin.pak")) << log;
+}
+
+TEST(Serve, AMissingCertificateStopsTheStartNamingTheFile) {
+  BrokerProcess broker(Backend::Sqlite);
+  const std::string missing = (broker.dir() / "no-such.crt").string();
+  EXPECT_EQ(run_serve(broker.dir(), {"--listen", "127.0.0.1:0", "--tls-cert-file", missing, "--tls-key-file",
+                                     (broker.dir() / "no-such.key").string()}),
+            1);
+  const std::string log = slurp(broker.dir() / "serve.log");
+  EXPECT_NE(log.find(R"("message":"cannot load the TLS certificate")"), std::string::npos) << log;
+  EXPECT_NE(log.find(missing), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(broker.dir() / "sindri.db")) << log;
+  EXPECT_FALSE(fs::exists(broker.dir() / "admin.pak")) << log;
+
+  // Half a certificate is a setting's mistake: exit 2 before anything.
+  EXPECT_EQ(run_serve(broker.dir(), {"--listen", "127.0.0.1:0", "--tls-cert-file", missing}), 2);
+  EXPECT_NE(slurp(broker.dir() / "serve.log").find("tls.key_file"), std::string::npos);
+}
+
+// A connection that never finishes its headers is closed at the header
+// deadline; /metrics counts it by reason and the log says so, once.
+TEST(Serve, RefusedConnectionsShowInMetricsAndTheLog) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start({"--http-header-timeout", "0.2"});
+  RawConnection trickling(broker.port());
+  ASSERT_TRUE(trickling.connected());
+  trickling.send("GET /healthz HTTP/1.1\r\n");
+  trickling.read_all();  // until the server closes it
+
+  auto anonymous = broker.client("");
+  const Reply metrics = call(*anonymous, "GET", "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  for (const std::string line : {"# TYPE sindri_http_connections_refused_total counter",
+                                 R"(sindri_http_connections_refused_total{reason="header_timeout"} 1)",
+                                 R"(sindri_http_connections_refused_total{reason="connection_limit"} 0)",
+                                 R"(sindri_http_connections_refused_total{reason="unfinished_limit"} 0)",
+                                 R"(sindri_http_connections_refused_total{reason="body_too_slow"} 0)",
+                                 R"(sindri_http_connections_refused_total{reason="tls_handshake"} 0)"}) {
+    EXPECT_NE(metrics.body.find("\n" + line + "\n"), std::string::npos) << line << "\n" << metrics.body;
+  }
+  EXPECT_EQ(broker.stop(), 0);
+  const std::string log = broker.log();
+  EXPECT_NE(log.find(R"("message":"connections refused","reason":"header_timeout",)"
+                     R"("since_last_line":{"header_timeout":1})"),
+            std::string::npos)
+      << log;
+  // Listening on loopback, without TLS, is no warning.
+  EXPECT_EQ(log.find("without TLS"), std::string::npos) << log;
 }
 
 }  // namespace
