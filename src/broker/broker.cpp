@@ -9,6 +9,7 @@
 #include "broker/db/tables.hpp"
 #include "broker/ids.hpp"
 #include "broker/passes.hpp"
+#include "broker/render_pool.hpp"
 #include "broker/webhook_crypto.hpp"
 #include "broker/openapi.hpp"
 #include "store/migrations.hpp"
@@ -62,38 +63,52 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
       config_(config),
       broker_id_(new_uuid()),
       counters_(std::chrono::milliseconds(config.current()->peer_change_delay_ms)),
-      services_{db, log, target_states_, config, webhook_key_, static_cast<size_t>(config.current()->body_limit)} {
+      services_{db, log, target_states_, config, webhook_key_} {
   for (ApiRoute& route : all_routes()) {
     const std::string pattern = std::string(kApiPrefix) + route.pattern;
     const std::string method = route.method;
     router_.add(method, pattern, [this, route = std::move(route)](http::Request& request,
                                                                          const http::PathParams& params) {
       // Only GET routes read target states (and every write changes them).
-      const bool reads_target_state = route.method == "GET";
-      auto counters = counters_.current(db_, reads_target_state);
+      auto counters = counters_.current(db_, route.method == "GET");
       if (!counters.ok()) return error_response(counters.error());
       auto caller = authenticate(db_, request, credentials_, counters->credentials);
       if (!caller.ok()) return refuse_unauthenticated(request, caller.error());
-      if (!allows(route.allowed, caller->kind)) {
-        return error_response(forbidden(refusal_code(route.allowed), std::string(caller->kind_name()) +
-                                                                     " PAKs may not call " + route.method + " " +
-                                                                     std::string(kApiPrefix) + route.pattern));
-      }
-      Call call{request, params, caller.value(), services_, std::nullopt};
-      if (reads_target_state) call.target_state_generation = counters->target_state;
-      auto response = route.handler(call);
-      if (!reads_target_state) counters_.wrote(call.touched_credentials);
-      if (response.ok()) return std::move(response).value();
-      const ApiError& error = response.error();
-      if (error.status >= 500) {
-        log_.error("request failed", {{"method", Value(request.method)},
-                                      {"path", Value(request.path)},
-                                      {"code", Value(error.code)},
-                                      {"cause", Value(error.cause ? error.cause->message : error.message)}});
-      }
-      return error_response(error);
+      http::Response response = respond_to(request, route, params, caller.value(), *counters);
+      // A valid PAK: whatever the answer, no connection cap closes this one.
+      response.authenticated = true;
+      return response;
     });
   }
+  render_pool_ = std::make_unique<RenderPool>(config_);
+  services_.render_pool = render_pool_.get();
+}
+
+http::Response Broker::respond_to(http::Request& request, const ApiRoute& route, const http::PathParams& params,
+                                  const Identity& caller, const db::Generations& counters) {
+  if (!allows(route.allowed, caller.kind)) {
+    return error_response(forbidden(refusal_code(route.allowed), std::string(caller.kind_name()) +
+                                                                 " PAKs may not call " + route.method + " " +
+                                                                 std::string(kApiPrefix) + route.pattern));
+  }
+  const bool reads_target_state = route.method == "GET";
+  Call call{request, params, caller, services_, std::nullopt};
+  if (reads_target_state) call.target_state_generation = counters.target_state;
+  http::Response response = answer_of(route.handler(call), log_, request.method, request.path);
+  if (reads_target_state) return response;
+  if (!response.later) {
+    counters_.wrote(call.touched_credentials);
+    return response;
+  }
+  // The work that writes runs later: its write is counted when it answers.
+  response.later = [this, later = std::move(response.later)](http::Answer answer) {
+    later([this, answer = std::move(answer)](http::Response deferred) {
+      counters_.wrote(false);
+      deferred.authenticated = true;
+      answer(std::move(deferred));
+    });
+  };
+  return response;
 }
 
 Status Broker::initialize(const std::string& admin_pak_file) {
@@ -163,6 +178,22 @@ bool is_own_path(std::string_view path) {
   return path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/api/v1/openapi.json";
 }
 
+// What observe() reads of a request whose answer comes later: all but the
+// body.
+http::Request request_head(const http::Request& request) {
+  return http::Request{request.method, request.target, request.path, request.raw_path, request.query,
+                       request.headers, "", request.remote};
+}
+
+// 405 for a method other than GET and HEAD on a path the broker answers
+// itself.
+http::Response own_path_method_not_allowed(const http::Request& request) {
+  http::Response response =
+      Broker::render_error(405, "method_not_allowed", request.method + " is not allowed on " + request.raw_path);
+  response.headers.push_back({"Allow", "GET, HEAD"});
+  return response;
+}
+
 http::Response unmatched(const http::Router::Match& match, const http::Request& request) {
   if (match.status == 405) {
     http::Response response =
@@ -186,8 +217,10 @@ std::optional<http::Response> Broker::refuse_before_body(const http::Request& he
 }
 
 std::optional<http::Response> Broker::refusal_before_body(const http::Request& head) {
-  const bool read = head.method == "GET" || head.method == "HEAD";
-  if (read && is_own_path(head.path)) return std::nullopt;
+  if (is_own_path(head.path)) {
+    const bool read = head.method == "GET" || head.method == "HEAD";
+    return read ? std::nullopt : std::optional(own_path_method_not_allowed(head));
+  }
   // A path nothing answers is refused as it would be once read.
   auto match = router_.match(head.method, head.raw_path);
   if (match.handler == nullptr) return unmatched(match, head);
@@ -202,6 +235,24 @@ http::Response Broker::handle(http::Request& request) {
   const auto started = std::chrono::steady_clock::now();
   std::string route;
   http::Response response = dispatch(request, route);
+  if (!response.later) {
+    observe(request, route, response, started);
+    return response;
+  }
+  // Headers, metrics and the log line apply when the deferred answer is
+  // sent; the request is gone by then, so its head goes with it.
+  response.later = [this, head = request_head(request), route = std::move(route), started,
+                    later = std::move(response.later)](http::Answer answer) {
+    later([this, head, route, started, answer = std::move(answer)](http::Response deferred) {
+      observe(head, route, deferred, started);
+      answer(std::move(deferred));
+    });
+  };
+  return response;
+}
+
+void Broker::observe(const http::Request& request, const std::string& route, http::Response& response,
+                     std::chrono::steady_clock::time_point started) {
   cors::add_headers(request, config_, response);
   const auto elapsed = std::chrono::steady_clock::now() - started;
   metrics_.observe(route, method_label(request.method), response.status, elapsed);
@@ -213,7 +264,6 @@ http::Response Broker::handle(http::Request& request) {
                                                std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()))},
                            {"remote", Value(request.remote)}});
   }
-  return response;
 }
 
 http::Response Broker::dispatch(http::Request& request, std::string& route) {
@@ -224,6 +274,10 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
                                   own ? "GET, HEAD" : "");
   }
   const bool read = request.method == "GET" || request.method == "HEAD";
+  if (!read && is_own_path(request.path)) {
+    route = "unmatched";
+    return own_path_method_not_allowed(request);
+  }
   if (read && request.path == "/healthz") {
     route = "/healthz";
     return json_response(200, make_object({{"status", Value("ok")}}));
@@ -277,6 +331,13 @@ http::Response Broker::metrics_text() {
                     static_cast<double>(http::SharedBody::files_in_use())});
   gauges.push_back({"sindri_target_state_cached_answers", "Target-state answers cached at the newest generation",
                     static_cast<double>(target_states_.size())});
+  const RenderPoolStats renders = render_pool_->stats();
+  gauges.push_back({"sindri_renders_running", "Template renders running on the render pool",
+                    static_cast<double>(renders.running)});
+  gauges.push_back({"sindri_renders_waiting", "Template renders waiting for the render pool",
+                    static_cast<double>(renders.waiting)});
+  gauges.push_back({"sindri_renders_refused_total", "Template renders refused with 429 or 503 by the render pool",
+                    static_cast<double>(renders.refused), true});
   for (const auto& source : gauge_sources_) source(gauges);
   http::Response response;
   response.content_type = "text/plain; version=0.0.4";

@@ -17,6 +17,7 @@
 #include "broker/context.hpp"
 #include "broker/counters.hpp"
 #include "broker/jobs.hpp"
+#include "broker/render_pool.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
 
@@ -53,6 +54,12 @@ class Broker {
 
  private:
   http::Response dispatch(http::Request& request, std::string& route);
+  // An authenticated caller's request to `route`: access, then the handler.
+  http::Response respond_to(http::Request& request, const ApiRoute& route, const http::PathParams& params,
+                            const Identity& caller, const db::Generations& counters);
+  // CORS headers, metrics and the debug log line of an answer.
+  void observe(const http::Request& request, const std::string& route, http::Response& response,
+               std::chrono::steady_clock::time_point started);
   http::Response metrics_text();
   http::Response readiness();
   // refuse_before_body's answer before the CORS headers.
@@ -76,6 +83,9 @@ class Broker {
   std::unique_ptr<JobRunner> jobs_;
   // After jobs_: stopped (its watch) before them, as it reschedules them.
   std::unique_ptr<ConfigReloader> reloader_;
+  // Last: stopped first, its running renders finishing while all they use
+  // is still there.
+  std::unique_ptr<RenderPool> render_pool_;
 };
 
 }  // namespace sindri::broker

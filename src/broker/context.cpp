@@ -1,7 +1,12 @@
 #include "broker/context.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "broker/db/counters.hpp"
 #include "broker/ids.hpp"
+#include "broker/render_pool.hpp"
+#include "value/setting_text.hpp"
 
 namespace sindri::broker {
 
@@ -29,6 +34,71 @@ ApiResult<std::string> Call::id_param(std::string_view name) const {
     return error;
   }
   return stored_uuid(value);
+}
+
+namespace {
+
+// 429 when the caller's own renders held it up, else 503; either way the
+// client may try again once a render could have finished.
+http::Response render_refusal(RenderRefusal reason, const Identity& caller, const BrokerConfig& settings) {
+  const std::string wait = duration_text(settings.render_queue_wait);
+  ApiError error{503, "render_pool_busy", "", Value(), std::nullopt};
+  switch (reason) {
+    case RenderRefusal::CallerAtLimit:
+      error.status = 429;
+      error.code = "too_many_renders";
+      error.message = "this " + std::string(caller.kind_name()) + " PAK already has " +
+                      std::to_string(settings.render_per_identity_limit) +
+                      " render(s) in flight (render.per_identity_limit), and none finished within render.queue_wait (" +
+                      wait + " s)";
+      break;
+    case RenderRefusal::PoolBusy:
+      error.message = "every render thread (render.threads " + std::to_string(settings.render_threads) +
+                      ") stayed busy for render.queue_wait (" + wait + " s)";
+      break;
+    case RenderRefusal::QueueFull:
+      error.message = "render.queue_limit (" + std::to_string(settings.render_queue_limit) +
+                      ") renders are waiting already";
+      break;
+    case RenderRefusal::Stopping: error.message = "the broker is stopping"; break;
+  }
+  error.message += "; try again later";
+  http::Response response = error_response(error);
+  const auto retry_after = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(settings.render_queue_wait)));
+  response.headers.push_back({"Retry-After", std::to_string(retry_after)});
+  return response;
+}
+
+}  // namespace
+
+http::Response answer_of(ApiResult<http::Response> result, Logger& log, std::string_view method,
+                         std::string_view path) {
+  if (result.ok()) return std::move(result).value();
+  const ApiError& error = result.error();
+  if (error.status >= 500) {
+    log.error("request failed", {{"method", Value(method)},
+                                 {"path", Value(path)},
+                                 {"code", Value(error.code)},
+                                 {"cause", Value(error.cause ? error.cause->message : error.message)}});
+  }
+  return error_response(error);
+}
+
+http::Response Call::on_render_pool(RenderWork work) const {
+  http::Response response;
+  response.later = [&services = services, caller = caller, method = request.method, path = request.path,
+                    work = std::move(work)](http::Answer answer) mutable {
+    const std::string identity = std::string(caller.kind_name()) + ":" + caller.id;
+    services.render_pool->submit(
+        identity,
+        [&services, method = std::move(method), path = std::move(path), work = std::move(work), answer] {
+          answer(answer_of(work(), services.log, method, path));
+        },
+        [&services, caller, answer](RenderRefusal reason) {
+          answer(render_refusal(reason, caller, *services.config.current()));
+        });
+  };
+  return response;
 }
 
 db::AuditEntry audit_entry(const Call& call, std::string action, std::string resource_type, std::string resource_id,

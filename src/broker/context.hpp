@@ -34,6 +34,7 @@ struct Identity {
 };
 
 class ConfigReloader;
+class RenderPool;
 
 struct Services {
   store::Database& db;
@@ -43,13 +44,16 @@ struct Services {
   // The key webhook URLs and auth headers are encrypted with; set once the
   // broker has established it (Broker::initialize).
   const std::optional<WebhookKey>& webhook_key;
-  // The most YAML a rendered template may give a deployment object: what a
-  // direct creation could send at most (the request body limit).
-  size_t object_limit;
   // POST /admin/config/reload's: null where the broker was not given a way
   // to read its settings again (config_reload.hpp).
   ConfigReloader* reloader = nullptr;
+  // Where template renders run (render_pool.hpp); set by the broker.
+  RenderPool* render_pool = nullptr;
 };
+
+// A handler's work for the render pool. It runs after the handler has
+// returned, so it owns what it reads: the Call and its request are gone.
+using RenderWork = std::function<ApiResult<http::Response>()>;
 
 struct Call {
   http::Request& request;
@@ -63,7 +67,16 @@ struct Call {
   store::Database& db() const { return services.db; }
   // The path parameter, checked to be a UUID (400 naming it otherwise).
   ApiResult<std::string> id_param(std::string_view name = "id") const;
+  // A response answered later with `work`'s result, run on the render pool
+  // within the caller's limit of renders in flight; or 429/503 with
+  // Retry-After when the pool refuses it.
+  http::Response on_render_pool(RenderWork work) const;
 };
+
+// A handler's result as the response: an error in the API's shape, logged
+// with the request's method and path when it is the broker's fault (5xx).
+http::Response answer_of(ApiResult<http::Response> result, Logger& log, std::string_view method,
+                         std::string_view path);
 
 using ApiHandler = std::function<ApiResult<http::Response>(Call&)>;
 

@@ -1,5 +1,8 @@
 #include "broker/template_rendering.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include "broker/manifests.hpp"
 #include "value/object_literal.hpp"
 
@@ -77,6 +80,16 @@ ApiError api_error(const render::Failure& failure, std::string_view content_poin
   return error;
 }
 
+std::string_view limit_setting(render::LimitReached limit) {
+  switch (limit) {
+    case render::LimitReached::Steps: return "render.max_steps";
+    case render::LimitReached::Duration: return "render.max_duration";
+    case render::LimitReached::OutputBytes: return "render.max_output_bytes";
+    case render::LimitReached::None: break;
+  }
+  return {};
+}
+
 }  // namespace
 
 ApiResult<Ok> check_template_content(std::string_view name, std::string_view content) {
@@ -97,11 +110,27 @@ ApiResult<render::CompiledTemplateVersion> compile_stored_version(const render::
   return std::move(compiled).value();
 }
 
+render::RenderLimits render_limits(const BrokerConfig& settings) {
+  // 0 is the operator's "no limit" (seed 000: trust template authors).
+  const auto or_none = [](int64_t limit, auto none) { return limit > 0 ? decltype(none)(limit) : none; };
+  return render::RenderLimits{
+      .max_output_bytes = or_none(settings.render_max_output_bytes, std::numeric_limits<size_t>::max()),
+      .max_steps = or_none(settings.render_max_steps, std::numeric_limits<uint64_t>::max()),
+      .max_duration = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(settings.render_max_duration * 1000))),
+  };
+}
+
 ApiResult<std::string> render_stored_version(const render::CompiledTemplateVersion& version, const Value& parameters,
-                                             size_t max_bytes) {
-  auto rendered = render::render_compiled(version, parameters, render::RenderLimits{.max_output_bytes = max_bytes});
-  if (!rendered.ok()) return api_error(rendered.error());
-  return std::move(rendered).value();
+                                             const BrokerConfig& settings) {
+  auto rendered = render::render_compiled(version, parameters, render_limits(settings));
+  if (rendered.ok()) return std::move(rendered).value();
+  ApiError error = api_error(rendered.error());
+  if (const std::string_view setting = limit_setting(render::limit_reached(rendered.error())); !setting.empty()) {
+    error.message += " (the broker's " + std::string(setting) +
+                     " setting stopped it: an operator may raise it, or set 0 for no limit)";
+    error.details.mutable_object().push_back({"setting", Value(setting)});
+  }
+  return error;
 }
 
 }  // namespace sindri::broker

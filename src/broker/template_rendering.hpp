@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "broker/api_error.hpp"
+#include "broker/config.hpp"
 #include "render/template_version.hpp"
 
 namespace sindri::broker {
@@ -18,8 +19,9 @@ ApiResult<Ok> check_parameters_schema(std::string_view schema_text);
 ApiResult<render::CompiledTemplateVersion> compile_stored_version(const render::TemplateVersion& version);
 // 400 invalid_parameters listing every violation with its pointer under
 // /parameters, template_render_failed with line, column and expression, or
-// invalid_deployment_object. Output past `max_bytes` is a render error.
+// invalid_deployment_object. Rendered within the render.max_* settings: a
+// render one stopped names it (details.setting).
 ApiResult<std::string> render_stored_version(const render::CompiledTemplateVersion& version, const Value& parameters,
-                                       size_t max_bytes);
+                                             const BrokerConfig& settings);
 
 }  // namespace sindri::broker

@@ -132,12 +132,27 @@ Rendered<CompiledTemplateVersion> compile_template_version(const TemplateVersion
 Rendered<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters,
                                       const RenderLimits& limits) {
   const tera::RenderOptions options{.max_output_bytes = limits.max_output_bytes,
+                                    .max_steps = limits.max_steps,
                                     .max_duration = limits.max_duration,
                                     .isolated = true,
                                     .name = version.display_name};
   const Steps steps{version.parameters_schema.get(), limits.max_violations,
                     [&](const Value& context) { return tera::render(*version.tpl, context, options); }, true};
   return render_values(parameters, steps);
+}
+
+LimitReached limit_reached(const Failure& failure) {
+  if (failure.kind != Failure::Kind::TemplateRender) return LimitReached::None;
+  // The renderer's words for each limit (tera/renderer/frames.cpp); the
+  // tests of each limit keep them in step.
+  const std::string& message = failure.template_error.message;
+  if (message.starts_with("rendering took more than ")) return LimitReached::Steps;
+  if (message.starts_with("rendering took longer than ")) return LimitReached::Duration;
+  if (message.starts_with("the output is larger than the limit of ") ||
+      message.starts_with("a value being built passed the limit of ")) {
+    return LimitReached::OutputBytes;
+  }
+  return LimitReached::None;
 }
 
 Rendered<std::string> render_template_version(const TemplateVersion& version, const Value& parameters,

@@ -46,6 +46,7 @@ Rendered<CompiledTemplateVersion> compile_template_version(const TemplateVersion
 // What a stored version renders under, in the broker as in reconstruct.
 struct RenderLimits {
   size_t max_output_bytes = tera::RenderOptions{}.max_output_bytes;
+  uint64_t max_steps = tera::RenderOptions{}.max_steps;
   // A backstop behind the render's step limit, which already bounds any
   // template's work to about two seconds of one core: no render holds a
   // broker's worker thread longer, whatever work the steps undercount.
@@ -58,6 +59,11 @@ struct RenderLimits {
 // output's manifests.
 Rendered<std::string> render_compiled(const CompiledTemplateVersion& version, const Value& parameters,
                                       const RenderLimits& limits);
+// Which of the limits stopped a render that failed (a TemplateRender
+// failure); None when none did.
+enum class LimitReached { None, Steps, Duration, OutputBytes };
+LimitReached limit_reached(const Failure& failure);
+
 // compile_template_version, then render_compiled.
 Rendered<std::string> render_template_version(const TemplateVersion& version, const Value& parameters,
                                               const RenderLimits& limits = {});

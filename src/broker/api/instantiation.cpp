@@ -2,10 +2,12 @@
 // answers with the YAML instead of storing it. The checks answer in the
 // seed's order: the stack and the template exist and are live, the caller
 // may deploy into the stack, their labels match, the parameters satisfy the
-// schema, the template renders, the output is Kubernetes YAML. Rendering
-// runs outside any transaction; the database checks run again inside the
-// transaction that writes the deployment object and its provenance, so that
-// a template retired or relabelled meanwhile is never instantiated.
+// schema, the template renders, the output is Kubernetes YAML. The checks
+// that need the database run on the request thread; loading, rendering and
+// writing run on the render pool (render_pool.hpp), where the database
+// checks run again inside the transaction that writes the deployment object
+// and its provenance, so that a template retired or relabelled meanwhile is
+// never instantiated.
 
 #include <memory>
 #include <optional>
@@ -40,10 +42,10 @@ render::BoundedCache<LoadedVersion>& loaded_versions() {
 }
 
 // The version by id, live or not (liveness is checked with the stack).
-ApiResult<LoadedVersionPtr> load_version(Call& call, const std::string& template_id) {
+ApiResult<LoadedVersionPtr> load_version(store::Database& db, const std::string& template_id) {
   if (LoadedVersionPtr cached = loaded_versions().find(template_id)) return cached;
   SINDRI_TRY(source, in_read<std::optional<db::TemplateSource>>(
-                         call.db(), [&](store::Connection& connection) { return db::load_template_source(connection, template_id); }));
+                         db, [&](store::Connection& connection) { return db::load_template_source(connection, template_id); }));
   if (!source) return not_found("template", template_id);
   SINDRI_TRY(compiled, compile_stored_version(
                            render::TemplateVersion{source->name, source->version, source->content, source->parameters_schema}));
@@ -108,43 +110,52 @@ struct Rendered {
   int64_t version = 0;
 };
 
-ApiResult<Rendered> render_version(Call& call, const std::string& template_id, const Value& parameters) {
-  SINDRI_TRY(loaded, load_version(call, template_id));
-  SINDRI_TRY(yaml, render_stored_version(loaded->compiled, parameters, call.services.object_limit));
+ApiResult<Rendered> render_version(const Services& services, const std::string& template_id, const Value& parameters) {
+  SINDRI_TRY(loaded, load_version(services.db, template_id));
+  SINDRI_TRY(yaml, render_stored_version(loaded->compiled, parameters, *services.config.current()));
   return Rendered{std::move(yaml), loaded->version};
 }
 
+// On the render pool: the render, then the write of the object and its
+// provenance.
+ApiResult<http::Response> render_and_store(const Services& services, const Identity& caller,
+                                           const std::string& template_id, const std::string& stack_id,
+                                           const Value& parameters) {
+  SINDRI_TRY(rendered, render_version(services, template_id, parameters));
+  const std::string checksum = sha256_hex(rendered.yaml);
+  const std::string recorded_parameters = to_json(parameters);
+  // The answer is written outside the transaction: SQLite's writes queue
+  // behind it.
+  SINDRI_TRY(object, in_write<Value>(services.db, [&](store::Connection& connection) -> ApiResult<Value> {
+    // One statement checks the stack, its owner, the template and their
+    // labels again as it inserts (a template retired or relabelled since
+    // the checks); only when it inserts nothing does check_target say
+    // which answer is due.
+    const std::string_view owner =
+        caller.kind == Identity::Kind::Generator ? std::string_view(caller.id) : std::string_view();
+    const db::Provenance provenance{template_id, rendered.version, recorded_parameters};
+    auto inserted = db::insert_deployment_object(connection, stack_id, rendered.yaml, checksum, false, owner, &provenance);
+    if (!inserted.ok() && inserted.error().status == 404) {
+      SINDRI_CHECK(check_target(connection, caller, template_id, stack_id));
+    }
+    return inserted;
+  }));
+  return json_response(201, object);
+}
+
+// The checks run on the request thread, so that only a caller who may
+// instantiate takes a place on the render pool.
 ApiResult<http::Response> instantiate(Call& call) {
   SINDRI_TRY(stack_id, call.id_param());
   SINDRI_TRY(body, BodyObject::parse(call.request, "TemplateInstantiationRequest"));
   SINDRI_TRY(template_id, body.required_string("template_id", kUuidRule));
   SINDRI_TRY(parameters, body.required_value("parameters"));
   SINDRI_CHECK(body.finish());
-  auto rendered = render_version(call, template_id, parameters);
-  if (!rendered.ok()) {
-    // A failure to load or render yields to the error the seed's order puts
-    // first (404, 403, 422), when there is one.
-    SINDRI_CHECK(check_in_read(call, template_id, stack_id));
-    return std::move(rendered).error();
-  }
-  const std::string checksum = sha256_hex(rendered->yaml);
-  const std::string recorded_parameters = to_json(parameters);
-  // The answer is written outside the transaction: SQLite's writes queue
-  // behind it.
-  SINDRI_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
-    // One statement checks the stack, its owner, the template and their
-    // labels as it inserts; only when it inserts nothing does check_target
-    // say which answer is due.
-    const std::string_view owner =
-        call.caller.kind == Identity::Kind::Generator ? std::string_view(call.caller.id) : std::string_view();
-    const db::Provenance provenance{template_id, rendered->version, recorded_parameters};
-    auto inserted = db::insert_deployment_object(connection, stack_id, rendered->yaml, checksum, false, owner, &provenance);
-    if (!inserted.ok() && inserted.error().status == 404) {
-      SINDRI_CHECK(check_target(connection, call.caller, template_id, stack_id));
-    }
-    return inserted;
-  }));
-  return json_response(201, object);
+  SINDRI_CHECK(check_in_read(call, template_id, stack_id));
+  return call.on_render_pool([&services = call.services, caller = call.caller, template_id, stack_id,
+                              parameters = std::move(parameters)] {
+    return render_and_store(services, caller, template_id, stack_id, parameters);
+  });
 }
 
 // Beyond Brokkr: every check of an instantiation, nothing stored; the
@@ -156,11 +167,14 @@ ApiResult<http::Response> dry_run(Call& call) {
   SINDRI_TRY(stack_id, body.optional_string("stack_id", kUuidRule));
   SINDRI_CHECK(body.finish());
   SINDRI_CHECK(check_in_read(call, template_id, stack_id));
-  SINDRI_TRY(rendered, render_version(call, template_id, parameters));
-  return json_response(200, make_object({{"template_id", Value(template_id)},
-                                         {"template_version", Value(rendered.version)},
-                                         {"checksum", Value(sha256_hex(rendered.yaml))},
-                                         {"yaml_content", Value(std::move(rendered.yaml))}}));
+  return call.on_render_pool(
+      [&services = call.services, template_id, parameters = std::move(parameters)]() -> ApiResult<http::Response> {
+        SINDRI_TRY(rendered, render_version(services, template_id, parameters));
+        return json_response(200, make_object({{"template_id", Value(template_id)},
+                                               {"template_version", Value(rendered.version)},
+                                               {"checksum", Value(sha256_hex(rendered.yaml))},
+                                               {"yaml_content", Value(std::move(rendered.yaml))}}));
+      });
 }
 
 }  // namespace
