@@ -97,8 +97,10 @@ std::string settings_markdown() {
       << "The broker reads its defaults, then a configuration file (YAML or JSON), then `SINDRI_*`\n"
       << "environment variables, then flags; each layer overrides the one before. A key's dots are\n"
       << "nested mappings in the file. An unknown key, a value of the wrong type or a value out of\n"
-      << "range stops the broker with an error naming the file and the setting. No setting is read\n"
-      << "again while the broker runs: a change takes a restart.\n\n";
+      << "range stops the broker with an error naming the file and the setting. A running broker\n"
+      << "reads the settings again on `POST /api/v1/admin/config/reload` and when the file given by\n"
+      << "`--config` changes; those marked reloadable apply at once, a change to any other takes a\n"
+      << "restart. Where a limit says so, 0 means none.\n\n";
   write_table(out);
   out << "\nA configuration file holding every default:\n\n";
   write_example_file(out);
