@@ -40,6 +40,12 @@ BrokerApi::BrokerApi(const AgentSettings& settings) : http_(settings.broker_url)
   http_.set_authorization("Bearer " + settings.pak);
   http_.set_timeout_ms(static_cast<long>(settings.broker_timeout * 1000));
   if (!settings.ca_file.empty()) http_.set_ca_file(settings.ca_file);
+  if (settings.insecure_skip_tls_verify) {
+    http::Client::TlsSettings unverified;
+    unverified.insecure_skip_verify = true;
+    http_.set_tls(std::move(unverified));
+  }
+  http_.set_untrusted_certificate_advice("give its CA with agent.ca_file (--ca-file, SINDRI_AGENT_CA_FILE)");
 }
 
 BrokerResult<http::ClientResponse> BrokerApi::exchange(std::string_view method, std::string_view path,

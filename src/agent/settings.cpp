@@ -123,6 +123,12 @@ const std::array kSettings = {
                  .flag = "--ca-file",
                  .description = "PEM certificates trusted for an HTTPS broker, besides the system's",
                  .field = &AgentSettings::ca_file},
+    AgentSetting{.key = "agent.insecure_skip_tls_verify",
+                 .variable = "SINDRI_AGENT_INSECURE_SKIP_TLS_VERIFY",
+                 .flag = "--insecure-skip-tls-verify",
+                 .description = "Take any certificate from an HTTPS broker, unchecked (true or false): anyone on "
+                                "the way can read the PAK",
+                 .field = &AgentSettings::insecure_skip_tls_verify},
     AgentSetting{.key = "agent.sink",
                  .variable = "SINDRI_AGENT_SINK",
                  .flag = "--sink",

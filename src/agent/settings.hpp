@@ -41,6 +41,7 @@ struct AgentSettings {
   std::vector<std::string> generator_ids;
   int64_t max_retries = 60;
   std::string ca_file;
+  bool insecure_skip_tls_verify = false;
   std::string sink = "kubernetes";
   // Seconds, fractions allowed, so that tests run in fractions of a second.
   double startup_retry_interval = 1;

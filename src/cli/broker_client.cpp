@@ -93,7 +93,11 @@ void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
       "--ca-file", flags.ca_file,
       "PEM file of CA certificates an https:// broker's certificate may chain to, besides the system's "
       "(else $SINDRI_CA_FILE)");
-  command.parse_complete_callback([&flags, broker, pak, ca_file] {
+  CLI::Option* insecure = command.add_flag(
+      "--insecure-skip-tls-verify", flags.insecure_skip_tls_verify,
+      "Take any certificate from an https:// broker, unchecked: anyone on the way can read the PAK "
+      "(else $SINDRI_INSECURE_SKIP_TLS_VERIFY=true)");
+  command.parse_complete_callback([&flags, broker, pak, ca_file, insecure] {
     const auto from_environment = [](CLI::Option* option, const char* name, std::string& value) {
       if (option->count() > 0) return;
       if (const char* set = std::getenv(name); set != nullptr && *set != '\0') value = set;
@@ -101,6 +105,14 @@ void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
     from_environment(broker, "SINDRI_BROKER", flags.broker);
     from_environment(pak, "SINDRI_PAK", flags.pak);
     from_environment(ca_file, "SINDRI_CA_FILE", flags.ca_file);
+    std::string skip_verify;
+    from_environment(insecure, "SINDRI_INSECURE_SKIP_TLS_VERIFY", skip_verify);
+    if (skip_verify == "true") {
+      flags.insecure_skip_tls_verify = true;
+    } else if (!skip_verify.empty() && skip_verify != "false") {
+      throw CLI::ValidationError("SINDRI_INSECURE_SKIP_TLS_VERIFY",
+                                 "expected true or false, got `" + skip_verify + "`");
+    }
     check_broker_url(flags.broker, broker->count() > 0 ? "--broker" : "SINDRI_BROKER");
   });
   if (with_output) {
@@ -129,6 +141,12 @@ Result<BrokerClient> BrokerClient::connect(const BrokerFlags& flags) {
   auto http = std::make_unique<http::Client>(flags.broker);
   http->set_authorization("Bearer " + std::string(pak));
   if (!flags.ca_file.empty()) http->set_ca_file(flags.ca_file);
+  if (flags.insecure_skip_tls_verify) {
+    http::Client::TlsSettings unverified;
+    unverified.insecure_skip_verify = true;
+    http->set_tls(std::move(unverified));
+  }
+  http->set_untrusted_certificate_advice("give its CA with --ca-file or SINDRI_CA_FILE");
   return BrokerClient(std::move(http));
 }
 

@@ -23,11 +23,13 @@ struct BrokerFlags {
   std::string broker = "http://127.0.0.1:8080";
   std::string pak;
   std::string ca_file;
+  bool insecure_skip_tls_verify = false;
   std::string output = "table";
 };
 
-// --broker (else SINDRI_BROKER), --pak (else SINDRI_PAK) and --ca-file (else
-// SINDRI_CA_FILE); with_output adds -o table|yaml|json.
+// --broker (else SINDRI_BROKER), --pak (else SINDRI_PAK), --ca-file (else
+// SINDRI_CA_FILE) and --insecure-skip-tls-verify (else
+// SINDRI_INSECURE_SKIP_TLS_VERIFY=true); with_output adds -o table|yaml|json.
 void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output = true);
 
 class BrokerClient {

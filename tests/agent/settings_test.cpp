@@ -112,6 +112,26 @@ TEST_F(SettingsTest, SindriPakIsNeverRead) {
   EXPECT_NE(loaded.error().message.find("no PAK"), std::string::npos) << loaded.error().message;
 }
 
+TEST_F(SettingsTest, VerifiesTheBrokersCertificateUnlessToldToSkipIt) {
+  const std::map<std::string, std::string> required = {
+      {"SINDRI_AGENT_PAK", "p"}, {"SINDRI_AGENT_AGENT_NAME", "a"}, {"SINDRI_AGENT_CLUSTER_NAME", "c"}};
+  auto skip_of = [&](std::map<std::string, std::string> variables, const GivenFlags& flags = {}) {
+    variables.insert(required.begin(), required.end());
+    Environment environment(variables);
+    auto loaded = load_settings(flags, environment.lookup());
+    return loaded.ok() ? std::string(loaded->insecure_skip_tls_verify ? "skip" : "verify") : loaded.error().message;
+  };
+  EXPECT_EQ(skip_of({}), "verify");
+  const std::string file = write("agent.yaml", "agent:\n  insecure_skip_tls_verify: true\n");
+  EXPECT_EQ(skip_of({{"SINDRI_AGENT_CONFIG_FILE", file}}), "skip");
+  EXPECT_EQ(skip_of({{"SINDRI_AGENT_INSECURE_SKIP_TLS_VERIFY", "true"}}), "skip");
+  EXPECT_EQ(skip_of({{"SINDRI_AGENT_INSECURE_SKIP_TLS_VERIFY", "true"}},
+                    {{&by_flag("--insecure-skip-tls-verify"), "false"}}),
+            "verify");
+  EXPECT_EQ(skip_of({{"SINDRI_AGENT_INSECURE_SKIP_TLS_VERIFY", "yes"}}),
+            "SINDRI_AGENT_INSECURE_SKIP_TLS_VERIFY: expected true or false, got \"yes\"");
+}
+
 TEST_F(SettingsTest, BadValuesNameWhereTheyCameFrom) {
   auto error_of = [&](const std::map<std::string, std::string>& variables, const GivenFlags& flags = {}) {
     std::map<std::string, std::string> all = {
