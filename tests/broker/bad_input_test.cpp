@@ -310,7 +310,8 @@ TEST_P(BadInput, JunkBodiesAreAlwaysClientErrors) {
   };
   for (const auto& [method, path] : endpoints) {
     for (const std::string& body : junk) {
-      if (method == "PUT" && body == "{}") continue;  // an update that changes nothing is fine
+      // Brokkr's PUT /agents/{id} takes any part of an Agent: {} changes nothing.
+      if (method == "PUT" && body == "{}" && path.starts_with("/api/v1/agents/")) continue;
       Reply reply = call(*admin_, method, path, body);
       EXPECT_GE(reply.status, 400) << method << " " << path << " " << body.substr(0, 40) << " -> " << reply.body;
       EXPECT_LT(reply.status, 500) << method << " " << path << " " << body.substr(0, 40) << " -> " << reply.body;

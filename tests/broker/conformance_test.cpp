@@ -298,9 +298,12 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
   ASSERT_EQ(tenants.json.size(), 1u) << tenants.body;
   EXPECT_EQ(text_of(*tenants.json.at(0), "id"), generator_id);
   EXPECT_EQ(text_of(*tenants.json.at(0), "name"), "ci");
-  hit(*ci, "GET", "/generators/{id}", "/generators/" + generator_id, 200);
+  // A PUT carries the whole record, as GET answers it.
+  Value generator_record = hit(*ci, "GET", "/generators/{id}", "/generators/" + generator_id, 200).json;
+  generator_record.set("name", Value("ci-2"));
+  generator_record.set("description", Value("the pipeline"));
   Reply renamed = hit(*ci, "PUT", "/generators/{id}", "/generators/" + generator_id, 200,
-                      R"({"name":"ci-2","description":"the pipeline"})");
+                      sindri::to_json(generator_record));
   EXPECT_EQ(text_of(renamed.json, "name"), "ci-2");
   EXPECT_EQ(text_of(renamed.json, "description"), "the pipeline");
   Reply reread = hit(*ci, "GET", "/generators/{id}", "/generators/" + generator_id, 200);
@@ -314,7 +317,9 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
   Reply second = hit(*admin, "POST", "/generators", "/generators", 201, R"({"name":"cd"})");
   ASSERT_EQ(second.status, 201) << second.body;
   const std::string second_id = text_of(*second.json.find("generator"), "id");
-  hit(*admin, "PUT", "/generators/{id}", "/generators/" + second_id, 409, R"({"name":"ci-2"})");
+  Value second_record = hit(*admin, "GET", "/generators/{id}", "/generators/" + second_id, 200).json;
+  second_record.set("name", Value("ci-2"));
+  hit(*admin, "PUT", "/generators/{id}", "/generators/" + second_id, 409, sindri::to_json(second_record));
   hit(*admin, "DELETE", "/generators/{id}", "/generators/" + second_id, 204);
   hit(*admin, "GET", "/generators/{id}", "/generators/" + second_id, 404);
 
@@ -324,8 +329,10 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
   const std::string stack_id = text_of(stack.json, "id");
   hit(*ci, "GET", "/stacks", "/stacks", 200);
   hit(*admin, "GET", "/stacks", "/stacks?pak_id=" + generator_id, 200);
-  hit(*ci, "GET", "/stacks/{id}", "/stacks/" + stack_id, 200);
-  hit(*ci, "PUT", "/stacks/{id}", "/stacks/" + stack_id, 200, R"({"name":"web-2","description":"front end"})");
+  Value stack_record = hit(*ci, "GET", "/stacks/{id}", "/stacks/" + stack_id, 200).json;
+  stack_record.set("name", Value("web-2"));
+  stack_record.set("description", Value("front end"));
+  hit(*ci, "PUT", "/stacks/{id}", "/stacks/" + stack_id, 200, sindri::to_json(stack_record));
   hit(*ci, "PUT", "/stacks/{id}", "/stacks/" + stack_id, 400, R"({"name":7})");
   const std::string stack_labels = "/stacks/" + stack_id + "/labels";
   hit(*ci, "POST", "/stacks/{id}/labels", stack_labels, 201, R"("env=prod")");

@@ -92,6 +92,14 @@ ApiResult<http::Response> get_agent(Call& call) {
   });
 }
 
+// Brokkr's agent statuses: the agent works only while ACTIVE, and new agents
+// start INACTIVE (brokkr-agent/src/cli/commands.rs, brokkr-models/migrations/
+// 01_agents/up.sql; the console toggles between the two).
+bool is_agent_status(std::string_view status) { return status == "ACTIVE" || status == "INACTIVE"; }
+
+// As Brokkr's, the body is any part of an Agent: name and cluster_name (by an
+// admin) and status may change; what the broker or the agent's reports set
+// must be absent or as stored.
 ApiResult<http::Response> update_agent(Call& call) {
   SINDRI_TRY(id, call.id_param());
   SINDRI_CHECK(check_self_or_admin(call, id));
@@ -100,17 +108,22 @@ ApiResult<http::Response> update_agent(Call& call) {
   SINDRI_TRY(name, body.optional_string("name", kNameRule, false));
   SINDRI_TRY(cluster_name, body.optional_string("cluster_name", kNameRule, false));
   SINDRI_TRY(status, body.optional_string("status", TextRule{64, false, false, false}, false));
-  for (const char* read_only : {"created_at", "updated_at", "deleted_at", "last_heartbeat", "k8s_reachable",
-                                "k8s_api_latency_ms", "k8s_reported_at"}) {
-    body.ignore(read_only);
+  for (const char* timestamp : {"created_at", "updated_at", "deleted_at", "last_heartbeat", "k8s_reported_at"}) {
+    SINDRI_CHECK(body.read_only(timestamp, ReadOnlyKind::Timestamp));
   }
+  SINDRI_CHECK(body.read_only("k8s_reachable", ReadOnlyKind::Boolean));
+  SINDRI_CHECK(body.read_only("k8s_api_latency_ms", ReadOnlyKind::Count));
   SINDRI_CHECK(body.finish());
   if (body_id && *body_id != id) return field_error("agent_id_mismatch", "/id does not match the path's id", "/id");
+  if (status && !is_agent_status(*status)) {
+    return field_error("invalid_field", "/status must be ACTIVE or INACTIVE, got \"" + *status + "\"", "/status");
+  }
   if (!call.caller.is_admin() && (name || cluster_name)) {
     return forbidden("admin_required", "only an admin may rename an agent or move it to another cluster");
   }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
+    SINDRI_CHECK(body.check_unchanged(agent));
     auto updated = db::update_agent(connection, id, name ? Value(*name) : *agent.find("name"),
                                     cluster_name ? Value(*cluster_name) : *agent.find("cluster_name"),
                                     status ? Value(*status) : *agent.find("status"));
@@ -144,12 +157,8 @@ ApiResult<http::Response> heartbeat(Call& call) {
   if (!call.request.body.empty()) {
     SINDRI_TRY(body, BodyObject::parse(call.request, "HeartbeatReport"));
     SINDRI_TRY(reachable_field, body.optional_bool("k8s_reachable"));
-    SINDRI_TRY(latency_field, body.optional_int("k8s_api_latency_ms"));
+    SINDRI_TRY(latency_field, body.optional_int("k8s_api_latency_ms", 0, INT32_MAX));
     SINDRI_CHECK(body.finish());
-    if (latency_field && (*latency_field < 0 || *latency_field > INT32_MAX)) {
-      return field_error("invalid_field", "/k8s_api_latency_ms must be between 0 and 2147483647",
-                         "/k8s_api_latency_ms");
-    }
     reachable = reachable_field;
     latency = latency_field;
   }

@@ -66,31 +66,40 @@ ApiResult<http::Response> get_generator(Call& call) {
   });
 }
 
+// The body is a whole Generator, as GET answers it: name and description may
+// change, is_active by an admin; the id, timestamps and is_system must be as
+// stored.
 ApiResult<http::Response> update_generator(Call& call) {
   SINDRI_TRY(id, call.id_param());
   SINDRI_CHECK(check_self_or_admin(call, id));
   SINDRI_TRY(body, BodyObject::parse(call.request, "Generator"));
-  SINDRI_TRY(body_id, body.optional_string("id", kUuidRule));
-  SINDRI_TRY(name, body.optional_string("name", kNameRule, false));
+  SINDRI_CHECK(body.require({"id", "created_at", "updated_at", "name", "is_active", "is_system"}));
+  SINDRI_TRY(body_id, body.required_string("id", kUuidRule));
+  SINDRI_CHECK(body.read_only("created_at", ReadOnlyKind::Timestamp, true));
+  SINDRI_CHECK(body.read_only("updated_at", ReadOnlyKind::Timestamp, true));
+  SINDRI_CHECK(body.read_only("deleted_at", ReadOnlyKind::Timestamp));
+  SINDRI_CHECK(body.read_only("last_active_at", ReadOnlyKind::Timestamp));
+  SINDRI_CHECK(body.read_only("is_system", ReadOnlyKind::Boolean, true));
+  SINDRI_TRY(name, body.required_string("name", kNameRule));
   SINDRI_TRY(description, body.optional_string("description", kDescriptionRule));
   SINDRI_TRY(is_active, body.optional_bool("is_active"));
-  for (const char* read_only : {"created_at", "updated_at", "deleted_at", "last_active_at", "is_system"}) {
-    body.ignore(read_only);
-  }
   SINDRI_CHECK(body.finish());
-  if (body_id && *body_id != id) return field_error("generator_id_mismatch", "/id does not match the path's id", "/id");
-  if (is_active && !call.caller.is_admin()) return forbidden("admin_required", "only an admin may activate or deactivate a generator");
+  if (body_id != id) return field_error("generator_id_mismatch", "/id does not match the path's id", "/id");
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(current, db::load_generator(connection, id));
+    SINDRI_CHECK(body.check_unchanged(current));
+    const bool activation_changes = *is_active != current.find("is_active")->get_bool();
+    if (activation_changes && !call.caller.is_admin()) {
+      return forbidden("admin_required", "only an admin may activate or deactivate a generator");
+    }
     const Value* current_description = current.find("description");
-    auto updated = db::update_generator(connection, id, name ? *name : field(current, "name"),
-                                        description ? Value(*description) : *current_description,
-                                        is_active ? *is_active : current.find("is_active")->get_bool());
+    auto updated = db::update_generator(connection, id, name, description ? Value(*description) : *current_description,
+                                        *is_active);
     if (!updated.ok() && db::is_unique_violation(updated.error())) {
-      return conflict("generator_exists", "a generator named \"" + *name + "\" already exists");
+      return conflict("generator_exists", "a generator named \"" + name + "\" already exists");
     }
     SINDRI_CHECK(updated);
-    if (is_active) SINDRI_CHECK(touch_credentials(call, connection));
+    if (activation_changes) SINDRI_CHECK(touch_credentials(call, connection));
     SINDRI_CHECK(audit(call, connection, "generator.updated", "generator", id));
     return json_response(200, std::move(updated).value());
   });

@@ -3,6 +3,7 @@
 #include "broker/ids.hpp"
 #include "value/json.hpp"
 #include "value/pointer.hpp"
+#include "value/rfc3339.hpp"
 #include "value/utf8.hpp"
 
 namespace sindri::broker {
@@ -14,10 +15,43 @@ std::string as_stored(std::string_view text, const TextRule& rule) {
   return rule.uuid ? stored_uuid(text) : std::string(text);
 }
 
-
 bool has_whitespace(std::string_view text) {
   for (char c : text) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') return true;
+  }
+  return false;
+}
+
+ApiError out_of_range(const std::string& pointer, int64_t low, int64_t high, int64_t got) {
+  return field_error("invalid_field",
+                     pointer + " must be between " + std::to_string(low) + " and " + std::to_string(high) + ", got " +
+                         std::to_string(got),
+                     pointer);
+}
+
+// A 400 about several fields at once: details.pointer is the first,
+// details.pointers all of them.
+ApiError fields_error(std::string code, const std::string& message, Array pointers) {
+  ApiError error = field_error(std::move(code), message, pointers[0].get_string());
+  error.details.set("pointers", Value(std::move(pointers)));
+  return error;
+}
+
+// Whether a read-only field given as `given` says what `stored` holds.
+bool same_as_stored(const Value& given, const Value* stored, ReadOnlyKind kind) {
+  const bool stored_null = stored == nullptr || stored->is_null();
+  if (given.is_null() || stored_null) return given.is_null() && stored_null;
+  switch (kind) {
+    case ReadOnlyKind::Uuid:
+      return stored->is_string() && stored_uuid(given.get_string()) == stored_uuid(stored->get_string());
+    case ReadOnlyKind::Timestamp: {
+      if (!stored->is_string()) return false;
+      const auto instant = rfc3339::parse_micros(given.get_string());
+      return instant && instant == rfc3339::parse_micros(stored->get_string());
+    }
+    case ReadOnlyKind::Boolean:
+    case ReadOnlyKind::Count:
+      return given == *stored;
   }
   return false;
 }
@@ -118,6 +152,21 @@ ApiError BodyObject::wrong_type(std::string_view key, const char* expected, cons
   return field_error("invalid_field", pointer + " must be " + expected + ", got " + got.kind_name(), pointer);
 }
 
+ApiResult<Ok> BodyObject::require(std::initializer_list<std::string_view> keys) const {
+  std::string missing;
+  Array pointers;
+  for (std::string_view key : keys) {
+    const Value* value = object_.find(key);
+    if (value != nullptr && !value->is_null()) continue;
+    const std::string pointer = field_pointer(key);
+    missing += (missing.empty() ? "" : ", ") + pointer;
+    pointers.push_back(Value(pointer));
+  }
+  if (pointers.empty()) return Ok{};
+  return fields_error("missing_field", missing + (pointers.size() == 1 ? " is" : " are") + " required by " + schema_,
+                      std::move(pointers));
+}
+
 ApiResult<std::string> BodyObject::required_string(std::string_view key, const TextRule& rule) {
   const Value* value = take(key);
   const std::string pointer = field_pointer(key);
@@ -179,7 +228,62 @@ ApiResult<std::vector<std::string>> BodyObject::optional_string_array(std::strin
   return out;
 }
 
+ApiResult<std::optional<int64_t>> BodyObject::optional_int(std::string_view key, int64_t low, int64_t high) {
+  SINDRI_TRY(number, optional_int(key));
+  if (number && (*number < low || *number > high)) return out_of_range(field_pointer(key), low, high, *number);
+  return number;
+}
+
 void BodyObject::ignore(std::string_view key) { seen_.emplace(key); }
+
+ApiResult<Ok> BodyObject::read_only(std::string_view key, ReadOnlyKind kind, bool required) {
+  const Value* value = take(key);
+  const std::string pointer = field_pointer(key);
+  if (value == nullptr || (required && value->is_null())) {
+    if (!required) return Ok{};
+    return field_error("missing_field", pointer + " is required by " + schema_, pointer);
+  }
+  read_only_.emplace_back(std::string(key), kind);
+  if (value->is_null()) return Ok{};
+  switch (kind) {
+    case ReadOnlyKind::Boolean:
+      if (!value->is_bool()) return wrong_type(key, "a boolean", *value);
+      return Ok{};
+    case ReadOnlyKind::Count:
+      if (!value->is_int()) return wrong_type(key, "an integer", *value);
+      if (value->get_int() < 0 || value->get_int() > INT32_MAX) {
+        return out_of_range(pointer, 0, INT32_MAX, value->get_int());
+      }
+      return Ok{};
+    case ReadOnlyKind::Uuid:
+    case ReadOnlyKind::Timestamp:
+      break;
+  }
+  if (!value->is_string()) return wrong_type(key, "a string", *value);
+  const std::string_view text = value->get_string();
+  if (kind == ReadOnlyKind::Uuid) return check_text(text, kUuidRule, pointer);
+  SINDRI_CHECK(check_text(text, TextRule{64, false, false, false}, pointer));
+  if (!rfc3339::parse_micros(text)) {
+    return field_error("invalid_field", pointer + " must be an RFC 3339 timestamp, got \"" + std::string(text) + "\"",
+                       pointer);
+  }
+  return Ok{};
+}
+
+ApiResult<Ok> BodyObject::check_unchanged(const Value& stored) const {
+  std::string changed;
+  Array pointers;
+  for (const auto& [key, kind] : read_only_) {
+    const Value* stored_value = stored.find(key);
+    if (same_as_stored(*object_.find(key), stored_value, kind)) continue;
+    const std::string pointer = field_pointer(key);
+    if (!changed.empty()) changed += ", ";
+    changed += pointer + " (stored: " + (stored_value != nullptr ? to_json(*stored_value) : "absent") + ")";
+    pointers.push_back(Value(pointer));
+  }
+  if (pointers.empty()) return Ok{};
+  return fields_error("read_only_field", changed + " may not be changed: send what GET answers", std::move(pointers));
+}
 
 ApiResult<Ok> BodyObject::finish() const {
   for (const Member& member : object_.get_object()) {

@@ -59,26 +59,32 @@ ApiResult<http::Response> get_stack(Call& call) {
   });
 }
 
+// The body is a whole Stack, as GET answers it: name, description and (by an
+// admin) generator_id may change; the id and timestamps must be as stored.
 ApiResult<http::Response> update_stack(Call& call) {
   SINDRI_TRY(id, call.id_param());
   SINDRI_TRY(body, BodyObject::parse(call.request, "Stack"));
-  SINDRI_TRY(body_id, body.optional_string("id", kUuidRule));
-  SINDRI_TRY(name, body.optional_string("name", kNameRule, false));
+  SINDRI_CHECK(body.require({"id", "created_at", "updated_at", "name", "generator_id"}));
+  SINDRI_TRY(body_id, body.required_string("id", kUuidRule));
+  SINDRI_CHECK(body.read_only("created_at", ReadOnlyKind::Timestamp, true));
+  SINDRI_CHECK(body.read_only("updated_at", ReadOnlyKind::Timestamp, true));
+  SINDRI_CHECK(body.read_only("deleted_at", ReadOnlyKind::Timestamp));
+  SINDRI_TRY(name, body.required_string("name", kNameRule));
   SINDRI_TRY(description, body.optional_string("description", kDescriptionRule));
-  SINDRI_TRY(generator_id, body.optional_string("generator_id", kUuidRule, false));
-  for (const char* read_only : {"created_at", "updated_at", "deleted_at"}) body.ignore(read_only);
+  SINDRI_TRY(generator_id, body.required_string("generator_id", kUuidRule));
   SINDRI_CHECK(body.finish());
-  if (body_id && *body_id != id) return field_error("stack_id_mismatch", "/id does not match the path's id", "/id");
+  if (body_id != id) return field_error("stack_id_mismatch", "/id does not match the path's id", "/id");
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(stack, db::load_stack(connection, id));
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
-    if (generator_id && *generator_id != field(stack, "generator_id")) {
+    SINDRI_CHECK(body.check_unchanged(stack));
+    if (generator_id != field(stack, "generator_id")) {
       if (!call.caller.is_admin()) return forbidden("admin_required", "only an admin may give a stack to another generator");
-      SINDRI_CHECK(db::check_named_generator(connection, *generator_id, "/generator_id"));
+      SINDRI_CHECK(db::check_named_generator(connection, generator_id, "/generator_id"));
     }
-    SINDRI_TRY(updated, db::update_stack(connection, id, name ? Value(*name) : *stack.find("name"),
+    SINDRI_TRY(updated, db::update_stack(connection, id, Value(name),
                                          description ? Value(*description) : *stack.find("description"),
-                                         generator_id ? Value(*generator_id) : *stack.find("generator_id")));
+                                         Value(generator_id)));
     SINDRI_CHECK(audit(call, connection, "stack.updated", "stack", id));
     return json_response(200, updated);
   });
