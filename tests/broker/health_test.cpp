@@ -180,7 +180,7 @@ TEST_P(DeploymentHealth, BadReportsNameTheField) {
       {report_body(object_ids_[0], "healthy", R"(,"checked_at":"2026-02-30T00:00:00Z")"), 400,
        "/deployment_objects/0/checked_at"},
       {report_body("not-a-uuid", "healthy"), 400, "/deployment_objects/0/id"},
-      {report_body(kUnknownId, "healthy"), 400, "/deployment_objects/0/id"},
+      {report_body(kUnknownId, "healthy"), 403, "/deployment_objects/0/id"},  // as another tenant's object
       {report_body(object_ids_[0], "healthy", R"(,"checked_at":"2026-01-02T03:04:05Z","colour":"red")"), 400,
        "/deployment_objects/0/colour"},
       {report_body(object_ids_[0], "healthy", R"(,"checked_at":"2026-01-02T03:04:05Z","summary":{"pods_ready":1})"),
@@ -212,7 +212,10 @@ TEST_P(DeploymentHealth, BadReportsNameTheField) {
   const std::string mixed = R"({"deployment_objects":[{"id":")" + object_ids_[0] +
                             R"(","status":"healthy","checked_at":"2026-01-02T03:04:05Z"},{"id":")" + kUnknownId +
                             R"(","status":"healthy","checked_at":"2026-01-02T03:04:05Z"}]})";
-  EXPECT_EQ(report(0, mixed).status, 400);
+  // An id that exists nowhere is answered as another tenant's object is.
+  Reply unknown = report(0, mixed);
+  EXPECT_EQ(unknown.status, 403) << unknown.body;
+  EXPECT_EQ(text_of(unknown.json, "code"), "agent_not_associated");
   EXPECT_EQ(object_health(0).json.find("health_records")->size(), 0u);
 }
 

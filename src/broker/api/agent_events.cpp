@@ -3,11 +3,27 @@
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/agent_events.hpp"
+#include "broker/db/agent_targets.hpp"
 #include "broker/db/agents.hpp"
-#include "broker/db/deployment_objects.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
+
+// The statuses of brokkr-v1.json's AgentEvent (and brokkr-models'
+// agent_events.rs).
+bool is_event_status(std::string_view status) {
+  return status == "SUCCESS" || status == "FAILURE" || status == "IN_PROGRESS" || status == "PENDING";
+}
+
+// One answer whether the object exists or not, so that an agent learns
+// nothing of other tenants' ids.
+ApiError not_in_target_state(std::string_view agent_id, std::string_view object_id) {
+  return ApiError{403, "deployment_object_not_targeted",
+                  "agent " + std::string(agent_id) + " may not report on deployment object " + std::string(object_id) +
+                      ": it is not, and never was, in the agent's target state",
+                  make_object({{"pointer", Value("/deployment_object_id")}}), std::nullopt};
+}
 
 ApiResult<http::Response> report_event(Call& call) {
   SINDRI_TRY(id, call.id_param());
@@ -24,13 +40,14 @@ ApiResult<http::Response> report_event(Call& call) {
   if (agent_id && *agent_id != id) {
     return field_error("agent_id_mismatch", "/agent_id does not match the agent id in the path", "/agent_id");
   }
+  if (!is_event_status(status)) {
+    return field_error("invalid_field",
+                       "/status must be SUCCESS, FAILURE, IN_PROGRESS or PENDING, got \"" + status + "\"", "/status");
+  }
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
-    SINDRI_TRY(object_exists, db::deployment_object_exists(connection, object_id));
-    if (!object_exists) {
-      return field_error("invalid_field", "/deployment_object_id: deployment object " + object_id + " does not exist",
-                         "/deployment_object_id");
-    }
+    SINDRI_TRY(allowed, db::agent_may_report_on(connection, id, object_id));
+    if (!allowed) return not_in_target_state(id, object_id);
     SINDRI_TRY(event, db::insert_agent_event(connection, {id, object_id, event_type, status, message}));
     return json_response(201, event);
   });

@@ -200,15 +200,12 @@ ApiResult<http::Response> update_health_status(Call& call) {
       const db::HealthReport& report = reports[i];
       const std::string pointer = "/deployment_objects/" + std::to_string(i) + "/id";
       SINDRI_TRY(placement, db::place_object_for_agent(connection, report.deployment_object_id, agent_id));
-      if (!placement) {
-        return field_error("invalid_field",
-                           pointer + ": deployment object " + report.deployment_object_id + " does not exist",
-                           pointer);
-      }
-      if (!placement->targeted_by_agent) {
+      // One answer whether the object exists or not: an agent learns nothing
+      // of other tenants' ids.
+      if (!placement || !placement->targeted_by_agent) {
         ApiError error = forbidden("agent_not_associated", pointer + ": agent " + agent_id +
-                                                               " does not target stack " + placement->stack_id +
-                                                               " of deployment object " + report.deployment_object_id);
+                                                               " does not target the stack of deployment object " +
+                                                               report.deployment_object_id);
         error.details = make_object({{"pointer", Value(pointer)}});
         return error;
       }

@@ -1,8 +1,5 @@
 #include "broker/db/agent_events.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 #include "broker/db/counters.hpp"
 #include "broker/db/events.hpp"
 #include "broker/db/rows.hpp"
@@ -23,9 +20,7 @@ ApiResult<Value> insert_agent_event(store::Connection& connection, const NewAgen
   SINDRI_TRY(stack, connection.query("SELECT stack_id FROM deployment_objects WHERE id = $1",
                                      {Value(event.deployment_object_id)}));
   // As Brokkr: a SUCCESS report is an applied deployment, anything else a failed one.
-  std::string status(event.status);
-  std::transform(status.begin(), status.end(), status.begin(), [](unsigned char c) { return std::toupper(c); });
-  SINDRI_CHECK(emit_event(connection, status == "SUCCESS" ? "deployment.applied" : "deployment.failed",
+  SINDRI_CHECK(emit_event(connection, event.status == "SUCCESS" ? "deployment.applied" : "deployment.failed",
                           make_object({{"agent_event_id", *recorded.find("id")},
                                        {"agent_id", Value(event.agent_id)},
                                        {"deployment_object_id", Value(event.deployment_object_id)},

@@ -25,8 +25,26 @@ ApiResult<Value> insert_agent_target(store::Connection& connection, std::string_
   SINDRI_TRY(rows, connection.query("INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) "
                                     "VALUES ($1, $2, $3, FALSE) RETURNING id, agent_id, stack_id",
                                     {Value(new_uuid()), Value(agent_id), Value(stack_id)}));
+  SINDRI_CHECK(remember_target(connection, Value(agent_id), Value(stack_id)));
   SINDRI_CHECK(touch_target_state(connection));
   return row_object(rows, 0);
+}
+
+ApiResult<Ok> remember_target(store::Connection& connection, const Value& agent_id, const Value& stack_id) {
+  SINDRI_CHECK(connection.query("INSERT INTO agent_target_history (agent_id, stack_id) VALUES ($1, $2) "
+                                "ON CONFLICT DO NOTHING",
+                                {agent_id, stack_id}));
+  return Ok{};
+}
+
+ApiResult<bool> agent_may_report_on(store::Connection& connection, std::string_view agent_id,
+                                    std::string_view object_id) {
+  // Both probes are primary keys: the object's id, then (agent, stack).
+  SINDRI_TRY(rows, connection.query("SELECT 1 FROM deployment_objects d JOIN agent_target_history h "
+                                    "ON h.agent_id = $1 AND h.stack_id = d.stack_id "
+                                    "WHERE d.id = $2 AND " SINDRI_LIVE_IN("d"),
+                                    {Value(agent_id), Value(object_id)}));
+  return !rows.empty();
 }
 
 ApiResult<bool> delete_agent_target(store::Connection& connection, std::string_view agent_id,

@@ -1,6 +1,7 @@
 #pragma once
 // The agent_targets table: which stacks an agent deploys, whether the
-// matching engine (targeting.hpp) or a person put them there.
+// matching engine (targeting.hpp) or a person put them there; and
+// agent_target_history: every stack an agent has ever targeted.
 
 #include <string_view>
 
@@ -16,6 +17,13 @@ ApiResult<Value> list_agent_targets(store::Connection& connection, std::string_v
 // agent targets the stack already) is the caller's to answer.
 ApiResult<Value> insert_agent_target(store::Connection& connection, std::string_view agent_id,
                                      std::string_view stack_id);
+// Records in the history that the agent targets the stack (once per pair).
+ApiResult<Ok> remember_target(store::Connection& connection, const Value& agent_id, const Value& stack_id);
+// Whether deployment object `object_id` exists and is or was in the agent's
+// target state: its stack is targeted now or was before, so that an agent
+// may still report removing what a stack it no longer targets had applied.
+ApiResult<bool> agent_may_report_on(store::Connection& connection, std::string_view agent_id,
+                                    std::string_view object_id);
 // Removes the target, touching the target state; false when there was none.
 ApiResult<bool> delete_agent_target(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id);

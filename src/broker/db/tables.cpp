@@ -472,6 +472,23 @@ CREATE TABLE diagnostic_results (
 );
 )sql";
 
+// Every stack an agent has targeted, kept when the target goes: an agent may
+// report events on the objects of those stacks only (removing what a stack
+// it no longer targets applied included). Earlier versions kept no history:
+// today's targets and the stacks of the objects an agent reported on stand
+// in for it.
+constexpr std::string_view kAgentTargetHistory = R"sql(
+CREATE TABLE agent_target_history (
+  agent_id TEXT NOT NULL REFERENCES agents (id),
+  stack_id TEXT NOT NULL REFERENCES stacks (id),
+  PRIMARY KEY (agent_id, stack_id)
+);
+INSERT INTO agent_target_history (agent_id, stack_id) SELECT agent_id, stack_id FROM agent_targets;
+INSERT INTO agent_target_history (agent_id, stack_id)
+SELECT DISTINCT e.agent_id, d.stack_id FROM agent_events e JOIN deployment_objects d ON d.id = e.deployment_object_id
+WHERE NOT EXISTS (SELECT 1 FROM agent_target_history h WHERE h.agent_id = e.agent_id AND h.stack_id = d.stack_id);
+)sql";
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -500,6 +517,7 @@ std::span<const store::Migration> broker_migrations() {
        kWorkOrderAndDiagnosticTables},
       {8, "deployment health", kDeploymentHealthTables, kDeploymentHealthTables},
       {9, "webhook subscriptions and deliveries", kWebhookTables, kWebhookTables},
+      {10, "every stack each agent has targeted", kAgentTargetHistory, kAgentTargetHistory},
   };
   return migrations;
 }

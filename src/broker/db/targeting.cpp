@@ -1,5 +1,6 @@
 #include "broker/db/targeting.hpp"
 
+#include "broker/db/agent_targets.hpp"
 #include "broker/db/counters.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
@@ -27,6 +28,7 @@ ApiResult<Ok> sync_targets(store::Connection& connection, std::string_view id, c
     SINDRI_CHECK(connection.query(
         "INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) VALUES ($1, $2, $3, TRUE)",
         {Value(new_uuid()), row[0], row[1]}));
+    SINDRI_CHECK(remember_target(connection, row[0], row[1]));
   }
   return touch_target_state(connection);
 }
