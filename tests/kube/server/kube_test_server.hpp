@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "http/client.hpp"
+#include "support/test_certificates.hpp"
 #include "value/json.hpp"
 #include "value/value.hpp"
 
@@ -148,27 +149,12 @@ class KubeTestServer {
 #endif
   }
 
-  void run_openssl(const std::string& arguments) const {
-    const std::string command = "cd '" + dir_.string() + "' && openssl " + arguments + " >>openssl.log 2>&1";
-    if (std::system(command.c_str()) != 0) {
-      throw std::runtime_error("KubeTestServer: openssl " + arguments + " failed:\n" + slurp(dir_ / "openssl.log"));
-    }
-  }
-
-  // P-256 keys: quick to make. The leaves say CA:FALSE and their purpose,
-  // which Go's TLS (kubectl) and OpenSSL check.
+  // The server's certificate and the client's, both signed by one CA.
   void make_certificates() const {
-    const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 ";
-    run_openssl("req -x509 " + key + "-subj /CN=sindri-test-ca -keyout ca.key -out ca.crt");
-    run_openssl("req -x509 " + key +
-                "-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost "
-                "-addext basicConstraints=critical,CA:FALSE -addext extendedKeyUsage=serverAuth "
-                "-CA ca.crt -CAkey ca.key -keyout server.key -out server.crt");
-    run_openssl("req -x509 " + key +
-                "-subj /O=system:masters/CN=sindri-test-user "
-                "-addext basicConstraints=critical,CA:FALSE -addext extendedKeyUsage=clientAuth "
-                "-CA ca.crt -CAkey ca.key -keyout client.key -out client.crt");
-    run_openssl("base64 -A -in ca.crt -out ca.crt.base64");
+    const CertificateFiles authority = make_certificate_authority(dir_, "ca");
+    make_server_certificate(dir_, "server", authority);
+    make_client_certificate(dir_, "client", authority, "/O=system:masters/CN=sindri-test-user");
+    run_openssl(dir_, "base64 -A -in ca.crt -out ca.crt.base64");
   }
 
   void start() {
