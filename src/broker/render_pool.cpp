@@ -131,7 +131,7 @@ void RenderPool::expire_waiting() {
       refused_ += refusals.size();
       lock.unlock();
       for (auto& [refuse, reason] : refusals) refuse(reason);
-      refusals.clear();
+      refusals.clear();  // what the callbacks hold goes outside the lock too
       lock.lock();
       continue;
     }
