@@ -1,7 +1,9 @@
 // The broker's migrations on a database that already holds data: migration 3
 // moves the target-state generation into shards without losing its value;
 // migration 4 gives every agent registration an id of its own; migration 5
-// keys provenance by its object's sequence id and keeps every row.
+// keys provenance by its object's sequence id and keeps every row;
+// migration 10 starts each agent's target history from its targets and the
+// stacks of the objects it reported on.
 
 #include <unistd.h>
 
@@ -141,6 +143,33 @@ void keys_provenance_by_sequence(store::Database& db) {
                    .ok());
 }
 
+void starts_the_target_history(store::Database& db) {
+  const auto all = broker_migrations();
+  ASSERT_TRUE(store::migrate(db, all.first(9)).ok());
+  ASSERT_TRUE(write_sql(db,
+                        "INSERT INTO generators (id, name, created_at, updated_at) VALUES ('g1', 'one', 't', 't');"
+                        "INSERT INTO stacks (id, generator_id, name, created_at, updated_at) VALUES "
+                        "('s1', 'g1', 'targeted', 't', 't'), ('s2', 'g1', 'left', 't', 't'), "
+                        "('s3', 'g1', 'never', 't', 't');"
+                        "INSERT INTO deployment_objects (id, stack_id, yaml_content, yaml_checksum, submitted_at, "
+                        "created_at, updated_at) VALUES ('o1', 's1', 'a: 1', 'c1', 't', 't', 't'), "
+                        "('o2', 's2', 'a: 2', 'c2', 't', 't', 't'), ('o3', 's2', 'a: 3', 'c3', 't', 't', 't');"
+                        "INSERT INTO agents (id, name, cluster_name, created_at, updated_at) VALUES "
+                        "('a1', 'agent', 'c', 't', 't');"
+                        "INSERT INTO agent_targets (id, agent_id, stack_id) VALUES ('t1', 'a1', 's1');"
+                        "INSERT INTO agent_events (id, agent_id, deployment_object_id, event_type, status, "
+                        "created_at, updated_at) VALUES ('e1', 'a1', 'o1', 'DEPLOY', 'SUCCESS', 't', 't'), "
+                        "('e2', 'a1', 'o2', 'DEPLOY', 'SUCCESS', 't', 't'), "
+                        "('e3', 'a1', 'o3', 'DEPLOY', 'SUCCESS', 't', 't');")
+                  .ok());
+
+  auto applied = store::migrate(db, all.first(10));
+  ASSERT_TRUE(applied.ok()) << applied.error().message;
+  EXPECT_EQ(*applied, 1);
+  EXPECT_EQ(text_rows(db, "SELECT agent_id, stack_id FROM agent_target_history ORDER BY stack_id"),
+            (std::vector<std::vector<std::string>>{{"a1", "s1"}, {"a1", "s2"}}));
+}
+
 
 // A fresh database for each check: a file on SQLite, a tenant schema on
 // PostgreSQL (dropped afterwards).
@@ -178,6 +207,8 @@ TEST(BrokerSchema, RegistrationsGetIdsOnSqlite) { on_sqlite(gives_registrations_
 TEST(BrokerSchema, RegistrationsGetIdsOnPostgres) { on_postgres(gives_registrations_ids); }
 TEST(BrokerSchema, ProvenanceIsKeyedBySequenceOnSqlite) { on_sqlite(keys_provenance_by_sequence); }
 TEST(BrokerSchema, ProvenanceIsKeyedBySequenceOnPostgres) { on_postgres(keys_provenance_by_sequence); }
+TEST(BrokerSchema, TargetHistoryStartsFromTargetsAndEventsOnSqlite) { on_sqlite(starts_the_target_history); }
+TEST(BrokerSchema, TargetHistoryStartsFromTargetsAndEventsOnPostgres) { on_postgres(starts_the_target_history); }
 
 }  // namespace
 }  // namespace sindri::broker
