@@ -12,6 +12,7 @@
 
 #include "broker_process.hpp"
 #include "support/raw_connection.hpp"
+#include "support/test_certificates.hpp"
 
 namespace sindri_test {
 namespace {
@@ -312,6 +313,46 @@ TEST(Serve, RefusedConnectionsShowInMetricsAndTheLog) {
       << log;
   // Listening on loopback, without TLS, is no warning.
   EXPECT_EQ(log.find("without TLS"), std::string::npos) << log;
+}
+
+// Replaces `to` at once, as cert-manager's volume does.
+void install_text(const std::string& text, const fs::path& to) {
+  const fs::path aside = to.string() + ".new";
+  std::ofstream(aside, std::ios::binary) << text;
+  fs::rename(aside, to);
+}
+
+// Opens connections, each taking the TLS context and so looking whether the
+// files changed, until the log holds `line` (a few seconds at most).
+bool logged_after_new_connections(const BrokerProcess& broker, const std::string& line) {
+  for (int attempt = 0; attempt < 250; ++attempt) {
+    if (broker.log().find(line) != std::string::npos) return true;
+    RawConnection touch(broker.port());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST(Serve, EachCertificateRotationIsLoggedAFailedOneAsAWarning) {
+  TestCertificates certificates;
+  BrokerProcess broker(Backend::Sqlite);
+  const fs::path cert_file = broker.dir() / "tls.crt", key_file = broker.dir() / "tls.key";
+  fs::copy_file(certificates.server.cert, cert_file);
+  fs::copy_file(certificates.server.key, key_file);
+  broker.start({"--tls-cert-file", cert_file.string(), "--tls-key-file", key_file.string(),
+                "--tls-reload-check-interval", "0.01"});
+  EXPECT_NE(broker.log().find(R"("tls":true)"), std::string::npos) << broker.log();
+
+  install_text("not a certificate\n", cert_file);
+  EXPECT_TRUE(logged_after_new_connections(
+      broker, R"("level":"warn","message":"tls certificate not reloaded: the files in use stay")"))
+      << broker.log();
+
+  install_text(TestCertificates::read(certificates.second_server.key), key_file);
+  install_text(TestCertificates::read(certificates.second_server.cert), cert_file);
+  EXPECT_TRUE(logged_after_new_connections(broker, R"("level":"info","message":"tls certificate reloaded")"))
+      << broker.log();
+  EXPECT_EQ(broker.stop(), 0);
 }
 
 }  // namespace
