@@ -56,6 +56,14 @@ TEST(Serve, TheFileThenTheEnvironmentThenFlagsSetTheBodyLimit) {
   EXPECT_EQ(broker.stop(), 0);
 }
 
+// 0 means none: larger than the default limit of 10 MiB is taken.
+TEST(Serve, ABodyLimitOfZeroIsNoLimit) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start({"--body-limit", "0"});
+  EXPECT_EQ(post_status(broker, 11 << 20), 201);
+  EXPECT_EQ(broker.stop(), 0);
+}
+
 TEST(Serve, ABadSettingStopsTheStartNamingIt) {
   BrokerProcess broker(Backend::Sqlite);
   EXPECT_THROW(broker.start({}, {"SINDRI_BODY_LIMIT=lots"}), std::runtime_error);
