@@ -339,6 +339,8 @@ size_t Server::receiving_requests() const {
 
 size_t Server::busy_workers() const { return impl_->busy_workers.load(std::memory_order_relaxed); }
 
+size_t Server::effective_max_connections() const { return impl_->options.max_connections; }
+
 ConnectionRefusals Server::refused_connections() const {
   const auto& counts = impl_->refusals;
   return ConnectionRefusals{counts.connection_limit.load(std::memory_order_relaxed),

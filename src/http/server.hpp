@@ -61,6 +61,9 @@ struct Response {
   // The caller proved who it is (a valid PAK): no cap on connections ever
   // closes this connection to make room for another.
   bool authenticated = false;
+  // Who the caller is ("generator:<id>"), with `authenticated`: one identity
+  // has at most max_connections_per_identity connections spared this way.
+  std::string identity;
   // Set by a handler whose work runs elsewhere (a render pool): the server
   // calls it at once with the Answer that sends the response, and its
   // worker thread serves other connections meanwhile. The other fields of
@@ -108,6 +111,9 @@ struct ServerOptions {
   // and is between requests or still sending its first; when there is
   // none, the new connection is closed.
   size_t max_connections = 10000;
+  // Connections one identity may hold that are never closed for room; its
+  // further connections are treated as anonymous ones. 0: no cap.
+  size_t max_connections_per_identity = 64;
   // Connections still sending their first request's line and headers; 0: no
   // cap. A new connection past it closes the oldest of them.
   size_t max_unfinished_connections = 1000;
@@ -172,6 +178,9 @@ class Server {
   size_t receiving_requests() const;
   size_t busy_workers() const;
   ConnectionRefusals refused_connections() const;
+  // max_connections as applied: at most what the descriptor limit leaves
+  // after a reserve for the database and cached answers (0: no cap).
+  size_t effective_max_connections() const;
 
  private:
   struct Impl;
