@@ -2,14 +2,28 @@
 # Broker benchmarks: `sindri serve` under wrk, on SQLite and PostgreSQL.
 #
 #   bench/broker_bench.sh [--duration S] [--connections N] [--backend sqlite|postgres|both]
-#                         [--broker-threads N] [--objects N] [--keep] [--perf]
+#                         [--broker-threads N] [--objects N] [--tls-key rsa|ec] [--keep] [--perf]
 #
 # Scenarios, on a fresh database per backend (the issue's targets in brackets):
 #   target-state   GET /api/v1/agents/{id}/target-state of an agent that
 #                  targets 100 stacks, each with one ~2 KB manifest
 #                  [>= 20,000 req/s, p99 <= 10 ms]; "+gz" is the same with
 #                  Accept-Encoding: gzip, as an agent that accepts it sends
-#                  (skipped when the broker does not compress)
+#                  (skipped when the broker does not compress); "/close"
+#                  is the same with a new connection per request (wrk sends
+#                  Connection: close), so the cost of a connection shows
+#   target-state-tls  the same over HTTPS, at the end of each backend's run
+#                  on a broker started again with tls.cert_file and
+#                  tls.key_file: kept alive, and "/close" with a TLS handshake
+#                  per request (wrk keeps its TLS session across reconnects,
+#                  so these handshakes may be resumed ones), so that the
+#                  handshake's cost shows beside the plain rows. The
+#                  certificate is self-signed for 127.0.0.1 (wrk checks
+#                  none), its key RSA 2048 (cert-manager's default) or, with
+#                  --tls-key ec, ECDSA P-256
+#   handshakes     `openssl s_time` against the HTTPS broker, one client:
+#                  full handshakes (-new) and resumed ones (-reuse) per
+#                  second, and the broker's CPU time per handshake
 #   create-object  POST /api/v1/stacks/{id}/deployment-objects, a new manifest
 #                  per request [>= 5,000 req/s on SQLite, >= 2,000 on PostgreSQL]
 #   memory         the broker's memory idle after start, after the target-state
@@ -28,7 +42,7 @@
 # It builds nothing: it runs $SINDRI_BIN (default build/bin/sindri; build a
 # Release one for figures worth quoting). PostgreSQL runs under
 # scripts/with-postgres.sh unless SINDRI_TEST_POSTGRES_URL names a server.
-# wrk, python3 and curl must be installed. The broker, wrk and the database
+# wrk, python3, curl and openssl must be installed. The broker, wrk and the database
 # share this machine, so the load average is printed beside every figure.
 # SINDRI_BENCH_MANIFEST names another manifest file shaped like
 # bench/broker_wrk/manifest.lua, to see how the figures move with its size.
@@ -50,6 +64,7 @@ broker_threads=
 objects=100000
 keep=0
 profile=0
+tls_key=rsa
 rows_to=  # internal: the PostgreSQL half, run under with-postgres.sh, appends its rows here
 
 usage() {
@@ -63,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --backend) backend=${2:?}; shift 2 ;;
     --broker-threads) broker_threads=${2:?}; shift 2 ;;
     --objects) objects=${2:?}; shift 2 ;;
+    --tls-key) tls_key=${2:?}; shift 2 ;;
     --keep) keep=1; shift ;;
     --perf) profile=1; keep=1; shift ;;
     --rows-to) rows_to=${2:?}; shift 2 ;;
@@ -71,8 +87,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 case $backend in sqlite|postgres|both) ;; *) echo "broker_bench.sh: --backend sqlite, postgres or both" >&2; exit 2 ;; esac
+case $tls_key in rsa|ec) ;; *) echo "broker_bench.sh: --tls-key rsa or ec" >&2; exit 2 ;; esac
 positive_integers "$duration" "$connections" "$objects" ${broker_threads:+"$broker_threads"}
 
+bench_tools="wrk python3 curl openssl"
 bench_init broker-bench
 
 # The data the scenarios need, created through the API. Prints KEY=VALUE
@@ -197,13 +215,81 @@ NGINX
   peer_pid=
 }
 
-# One backend, from an empty database to the memory figures. Appends rows
-# to $1; the first backend leaves the target-state body beside them, for
-# bench_ceiling.
+# A self-signed certificate for 127.0.0.1 and its key, $tls_key, in DIR
+# (tls.crt, tls.key):
+#   make_certificate DIR
+make_certificate() {
+  local dir=$1 key=(-newkey rsa:2048)
+  [[ $tls_key == rsa ]] || key=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1)
+  openssl req -x509 "${key[@]}" -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$dir/tls.key" -out "$dir/tls.crt" >"$dir/openssl.log" 2>&1 ||
+    { echo "broker_bench.sh: openssl failed:" >&2; cat "$dir/openssl.log" >&2; return 1; }
+}
+
+# The target state over HTTPS: the broker started again on the same data
+# with a certificate, kept-alive connections, then one per request. Appends
+# rows to ROWS:
+#   bench_tls BACKEND DIR ROWS AGENT_ID AGENT_PAK
+bench_tls() {
+  local backend=$1 dir=$2 rows=$3 agent_id=$4 agent_pak=$5
+  make_certificate "$dir"
+  halt_broker
+  local plain_flags=("${broker_flags[@]}")
+  broker_flags+=(--tls-cert-file "$dir/tls.crt" --tls-key-file "$dir/tls.key")
+  start_broker "$backend" "$dir"
+  broker_flags=("${plain_flags[@]}")
+  local state_url=https://${broker_url#http://}/api/v1/agents/$agent_id/target-state
+  curl -sS --fail -k -o /dev/null -H "Authorization: Bearer $agent_pak" "$state_url"
+  echo "[$backend] target-state-tls ($tls_key key): wrk -t2 -c$connections -d${duration}s" >&2
+  SINDRI_BENCH_PAK=$agent_pak \
+    run_wrk target-state-tls "$backend" target_state.lua "$state_url" "$dir/wrk-target-state-tls.log" >>"$rows"
+  echo "[$backend] target-state-tls/close ($tls_key key): wrk -t2 -c$connections -d${duration}s" >&2
+  SINDRI_BENCH_PAK=$agent_pak SINDRI_BENCH_CLOSE=1 \
+    run_wrk target-state-tls/close "$backend" target_state.lua "$state_url" \
+    "$dir/wrk-target-state-tls-close.log" >>"$rows"
+  local mode
+  for mode in new reuse; do
+    echo "[$backend] handshakes: openssl s_time -$mode -time $duration" >&2
+    run_s_time "$backend" "$mode" "${broker_url#http://}" "$dir/s_time-$mode.log" >>"$rows"
+  done
+}
+
+# TLS handshakes one client makes in $duration seconds, each with a GET
+# /healthz (HTTP/1.0: the broker closes after it), full (new) or resumed
+# (reuse), as a row:
+#   handshakes backend mode per_second broker_cpu_us_per_handshake resumed_percent
+#   run_s_time BACKEND new|reuse HOST:PORT LOG
+run_s_time() {
+  local backend=$1 mode=$2 address=$3 log=$4 ticks_before ticks_after started ended
+  ticks_before=$(cpu_ticks "$broker_pid")
+  started=$(date +%s%N)
+  openssl s_time -connect "$address" "-$mode" -time "$duration" -www /healthz >"$log" 2>&1 ||
+    { echo "broker_bench.sh: openssl s_time failed, see $log" >&2; return 1; }
+  ended=$(date +%s%N)
+  ticks_after=$(cpu_ticks "$broker_pid")
+  # s_time prints a character per connection: r resumed, * (or t, 3) a full
+  # handshake; then "N connections in T real seconds, ...".
+  awk -v backend="$backend" -v mode="$mode" -v cpu_ticks="$((ticks_after - ticks_before))" \
+      -v tick="$(getconf CLK_TCK)" -v seconds="$(((ended - started) / 1000000))e-3" '
+    /^[*rt3]+$/ { marks += length($0); resumed += gsub(/r/, "r") }
+    / connections in [0-9.]+ real seconds/ { count = $1 }
+    END {
+      if (count == 0) exit 1
+      printf "handshakes\t%s\t%s\t%.0f\t%.0f\t%.0f\n", backend, mode, count / seconds,
+             cpu_ticks / tick * 1e6 / count, marks > 0 ? 100 * resumed / marks : 0
+    }' "$log" || { echo "broker_bench.sh: no handshakes counted in $log" >&2; return 1; }
+}
+
+# One backend, from an empty database to the memory figures, then the
+# target state over HTTPS. Appends rows to $1; the first backend leaves the
+# target-state body beside them, for bench_ceiling.
 bench_backend() {
   local backend=$1 rows=$2
   local dir=$work/$backend
   mkdir -p "$dir"
+  # Named, so that the HTTPS broker starts again on the same PostgreSQL data.
+  broker_schema=
+  [[ $backend == sqlite ]] || broker_schema=bench_$$_$RANDOM
   start_broker "$backend" "$dir"
   local url=$broker_url
   sleep 1  # let start-up allocations settle before the idle figure
@@ -234,6 +320,9 @@ bench_backend() {
     SINDRI_BENCH_PAK=$AGENT_PAK SINDRI_BENCH_GZIP=1 \
       run_wrk target-state+gz "$backend" target_state.lua "$state_url" "$dir/wrk-target-state-gz.log" >>"$rows"
   fi
+  echo "[$backend] target-state/close: wrk -t2 -c$connections -d${duration}s" >&2
+  SINDRI_BENCH_PAK=$AGENT_PAK SINDRI_BENCH_CLOSE=1 \
+    run_wrk target-state/close "$backend" target_state.lua "$state_url" "$dir/wrk-target-state-close.log" >>"$rows"
   local body_file
   body_file=$(dirname "$rows")/target-state.json
   [[ -s $body_file ]] || curl -sS --fail -H "Authorization: Bearer $AGENT_PAK" -o "$body_file" "$state_url"
@@ -260,6 +349,7 @@ bench_backend() {
   printf 'memory\t%s\t%s\t%s\t%s\t%s\t%s\n' "$backend" "$rss_idle" "$rss_after_reads" \
     "$(broker_memory_kb "$broker_pid")" "$(memory_kb "$broker_pid" VmHWM)" "$stored" >>"$rows"
 
+  bench_tls "$backend" "$dir" "$rows" "$AGENT_ID" "$AGENT_PAK"
   stop_broker
 }
 
@@ -278,6 +368,9 @@ echo "broker: $sindri${broker_threads:+ --threads $broker_threads}; load: wrk -t
 echo "load average at start: $load_start; at end: $load_end"
 echo
 awk -F'\t' '
+  # The issue sets targets for kept-alive plain HTTP; the rows with a new
+  # connection per request or TLS show what those cost.
+  function measures_a_cost(scenario) { return scenario ~ /\/close$/ || scenario ~ /-tls/ }
   function target(scenario, backend) {
     if (scenario ~ /^target-state/) return ">=20000/s p99<=10ms"
     return backend == "sqlite" ? ">=5000/s" : ">=2000/s"
@@ -287,10 +380,11 @@ awk -F'\t' '
     return rps >= (backend == "sqlite" ? 5000 : 2000)
   }
   BEGIN {
-    printf "%-16s %-9s %9s %8s %8s %8s %7s %7s %-20s %-8s %-9s %s\n", "scenario", "backend", "req/s", "p50 ms",
+    printf "%-22s %-9s %9s %8s %8s %8s %7s %7s %-20s %-8s %-9s %s\n", "scenario", "backend", "req/s", "p50 ms",
            "p95 ms", "p99 ms", "MiB/s", "CPU us", "target", "met", "Brokkr*", "load avg (1/5/15) at start"
-    printf "%-16s %-9s %9s %8s %8s %8s %7s %7s\n", "Brokkr*", "published", "1000", "-", "<50", "-", "-", "-"
+    printf "%-22s %-9s %9s %8s %8s %8s %7s %7s\n", "Brokkr*", "published", "1000", "-", "<50", "-", "-", "-"
   }
+  $1 == "handshakes" { next }
   $1 == "ceiling" { ceiling = $3 }
   $1 == "target-state" { plain[$2] = $3 }
   $1 != "memory" {
@@ -298,8 +392,9 @@ awk -F'\t' '
     brokkr = ($3 >= 1000 && $5 < 50) ? "beaten" : "not"
     goal = target($1, $2)
     if ($1 == "ceiling") { goal = "static file, sendfile"; verdict = "-"; brokkr = "-" }
+    if (measures_a_cost($1)) { goal = "(what it costs)"; verdict = "-" }
     if ($7 > 0) verdict = "ERRORS"
-    printf "%-16s %-9s %9d %8.2f %8.2f %8.2f %7d %7d %-20s %-8s %-9s %s\n", $1, $2, $3, $4, $5, $6, $10, $11,
+    printf "%-22s %-9s %9d %8.2f %8.2f %8.2f %7d %7d %-20s %-8s %-9s %s\n", $1, $2, $3, $4, $5, $6, $10, $11,
            goal, verdict, brokkr, $8
     if ($7 > 0) printf "  %d of %d requests failed (see the wrk logs)\n", $7, $9
   }
@@ -321,6 +416,18 @@ awk -F'\t' '
     printf "%-9s %12.1f %22.1f %22.1f (%5.1f) %12d\n", $2, $3 / 1024, $4 / 1024, $5 / 1024, $6 / 1024, $7
   }
   END { print "memory: resident memory of its own plus the answers kept in memfds; peak RSS: VmHWM, resident only" }
+' "$rows"
+echo
+awk -F'\t' -v key="$tls_key" '
+  BEGIN { printf "%-11s %-9s %-9s %14s %22s %10s\n", "handshakes", "backend", "asked", "per second",
+                 "broker CPU us each", "resumed %" }
+  $1 == "handshakes" {
+    printf "%-11s %-9s %-9s %14d %22d %10d\n", key, $2, $3 == "new" ? "full" : "resumed", $4, $5, $6
+  }
+  END {
+    print "handshakes: openssl s_time, one client on the same machine, each connection a GET /healthz;"
+    print "resumed %: the share of connections the broker resumed (s_time marks each)"
+  }
 ' "$rows"
 failed=0
 if has_errors "$rows"; then failed=1 keep=1; fi
