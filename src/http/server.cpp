@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include "http/server_session.hpp"
 #include "http/tls_server_context.hpp"
 
@@ -87,6 +89,32 @@ void forget(std::list<SessionBase*>& list, std::optional<std::list<SessionBase*>
 
 }  // namespace
 
+void ServerState::add_unfinished(SessionBase* session) {
+  std::list<SessionBase*>& queue = unfinished[session->remote()];
+  if (!queue.empty()) crowding.erase({queue.size(), session->remote()});
+  session->in_unfinished = queue.insert(queue.end(), session);
+  crowding.insert({queue.size(), session->remote()});
+  ++unfinished_count;
+}
+
+void ServerState::forget_unfinished(SessionBase* session) {
+  if (!session->in_unfinished) return;
+  const auto queue = unfinished.find(session->remote());
+  crowding.erase({queue->second.size(), session->remote()});
+  forget(queue->second, session->in_unfinished);
+  if (queue->second.empty()) {
+    unfinished.erase(queue);
+  } else {
+    crowding.insert({queue->second.size(), session->remote()});
+  }
+  --unfinished_count;
+}
+
+SessionBase* ServerState::most_crowded_unfinished() const {
+  if (crowding.empty()) return nullptr;
+  return unfinished.at(crowding.rbegin()->second).front();
+}
+
 bool ServerState::admit(SessionBase* session) {
   std::vector<Refusal> refused;
   bool admitted = false;
@@ -94,19 +122,20 @@ bool ServerState::admit(SessionBase* session) {
     std::lock_guard lock(sessions_mutex);
     if (!stopping.load(std::memory_order_relaxed)) {
       auto evict = [&](SessionBase* victim, Refusal why) {
-        forget(unfinished, victim->in_unfinished);
+        forget_unfinished(victim);
         forget(sessions, victim->in_sessions);
         victim->evict_later();
         refused.push_back(why);
       };
-      if (options.max_unfinished_connections > 0 && unfinished.size() >= options.max_unfinished_connections) {
-        evict(unfinished.front(), Refusal::unfinished_limit);
+      if (options.max_unfinished_connections > 0 && unfinished_count >= options.max_unfinished_connections) {
+        evict(most_crowded_unfinished(), Refusal::unfinished_limit);
       }
       admitted = true;
-      if (options.max_connections > 0 && sessions.size() >= options.max_connections) {
-        // The oldest connection still sending its first request, else the
-        // oldest idle one no authenticated request has come through.
-        SessionBase* victim = unfinished.empty() ? nullptr : unfinished.front();
+      if (max_connections > 0 && sessions.size() >= max_connections) {
+        // A connection still sending its first request, from the address
+        // holding most of them, else the oldest connection no spared
+        // identity holds whose handler is not running.
+        SessionBase* victim = most_crowded_unfinished();
         for (auto it = sessions.begin(); victim == nullptr && it != sessions.end(); ++it) {
           if ((*it)->evictable()) victim = *it;
         }
@@ -119,7 +148,7 @@ bool ServerState::admit(SessionBase* session) {
       }
       if (admitted) {
         session->in_sessions = sessions.insert(sessions.end(), session);
-        session->in_unfinished = unfinished.insert(unfinished.end(), session);
+        add_unfinished(session);
       }
     }
   }
@@ -127,9 +156,22 @@ bool ServerState::admit(SessionBase* session) {
   return admitted;
 }
 
+void ServerState::readmit(SessionBase* session) {
+  std::lock_guard lock(sessions_mutex);
+  if (!session->in_sessions) session->in_sessions = sessions.insert(sessions.end(), session);
+}
+
 void ServerState::finished_first_header(SessionBase* session) {
   std::lock_guard lock(sessions_mutex);
-  forget(unfinished, session->in_unfinished);
+  forget_unfinished(session);
+}
+
+bool ServerState::spare(const std::string& identity) {
+  std::lock_guard lock(sessions_mutex);
+  size_t& held = spared[identity];
+  if (options.max_connections_per_identity > 0 && held >= options.max_connections_per_identity) return false;
+  ++held;
+  return true;
 }
 
 // Runs while there are sessions to watch: until stop, and after it until the
@@ -137,8 +179,8 @@ void ServerState::finished_first_header(SessionBase* session) {
 void ServerState::sweep() {
   sweeping = true;
   Clock::duration shortest = options.idle_timeout;
-  if (options.header_timeout.count() > 0 && (shortest.count() == 0 || options.header_timeout < shortest)) {
-    shortest = options.header_timeout;
+  for (const Clock::duration limit : {Clock::duration(options.header_timeout), Clock::duration(options.body_rate_window)}) {
+    if (limit.count() > 0 && (shortest.count() == 0 || limit < shortest)) shortest = limit;
   }
   if (shortest.count() == 0) shortest = std::chrono::seconds(2);
   const Clock::duration interval =
@@ -162,8 +204,13 @@ void ServerState::sweep() {
 
 void ServerState::unregister(SessionBase* session) {
   std::lock_guard lock(sessions_mutex);
-  forget(unfinished, session->in_unfinished);
+  forget_unfinished(session);
   forget(sessions, session->in_sessions);
+  if (session->spared()) {
+    if (const auto held = spared.find(session->identity()); held != spared.end() && --held->second == 0) {
+      spared.erase(held);
+    }
+  }
   if (stopping.load(std::memory_order_relaxed) && sessions.empty()) {
     asio::post(strand, [this] { sweep_timer.cancel(); });
   }
@@ -174,6 +221,23 @@ void ServerState::unregister(SessionBase* session) {
 
 using namespace detail;
 
+
+namespace {
+
+// Descriptors kept for what is not a connection: the database's, cached
+// answers' memfds, files the broker reads. Past the limit accept() fails
+// and the caps never act, so a cap above it is lowered to fit.
+constexpr rlim_t kDescriptorReserve = 256;
+
+size_t connections_within_descriptor_limit(size_t wanted) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return wanted;
+  const size_t room = limit.rlim_cur > 2 * kDescriptorReserve ? static_cast<size_t>(limit.rlim_cur - kDescriptorReserve)
+                                                              : static_cast<size_t>(limit.rlim_cur / 2);
+  return wanted == 0 ? room : std::min(wanted, room);
+}
+
+}  // namespace
 
 struct Server::Impl : ServerState {
   using ServerState::ServerState;
@@ -301,6 +365,7 @@ Status Server::start() {
   if (impl.lifecycle != Impl::Lifecycle::created) return make_error("the server was already started");
   if (!impl.acceptor.is_open()) SINDRI_CHECK(impl.bind());
 
+  impl.max_connections = connections_within_descriptor_limit(impl.options.max_connections);
   // sendfile has no MSG_NOSIGNAL: a client that goes away mid-answer must
   // not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -339,7 +404,7 @@ size_t Server::receiving_requests() const {
 
 size_t Server::busy_workers() const { return impl_->busy_workers.load(std::memory_order_relaxed); }
 
-size_t Server::effective_max_connections() const { return impl_->options.max_connections; }
+size_t Server::effective_max_connections() const { return impl_->max_connections; }
 
 ConnectionRefusals Server::refused_connections() const {
   const auto& counts = impl_->refusals;

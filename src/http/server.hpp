@@ -106,24 +106,30 @@ struct ServerOptions {
   // a client who may not call anything cannot make the server hold bodies.
   std::function<std::optional<Response>(const Request& head)> refuse_before_body;
 
-  // Connections open at once; 0: no cap. A new connection past it closes
-  // the oldest connection that has not completed an authenticated request
-  // and is between requests or still sending its first; when there is
-  // none, the new connection is closed.
+  // Connections open at once, lowered to what the descriptor limit leaves
+  // (0: that alone). A new connection past it closes a connection still
+  // sending its first request (from the address holding most of them), else
+  // the oldest connection no authenticated request has come through whose
+  // handler is not running; when there is none, the new connection closes.
   size_t max_connections = 10000;
   // Connections one identity may hold that are never closed for room; its
   // further connections are treated as anonymous ones. 0: no cap.
   size_t max_connections_per_identity = 64;
   // Connections still sending their first request's line and headers; 0: no
-  // cap. A new connection past it closes the oldest of them.
+  // cap. A new connection past it closes the oldest of them from the
+  // address that holds most: a flood from one place makes room from its
+  // own connections, not from a far client's slower handshake.
   size_t max_unfinished_connections = 1000;
   // A request's line and headers must have arrived this long after its
   // first byte (after the connection opened, for the first request, TLS
   // handshake included); 0: no deadline.
   std::chrono::milliseconds header_timeout{10000};
-  // A request body must keep arriving at this many bytes a second, measured
-  // from its first second on; 0: no minimum.
+  // A request body must keep arriving at this many bytes a second, judged
+  // over each second after its first; 0: no minimum.
   size_t min_body_rate = 1024;
+  // The windows it is judged over, the first starting one window after the
+  // body did (a client's own start-up).
+  std::chrono::milliseconds body_rate_window{1000};
   // Called for each connection a limit closes or refuses, with the limit's
   // name (ConnectionRefusals' fields). Called on the server's threads, often
   // under attack: keep it cheap and rate-limit any logging.

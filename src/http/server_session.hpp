@@ -28,7 +28,6 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "http/server_state.hpp"
 
@@ -115,8 +114,9 @@ class SessionBase : public std::enable_shared_from_this<SessionBase> {
   explicit SessionBase(ServerState& server) : server_(server) {
     server_.open_connections.fetch_add(1, std::memory_order_relaxed);
   }
+  // The derived session unregisters first thing in its destructor, while
+  // the registry may still call its virtual functions.
   virtual ~SessionBase() {
-    server_.unregister(this);
     if (is_receiving(phase_.load(std::memory_order_relaxed))) {
       server_.receiving_requests.fetch_sub(1, std::memory_order_relaxed);
     }
@@ -126,6 +126,7 @@ class SessionBase : public std::enable_shared_from_this<SessionBase> {
   // Called by the sweep (and by stop, with stopping set) under the sessions
   // lock: queues a close on the session's strand if it may be closed.
   void close_if_idle_later(bool stopping, Clock::time_point now) {
+    judge_body_rate(now);
     if (close_reason(stopping, now) != CloseReason::none) post_close(stopping, now);
   }
   // Under the sessions lock: closes the session to make room for another.
@@ -136,11 +137,21 @@ class SessionBase : public std::enable_shared_from_this<SessionBase> {
   bool evictable() const {
     if (authenticated_.load(std::memory_order_relaxed)) return false;
     const Phase phase = phase_.load(std::memory_order_relaxed);
-    return phase == Phase::waiting || (phase == Phase::receiving_header && !completed_header_);
+    return phase != Phase::handling && phase != Phase::closed;
   }
+
+  const std::string& remote() const { return remote_; }
+  // Set once, on the strand, when an answer marked authenticated is sent
+  // and the identity may have one more spared connection.
+  const std::string& identity() const { return identity_; }
+  bool spared() const { return authenticated_.load(std::memory_order_relaxed); }
 
   // Registry bookkeeping, under the sessions lock.
   std::optional<std::list<SessionBase*>::iterator> in_sessions, in_unfinished;
+  // The sweep's view of a body's progress: the bytes and time at the start
+  // of the window it measures; on the server's strand.
+  size_t window_bytes = 0;
+  Clock::time_point window_start;
 
  protected:
   virtual void post_close(bool stopping, Clock::time_point now) = 0;
@@ -168,7 +179,7 @@ class SessionBase : public std::enable_shared_from_this<SessionBase> {
         if (options.header_timeout.count() > 0 ? header_too_late : idle_too_long) return CloseReason::header_timeout;
         return out_of_grace ? CloseReason::stopping : CloseReason::none;
       case Phase::receiving_body:
-        if (body_too_slow(waited)) return CloseReason::body_too_slow;
+        if (body_too_slow_.load(std::memory_order_relaxed)) return CloseReason::body_too_slow;
         if (idle_too_long) return CloseReason::idle;
         return out_of_grace ? CloseReason::stopping : CloseReason::none;
       case Phase::writing:
@@ -182,12 +193,26 @@ class SessionBase : public std::enable_shared_from_this<SessionBase> {
     return CloseReason::none;
   }
 
-  // After its first second a body must have kept up the minimum rate.
-  bool body_too_slow(Clock::duration waited) const {
+  // Each window of a body (the first starts a window late) must bring the
+  // minimum rate: a body sent fast and then stalled is cut as soon as one
+  // that trickles. Called by the sweep alone.
+  void judge_body_rate(Clock::time_point now) {
     const size_t rate = server_.options.min_body_rate;
-    if (rate == 0 || waited <= std::chrono::seconds(1)) return false;
-    const double seconds = std::chrono::duration<double>(waited - std::chrono::seconds(1)).count();
-    return static_cast<double>(body_bytes_.load(std::memory_order_relaxed)) < static_cast<double>(rate) * seconds;
+    const Clock::duration window = server_.options.body_rate_window;
+    if (rate == 0 || window.count() <= 0 || phase_.load(std::memory_order_relaxed) != Phase::receiving_body) return;
+    const Clock::time_point body_start(Clock::duration(phase_since_.load(std::memory_order_relaxed)));
+    const size_t bytes = body_bytes_.load(std::memory_order_relaxed);
+    if (window_start < body_start) {
+      window_start = body_start + window;
+      window_bytes = 0;
+    }
+    if (now - window_start < window) return;
+    const double seconds = std::chrono::duration<double>(now - window_start).count();
+    if (static_cast<double>(bytes - window_bytes) < static_cast<double>(rate) * seconds) {
+      body_too_slow_.store(true, std::memory_order_relaxed);
+    }
+    window_start = now;
+    window_bytes = bytes;
   }
 
   Clock::duration time_in_phase(Clock::time_point now) const {
@@ -208,13 +233,18 @@ class SessionBase : public std::enable_shared_from_this<SessionBase> {
   std::atomic<Phase> phase_{Phase::waiting};
   std::atomic<Clock::rep> phase_since_{Clock::now().time_since_epoch().count()};
   std::atomic<bool> authenticated_{false};
+  std::string identity_;
+  std::string remote_;
   std::atomic<size_t> body_bytes_{0};
+  std::atomic<bool> body_too_slow_{false};
   // The first request's header has arrived whole.
   std::atomic<bool> completed_header_{false};
 };
 
 using PlainStream = tcp::socket;
-using TlsStream = beast::ssl_stream<tcp::socket>;
+// Asio's stream, not Beast's ssl_stream: Boost 1.74's flat_stream under it
+// sent one TLS record of a larger answer and reported the write complete.
+using TlsStream = asio::ssl::stream<tcp::socket>;
 
 template <class Stream>
 class Session final : public SessionBase {
@@ -228,6 +258,7 @@ class Session final : public SessionBase {
       : SessionBase(server), tls_(std::move(tls)), stream_(std::move(socket), *tls_) {
     init();
   }
+  ~Session() override { server_.unregister(this); }
 
   void start() {
     if (!server_.admit(this)) return;  // the socket closes with the session
@@ -241,9 +272,13 @@ class Session final : public SessionBase {
   }
 
   void evict_later() override {
-    if (auto self = weak_self().lock()) {
-      asio::post(socket().get_executor(), [self = std::move(self)] { self->close(); });
-    }
+    auto self = locked_self();
+    if (!self) return;
+    asio::post(socket().get_executor(), [self = std::move(self)] {
+      // An authenticated answer may have gone out since it was chosen.
+      if (self->evictable()) return self->close();
+      self->server_.readmit(self.get());
+    });
   }
 
  private:
@@ -254,22 +289,25 @@ class Session final : public SessionBase {
   }
 
   std::shared_ptr<Session> self() { return std::static_pointer_cast<Session>(shared_from_this()); }
-  std::weak_ptr<Session> weak_self() { return std::static_pointer_cast<Session>(weak_from_this().lock()); }
+  // Null when the session is being destroyed. Called under the sessions
+  // lock: the reference must go into a posted handler, never be dropped
+  // there, or the session's destructor would take the lock again.
+  std::shared_ptr<Session> locked_self() { return std::static_pointer_cast<Session>(weak_from_this().lock()); }
 
   tcp::socket& socket() { return beast::get_lowest_layer(stream_); }
 
   void post_close(bool stopping, Clock::time_point now) override {
-    if (auto self = weak_self().lock()) {
-      asio::post(socket().get_executor(), [self = std::move(self), stopping, now] {
-        const CloseReason reason = self->close_reason(stopping, now);
-        if (reason == CloseReason::none) return;
-        const bool may_be_idle = reason == CloseReason::idle || reason == CloseReason::stopping;
-        if (may_be_idle && self->request_has_arrived()) return;
-        if (reason == CloseReason::header_timeout) self->server_.count(Refusal::header_timeout);
-        if (reason == CloseReason::body_too_slow) self->server_.count(Refusal::body_too_slow);
-        self->close();
-      });
-    }
+    auto self = locked_self();
+    if (!self) return;
+    asio::post(socket().get_executor(), [self = std::move(self), stopping, now] {
+      const CloseReason reason = self->close_reason(stopping, now);
+      if (reason == CloseReason::none) return;
+      const bool may_be_idle = reason == CloseReason::idle || reason == CloseReason::stopping;
+      if (may_be_idle && self->request_has_arrived()) return;
+      if (reason == CloseReason::header_timeout) self->server_.count(Refusal::header_timeout);
+      if (reason == CloseReason::body_too_slow) self->server_.count(Refusal::body_too_slow);
+      self->close();
+    });
   }
 
   // On the strand: bytes of a request the kernel holds that the queued read
@@ -399,6 +437,7 @@ class Session final : public SessionBase {
 
   void start_body() {
     body_bytes_.store(0, std::memory_order_relaxed);
+    body_too_slow_.store(false, std::memory_order_relaxed);
     enter(Phase::receiving_body);
     read_body();
   }
@@ -464,7 +503,11 @@ class Session final : public SessionBase {
 
   void finish(bool keep_alive) {
     if (response_.later) response_ = server_.error_response(500, "internal_error", "an answer was deferred twice");
-    if (response_.authenticated) authenticated_.store(true, std::memory_order_relaxed);
+    if (response_.authenticated && !authenticated_.load(std::memory_order_relaxed) &&
+        server_.spare(response_.identity)) {
+      identity_ = response_.identity;
+      authenticated_.store(true, std::memory_order_release);
+    }
     // Stopping: the last answer closes, after pipelined requests already here.
     if (server_.stopping.load(std::memory_order_relaxed) && buffer_.size() == 0) keep_alive = false;
     write_response(keep_alive, false);
@@ -628,6 +671,8 @@ class Session final : public SessionBase {
   void close() {
     if (phase_.load(std::memory_order_relaxed) == Phase::closed) return;
     enter(Phase::closed);
+    // No longer one to make room from.
+    if (!completed_header_) server_.finished_first_header(this);
     beast::error_code ignored;
     socket().shutdown(tcp::socket::shutdown_both, ignored);
     socket().close(ignored);
@@ -635,7 +680,6 @@ class Session final : public SessionBase {
 
   std::shared_ptr<asio::ssl::context> tls_;  // before stream_, which uses it
   Stream stream_;
-  std::string remote_;
   beast::flat_buffer buffer_;  // kept across requests: pipelined bytes wait here
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   Response response_;

@@ -7,7 +7,11 @@
 #include <cstdint>
 #include <list>
 #include <mutex>
+#include <set>
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -68,12 +72,20 @@ struct ServerState {
   std::atomic<Clock::rep> stop_deadline{0};  // set with stopping
   bool grace_ended = false;                   // end_grace was called; under sessions_mutex
   bool sweeping = false;                     // on the strand
-  // Guards the registries, and orders them against setting stopping. Both
-  // lists run oldest first: `sessions` every registered connection,
-  // `unfinished` those whose first request's header has not arrived whole.
+  // Guards the registries, and orders them against setting stopping.
   std::mutex sessions_mutex;
+  // Every registered connection, oldest first.
   std::list<SessionBase*> sessions;
-  std::list<SessionBase*> unfinished;
+  // Connections whose first request's header has not arrived whole, by
+  // their peer's address, oldest first; `crowding` orders the addresses by
+  // how many they hold, so that a flood from one address makes room from
+  // its own connections, not from a far client's slower handshake.
+  std::unordered_map<std::string, std::list<SessionBase*>> unfinished;
+  std::set<std::pair<size_t, std::string>> crowding;
+  size_t unfinished_count = 0;
+  // Connections spared from eviction, by the identity that authenticated on them.
+  std::unordered_map<std::string, size_t> spared;
+  size_t max_connections = 0;  // options.max_connections within the descriptor limit
 
   asio::io_context io;
   asio::strand<asio::io_context::executor_type> strand{asio::make_strand(io)};
@@ -87,9 +99,20 @@ struct ServerState {
   // Registers a new session, making room under the caps; false when there
   // is none and the session must close.
   bool admit(SessionBase* session);
+  // Registers again a session chosen for eviction that, by the time its
+  // strand ran, could no longer be evicted.
+  void readmit(SessionBase* session);
   void unregister(SessionBase* session);
   void finished_first_header(SessionBase* session);
+  // Whether `identity` may have one more connection spared from eviction;
+  // counts it when so.
+  bool spare(const std::string& identity);
   void count(Refusal refusal);
+
+  // Under sessions_mutex.
+  void add_unfinished(SessionBase* session);
+  void forget_unfinished(SessionBase* session);
+  SessionBase* most_crowded_unfinished() const;
 };
 
 }  // namespace sindri::http::detail

@@ -98,6 +98,12 @@ class ServerLimitsTest : public ::testing::Test {
       response.later = [this](Answer answer) { held_.hold(std::move(answer)); };
       return response;
     }
+    if (request.path.starts_with("/size/")) return text(std::string(std::stoul(request.path.substr(6)), 'Z'));
+    if (request.path == "/large-shared") {
+      Response response;
+      response.shared_body = SharedBody::make(std::string(300000, 'S'));
+      return response;
+    }
     Response response = text("seen " + request.method + " " + request.path);
     response.authenticated = request.path == "/signed-in";
     return response;
@@ -293,16 +299,79 @@ TEST_F(ServerLimitsTest, WhenNothingCanMakeRoomTheNewConnectionIsClosed) {
 TEST_F(ServerLimitsTest, ABodySlowerThanTheMinimumRateIsCut) {
   ServerOptions options;
   options.min_body_rate = 1000;
+  options.body_rate_window = 100ms;
   start(options);
   RawConnection slow(port());
   slow.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
   // 100 bytes a second, a tenth of the minimum, until the server cuts it.
-  for (int i = 0; i < 300 && server_->refused_connections().body_too_slow == 0; ++i) {
+  for (int i = 0; i < 600 && server_->refused_connections().body_too_slow == 0; ++i) {
     if (!slow.try_send("x")) break;
     std::this_thread::sleep_for(10ms);
   }
   EXPECT_EQ(server_->refused_connections().body_too_slow, 1u);
   EXPECT_EQ(reasons(), std::vector<std::string>{"body_too_slow"});
+}
+
+TEST_F(ServerLimitsTest, ABodyThatStallsAfterAFastStartIsCut) {
+  ServerOptions options;
+  options.min_body_rate = 1000;
+  options.body_rate_window = 100ms;
+  start(options);
+  RawConnection stalled(port());
+  stalled.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n" + std::string(50000, 'x'));
+  EXPECT_TRUE(stalled.closed_without_answer());
+  EXPECT_EQ(server_->refused_connections().body_too_slow, 1u);
+}
+
+TEST_F(ServerLimitsTest, ABodyAtTheMinimumRateIsRead) {
+  ServerOptions options;
+  options.min_body_rate = 1000;
+  options.body_rate_window = 100ms;
+  start(options);
+  RawConnection steady(port());
+  steady.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n");
+  for (int i = 0; i < 40; ++i) {
+    steady.send(std::string(100, 'x'));
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_NE(steady.read_until("seen POST /upload").find("200 OK"), std::string::npos);
+  EXPECT_EQ(server_->refused_connections().body_too_slow, 0u);
+}
+
+TEST_F(ServerLimitsTest, OneIdentityHasOnlyItsShareOfSparedConnections) {
+  ServerOptions options;
+  options.max_connections = 2;
+  options.max_connections_per_identity = 1;
+  start(options);
+  RawConnection first(port());
+  first.send(get("/signed-in"));
+  first.read_until("seen GET /signed-in");
+  RawConnection second(port());
+  second.send(get("/signed-in"));
+  second.read_until("seen GET /signed-in");
+  RawConnection newcomer(port());
+  EXPECT_TRUE(second.closed_without_answer());
+  newcomer.send(get("/newcomer"));
+  EXPECT_NE(newcomer.read_until("seen GET /newcomer").find("200 OK"), std::string::npos);
+  first.send(get("/signed-in/again"));
+  EXPECT_NE(first.read_until("seen GET /signed-in/again").find("200 OK"), std::string::npos);
+}
+
+TEST_F(ServerLimitsTest, AFloodFromOneAddressMakesRoomFromItsOwnConnections) {
+  ServerOptions options;
+  options.max_unfinished_connections = 4;
+  start(options);
+  RawConnection far_client(port(), 0, "127.0.0.2");
+  far_client.send("GET /far HTTP/1.1\r\n");
+  std::vector<std::unique_ptr<RawConnection>> flood;
+  for (int i = 0; i < 12; ++i) {
+    flood.push_back(std::make_unique<RawConnection>(port(), 0, "127.0.0.3"));
+    flood.back()->send("GET / HTTP/1.1\r\n");
+  }
+  wait_until([&] { return server_->refused_connections().unfinished_limit >= 9; });
+  far_client.send("Host: x\r\n\r\n");
+  EXPECT_NE(far_client.read_until("seen GET /far").find("200 OK"), std::string::npos);
+  EXPECT_EQ(server_->refused_connections().unfinished_limit, 9u);
 }
 
 class ServerTlsTest : public ServerLimitsTest {
@@ -328,6 +397,20 @@ TEST_F(ServerTlsTest, ServesHttpsToAClientThatTrustsItsCa) {
     auto answered = client.request("GET", path);
     ASSERT_TRUE(answered.ok()) << answered.error().message;
     EXPECT_EQ(answered->body, "seen GET " + std::string(path));
+  }
+}
+
+// Answers past one TLS record (16 KiB), from memory and from a memfd.
+TEST_F(ServerTlsTest, ServesLargeAnswersWhole) {
+  start_tls(certificates_.server);
+  Client client(url());
+  client.set_ca_file(certificates_.ca.cert.string());
+  const std::pair<const char*, size_t> answers[] = {
+      {"/size/16384", 16384}, {"/size/16385", 16385}, {"/size/300000", 300000}, {"/large-shared", 300000}};
+  for (const auto& [path, size] : answers) {
+    auto answered = client.request("GET", path);
+    ASSERT_TRUE(answered.ok()) << path << ": " << answered.error().message;
+    EXPECT_EQ(answered->body.size(), size) << path;
   }
 }
 

@@ -23,8 +23,17 @@ class RawConnection {
  public:
   // A `receive_buffer` (bytes; 0: the kernel's default) small enough that an
   // answer cannot all wait in the kernel makes the server wait for room.
-  explicit RawConnection(uint16_t port, int receive_buffer = 0) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  // `source`: the loopback address to connect from (127.0.0.2, ...), so
+  // that the server sees several clients.
+  explicit RawConnection(uint16_t port, int receive_buffer = 0, const char* source = nullptr)
+      : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
     if (receive_buffer > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
+    if (source != nullptr) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      ::inet_pton(AF_INET, source, &from.sin_addr);
+      ::bind(fd_, reinterpret_cast<const sockaddr*>(&from), sizeof from);
+    }
     timeval timeout{5, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     sockaddr_in address{};
