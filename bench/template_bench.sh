@@ -90,12 +90,9 @@ if [[ $profile -eq 1 ]] && ! command -v perf >/dev/null; then
 fi
 
 bench_init template-bench
-# One generator sends every request: its renders in flight may be as many as
-# the connections, on as many render threads as the broker has request
-# threads, so that the figures are the broker's and not one caller's share
-# under the default render.per_identity_limit (PostgreSQL's writes wait on
-# round trips, on the render threads).
-broker_flags+=(--render-per-identity-limit "$connections" --render-threads "${broker_threads:-4}")
+# One generator sends every request, under the default render settings: past
+# its render.per_identity_limit it uses the render threads no other caller
+# waits for (all but one), as an operator's broker would give it.
 
 corpus=${SINDRI_BENCH_CORPUS:-$root/../shared/corpus/bench}
 [[ -d $corpus ]] || { echo "template_bench.sh: the corpus directory $corpus is missing (set SINDRI_BENCH_CORPUS)" >&2; exit 1; }

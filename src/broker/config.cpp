@@ -252,7 +252,9 @@ const std::array kSettings = {
             .flag = "--render-threads",
             .unit = "threads",
             .description = "Threads that render templates (instantiations and dry runs), apart from the HTTP "
-                           "threads, so that renders never delay health checks or cheap requests; 1 to 256",
+                           "threads, so that renders never delay health checks or cheap requests; a caller past "
+                           "render.per_identity_limit may use a thread no other caller waits for, as long as one "
+                           "more stays free; 1 to 256",
             .field = &BrokerConfig::render_threads},
     Setting{.key = "render.per_identity_limit",
             .variable = "SINDRI_RENDER_PER_IDENTITY_LIMIT",

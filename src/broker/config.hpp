@@ -67,7 +67,7 @@ struct BrokerConfig {
 
   // The render pool, and the work one render may do; 0 means none for the
   // max_* limits.
-  int64_t render_threads = 2;
+  int64_t render_threads = 4;
   int64_t render_per_identity_limit = 1;
   double render_queue_wait = 1;
   int64_t render_queue_limit = 64;

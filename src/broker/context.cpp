@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <string>
 
 #include "broker/db/counters.hpp"
 #include "broker/ids.hpp"
@@ -84,6 +86,31 @@ http::Response answer_of(ApiResult<http::Response> result, Logger& log, std::str
   return error_response(error);
 }
 
+namespace {
+
+// What a task that threw is answered: nothing of the exception reaches the
+// client, the log says what it was.
+http::Response internal_error(Logger& log, std::string_view method, std::string_view path, std::string_view stage) {
+  std::string what = "an exception not derived from std::exception";
+  try {
+    throw;
+  } catch (const std::exception& exception) {
+    what = exception.what();
+  } catch (...) {
+  }
+  log.error("render task failed", {{"method", Value(method)},
+                                   {"path", Value(path)},
+                                   {"stage", Value(stage)},
+                                   {"exception", Value(what)}});
+  return error_response(ApiError{500, "internal_error", "the broker failed to answer this request", Value(),
+                                 std::nullopt});
+}
+
+// The client may retry once the broker is up again.
+void add_retry_after_stop(http::Response& response) { response.headers.push_back({"Retry-After", "1"}); }
+
+}  // namespace
+
 http::Response Call::on_render_pool(RenderWork work) const {
   http::Response response;
   response.later = [&services = services, caller = caller, method = request.method, path = request.path,
@@ -91,11 +118,26 @@ http::Response Call::on_render_pool(RenderWork work) const {
     const std::string identity = std::string(caller.kind_name()) + ":" + caller.id;
     services.render_pool->submit(
         identity,
-        [&services, method = std::move(method), path = std::move(path), work = std::move(work), answer] {
-          answer(answer_of(work(), services.log, method, path));
+        [&services, method, path, work = std::move(work), answer] {
+          http::Response response;
+          try {
+            auto result = work();
+            const bool cancelled = !result.ok() && result.error().code == "shutting_down";
+            response = answer_of(std::move(result), services.log, method, path);
+            if (cancelled) add_retry_after_stop(response);
+          } catch (...) {
+            response = internal_error(services.log, method, path, "render");
+          }
+          answer(std::move(response));
         },
-        [&services, caller, answer](RenderRefusal reason) {
-          answer(render_refusal(reason, caller, *services.config.current()));
+        [&services, caller, method, path, answer](RenderRefusal reason) {
+          http::Response response;
+          try {
+            response = render_refusal(reason, caller, *services.config.current());
+          } catch (...) {
+            response = internal_error(services.log, method, path, "refusal");
+          }
+          answer(std::move(response));
         });
   };
   return response;

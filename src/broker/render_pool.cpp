@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <optional>
 
@@ -39,8 +40,7 @@ RenderPool::~RenderPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
-    abandoned.swap(waiting_);
-    refused_ += abandoned.size();
+    abandoned = take_waiting();
   }
   task_ready_.notify_all();
   deadlines_changed_.notify_all();
@@ -49,13 +49,51 @@ RenderPool::~RenderPool() {
   timer_.join();
 }
 
+void RenderPool::cancel_running() {
+  std::deque<Task> abandoned;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cancelled_ = true;
+    abandoned = take_waiting();
+  }
+  deadlines_changed_.notify_all();
+  for (Task& task : abandoned) task.refuse(RenderRefusal::Stopping);
+}
+
+std::deque<RenderPool::Task> RenderPool::take_waiting() {
+  std::deque<Task> taken;
+  taken.swap(waiting_);
+  waiting_by_identity_.clear();
+  refused_ += taken.size();
+  return taken;
+}
+
 bool RenderPool::at_limit(const Task& task) const {
   const auto found = in_flight_.find(task.identity);
   return found != in_flight_.end() && found->second >= task.identity_limit;
 }
 
-std::deque<RenderPool::Task>::iterator RenderPool::first_runnable() {
-  return std::find_if(waiting_.begin(), waiting_.end(), [this](const Task& task) { return !at_limit(task); });
+size_t RenderPool::waiting_of(std::string_view identity) const {
+  const auto found = waiting_by_identity_.find(identity);
+  return found == waiting_by_identity_.end() ? 0 : found->second;
+}
+
+std::deque<RenderPool::Task>::iterator RenderPool::next_runnable() {
+  const auto below_limit =
+      std::find_if(waiting_.begin(), waiting_.end(), [this](const Task& task) { return !at_limit(task); });
+  if (below_limit != waiting_.end() || threads_ - running_ < 2) return below_limit;
+  // Every waiting caller is at its limit: a thread that would idle serves
+  // the one with the fewest in flight.
+  auto fewest = waiting_.end();
+  size_t fewest_in_flight = SIZE_MAX;
+  for (auto task = waiting_.begin(); task != waiting_.end(); ++task) {
+    const size_t in_flight = in_flight_.find(task->identity)->second;
+    if (in_flight < fewest_in_flight) {
+      fewest = task;
+      fewest_in_flight = in_flight;
+    }
+  }
+  return fewest;
 }
 
 void RenderPool::submit(std::string identity, Run run, Refuse refuse) {
@@ -65,13 +103,19 @@ void RenderPool::submit(std::string identity, Run run, Refuse refuse) {
             std::move(refuse)};
   std::unique_lock<std::mutex> lock(mutex_);
   std::optional<RenderRefusal> refusal;
-  if (stopping_) {
+  if (stopping_ || cancelled_) {
     refusal = RenderRefusal::Stopping;
+  } else if (waiting_of(task.identity) >= task.identity_limit * kWaitingPerLimit) {
+    refusal = RenderRefusal::CallerAtLimit;
   } else if (waiting_.size() >= static_cast<size_t>(std::max<int64_t>(0, settings->render_queue_limit))) {
     // A task a free thread takes at once never waits, so no queue refuses it.
     const auto runnable = static_cast<size_t>(
         std::count_if(waiting_.begin(), waiting_.end(), [this](const Task& waiting) { return !at_limit(waiting); }));
-    if (at_limit(task) || threads_ - running_ <= runnable) refusal = RenderRefusal::QueueFull;
+    if (at_limit(task)) {
+      refusal = RenderRefusal::CallerAtLimit;
+    } else if (threads_ - running_ <= runnable) {
+      refusal = RenderRefusal::QueueFull;
+    }
   }
   if (refusal) {
     ++refused_;
@@ -79,6 +123,7 @@ void RenderPool::submit(std::string identity, Run run, Refuse refuse) {
     task.refuse(*refusal);
     return;
   }
+  ++waiting_by_identity_[task.identity];
   waiting_.push_back(std::move(task));
   lock.unlock();
   task_ready_.notify_one();
@@ -90,16 +135,22 @@ void RenderPool::work() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     auto next = waiting_.end();
-    task_ready_.wait(lock, [&] { return stopping_ || (next = first_runnable()) != waiting_.end(); });
+    task_ready_.wait(lock, [&] { return stopping_ || (next = next_runnable()) != waiting_.end(); });
     if (stopping_) return;
     std::string identity;
     {
       Task task = std::move(*next);
       waiting_.erase(next);
+      forget_waiting(task.identity);
       ++in_flight_[task.identity];
       ++running_;
       lock.unlock();
-      task.run();
+      try {
+        task.run();
+      } catch (...) {
+        // The task's own wrapper answers for what it throws; the pool only
+        // outlives it.
+      }
       identity = std::move(task.identity);
     }
     lock.lock();
@@ -125,6 +176,7 @@ void RenderPool::expire_waiting() {
       }
       refusals.emplace_back(std::move(task->refuse),
                             at_limit(*task) ? RenderRefusal::CallerAtLimit : RenderRefusal::PoolBusy);
+      forget_waiting(task->identity);
       task = waiting_.erase(task);
     }
     if (!refusals.empty()) {
@@ -141,6 +193,11 @@ void RenderPool::expire_waiting() {
       deadlines_changed_.wait_until(lock, next_deadline);
     }
   }
+}
+
+void RenderPool::forget_waiting(std::string_view identity) {
+  const auto counted = waiting_by_identity_.find(identity);
+  if (--counted->second == 0) waiting_by_identity_.erase(counted);
 }
 
 RenderPoolStats RenderPool::stats() const {

@@ -4,12 +4,18 @@
 // priority, so that the requests answered at once (health checks, target
 // states, listings) win the cores, and at most render.per_identity_limit
 // renders in flight per caller. Tasks wait in arrival order, but one whose
-// caller is at its limit lets later tasks of other callers pass it. A task
+// caller is at its limit lets later tasks of other callers pass it. The
+// limit conserves work: when no task of a caller below its limit waits, a
+// caller past its limit may take a free thread, as long as another thread
+// stays free for the next caller (with one or two threads, never). A caller
+// may have at most kWaitingPerLimit x its limit tasks waiting, so that one
+// caller cannot fill render.queue_limit and have every other refused. A task
 // that waited render.queue_wait without starting is refused, and so is one
 // submitted while render.queue_limit tasks wait. The limits are read from
 // the live settings at each submission; the thread count once.
 
 #include <chrono>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -17,6 +23,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -25,11 +32,15 @@
 namespace sindri::broker {
 
 enum class RenderRefusal {
-  CallerAtLimit,  // waited out render.queue_wait while its caller was at render.per_identity_limit
+  CallerAtLimit,  // its caller was at render.per_identity_limit and waited out render.queue_wait, or
+                  // had its most tasks waiting, or the queue was full
   PoolBusy,       // waited out render.queue_wait for a free thread
   QueueFull,      // render.queue_limit tasks were waiting already
-  Stopping,       // the broker is stopping
+  Stopping,       // the broker is stopping, or cancel_running() was called
 };
+
+// Tasks one caller may have waiting, per render of its limit.
+inline constexpr size_t kWaitingPerLimit = 8;
 
 struct RenderPoolStats {
   size_t running = 0;
@@ -51,8 +62,17 @@ class RenderPool {
   // Calls exactly one of `run`, on a pool thread, or `refuse`: on this
   // thread when the task is refused at once, else on the pool's timer
   // thread or the stopping thread. `identity` names the caller whose limit
-  // the task counts against.
+  // the task counts against. An exception out of `run` is swallowed (its
+  // wrapper answers for it: Call::on_render_pool); `refuse` must not throw.
   void submit(std::string identity, Run run, Refuse refuse);
+
+  // For a stop that must not wait out the running renders: sets
+  // cancel_flag(), which the renders read (render::RenderLimits::cancel),
+  // refuses the waiting tasks (Stopping) and every task submitted after.
+  void cancel_running();
+  // Set once cancel_running() was called; a render given it stops within a
+  // few thousand steps.
+  const std::atomic<bool>& cancel_flag() const { return cancelled_; }
 
   RenderPoolStats stats() const;
 
@@ -67,9 +87,16 @@ class RenderPool {
 
   void work();
   void expire_waiting();
-  // The first waiting task whose caller is below its limit; end() if none.
-  std::deque<Task>::iterator first_runnable();
+  // Refuses every waiting task (Stopping); with the lock held, the
+  // callbacks are returned to be called outside it.
+  std::deque<Task> take_waiting();
+  // The first waiting task whose caller is below its limit; else, when
+  // another thread than the one asking stays free, the first waiting task
+  // whose caller has the fewest in flight; end() if none.
+  std::deque<Task>::iterator next_runnable();
   bool at_limit(const Task& task) const;
+  size_t waiting_of(std::string_view identity) const;
+  void forget_waiting(std::string_view identity);
 
   const LiveConfig& config_;
   const size_t threads_;
@@ -78,9 +105,11 @@ class RenderPool {
   std::condition_variable deadlines_changed_;
   std::deque<Task> waiting_;
   std::map<std::string, size_t, std::less<>> in_flight_;  // by identity, only those above 0
+  std::map<std::string, size_t, std::less<>> waiting_by_identity_;  // only those above 0
   size_t running_ = 0;
   uint64_t refused_ = 0;
   bool stopping_ = false;
+  std::atomic<bool> cancelled_ = false;
   std::vector<std::thread> workers_;
   std::thread timer_;
 };

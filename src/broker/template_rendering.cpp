@@ -85,6 +85,7 @@ std::string_view limit_setting(render::LimitReached limit) {
     case render::LimitReached::Steps: return "render.max_steps";
     case render::LimitReached::Duration: return "render.max_duration";
     case render::LimitReached::OutputBytes: return "render.max_output_bytes";
+    case render::LimitReached::Cancelled:
     case render::LimitReached::None: break;
   }
   return {};
@@ -110,20 +111,25 @@ ApiResult<render::CompiledTemplateVersion> compile_stored_version(const render::
   return std::move(compiled).value();
 }
 
-render::RenderLimits render_limits(const BrokerConfig& settings) {
+render::RenderLimits render_limits(const BrokerConfig& settings, const std::atomic<bool>* cancel) {
   // 0 is the operator's "no limit" (seed 000: trust template authors).
   const auto or_none = [](int64_t limit, auto none) { return limit > 0 ? decltype(none)(limit) : none; };
   return render::RenderLimits{
       .max_output_bytes = or_none(settings.render_max_output_bytes, std::numeric_limits<size_t>::max()),
       .max_steps = or_none(settings.render_max_steps, std::numeric_limits<uint64_t>::max()),
       .max_duration = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(settings.render_max_duration * 1000))),
+      .cancel = cancel,
   };
 }
 
 ApiResult<std::string> render_stored_version(const render::CompiledTemplateVersion& version, const Value& parameters,
-                                             const BrokerConfig& settings) {
-  auto rendered = render::render_compiled(version, parameters, render_limits(settings));
+                                             const BrokerConfig& settings, const std::atomic<bool>* cancel) {
+  auto rendered = render::render_compiled(version, parameters, render_limits(settings, cancel));
   if (rendered.ok()) return std::move(rendered).value();
+  if (render::limit_reached(rendered.error()) == render::LimitReached::Cancelled) {
+    return ApiError{503, "shutting_down", "the broker is stopping and cancelled this render; try again later",
+                    Value(), std::nullopt};
+  }
   ApiError error = api_error(rendered.error());
   if (const std::string_view setting = limit_setting(render::limit_reached(rendered.error())); !setting.empty()) {
     error.message += " (the broker's " + std::string(setting) +

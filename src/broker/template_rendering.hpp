@@ -3,6 +3,7 @@
 // compiling and rendering a template version, its failure a 400 naming what
 // is wrong and where.
 
+#include <atomic>
 #include <string>
 #include <string_view>
 
@@ -20,8 +21,10 @@ ApiResult<render::CompiledTemplateVersion> compile_stored_version(const render::
 // 400 invalid_parameters listing every violation with its pointer under
 // /parameters, template_render_failed with line, column and expression, or
 // invalid_deployment_object. Rendered within the render.max_* settings: a
-// render one stopped names it (details.setting).
+// render one stopped names it (details.setting). A render stopped by
+// `cancel` (a stop that does not wait for renders) is 503 shutting_down.
 ApiResult<std::string> render_stored_version(const render::CompiledTemplateVersion& version, const Value& parameters,
-                                             const BrokerConfig& settings);
+                                             const BrokerConfig& settings,
+                                             const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace sindri::broker

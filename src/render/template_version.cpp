@@ -134,6 +134,7 @@ Rendered<std::string> render_compiled(const CompiledTemplateVersion& version, co
   const tera::RenderOptions options{.max_output_bytes = limits.max_output_bytes,
                                     .max_steps = limits.max_steps,
                                     .max_duration = limits.max_duration,
+                                    .cancel = limits.cancel,
                                     .isolated = true,
                                     .name = version.display_name};
   const Steps steps{version.parameters_schema.get(), limits.max_violations,
@@ -148,6 +149,7 @@ LimitReached limit_reached(const Failure& failure) {
   const std::string& message = failure.template_error.message;
   if (message.starts_with("rendering took more than ")) return LimitReached::Steps;
   if (message.starts_with("rendering took longer than ")) return LimitReached::Duration;
+  if (message.starts_with("rendering was cancelled")) return LimitReached::Cancelled;
   if (message.starts_with("the output is larger than the limit of ") ||
       message.starts_with("a value being built passed the limit of ")) {
     return LimitReached::OutputBytes;

@@ -6,6 +6,7 @@
 // randomness, no environment, so that its output follows from the
 // parameters alone.
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -51,6 +52,8 @@ struct RenderLimits {
   // template's work to about two seconds of one core: no render holds a
   // broker's worker thread longer, whatever work the steps undercount.
   std::chrono::milliseconds max_duration{5000};
+  // A stop's cancellation (tera::RenderOptions::cancel); none when null.
+  const std::atomic<bool>* cancel = nullptr;
   // Every violation would be listed: a large body against a recursive
   // schema could make millions.
   size_t max_violations = 100;
@@ -61,7 +64,7 @@ Rendered<std::string> render_compiled(const CompiledTemplateVersion& version, co
                                       const RenderLimits& limits);
 // Which of the limits stopped a render that failed (a TemplateRender
 // failure); None when none did.
-enum class LimitReached { None, Steps, Duration, OutputBytes };
+enum class LimitReached { None, Steps, Duration, OutputBytes, Cancelled };
 LimitReached limit_reached(const Failure& failure);
 
 // compile_template_version, then render_compiled.

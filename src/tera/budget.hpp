@@ -6,6 +6,7 @@
 // iterations cost; builders check the size while they build, so that a
 // value sharing one big list many times is refused before it is expanded.
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -19,12 +20,13 @@ struct RenderOptions;
 
 class Budget {
  public:
-  enum class Limit : uint8_t { None, Steps, ValueSize, Duration };
+  enum class Limit : uint8_t { None, Steps, ValueSize, Duration, Cancelled };
 
   explicit Budget(const RenderOptions& options);
 
   // Charges `steps`: false once more than max_steps were charged, the
-  // deadline has passed or a value passed its limit, and on every call after.
+  // deadline has passed, the render was cancelled or a value passed its
+  // limit, and on every call after.
   bool charge(uint64_t steps) {
     spent_ += steps;
     if (spent_ < next_check_) [[likely]] return true;
@@ -72,6 +74,7 @@ class Budget {
   size_t max_value_bytes_;
   std::chrono::milliseconds max_duration_;
   std::chrono::steady_clock::time_point deadline_;
+  const std::atomic<bool>* cancel_;
   Limit exceeded_ = Limit::None;
 };
 

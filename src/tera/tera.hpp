@@ -7,6 +7,7 @@
 //
 // Templates that include, extend or import others live in an Environment.
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -57,6 +58,9 @@ struct RenderOptions {
   // A wall-clock bound on top, for work the steps undercount; zero for none.
   // Checked every few thousand steps, so it is a backstop, not a timer.
   std::chrono::milliseconds max_duration{0};
+  // When set, a render stops with an error once it reads true: read where
+  // max_duration reads the clock, every few thousand steps.
+  const std::atomic<bool>* cancel = nullptr;
   // The output follows from the template and the context alone: calling a
   // function that reads the clock, a random source or the environment (now,
   // get_random, get_env) is an error. For templates from untrusted authors

@@ -91,5 +91,19 @@ TEST(RenderLimits, ZeroLiftsTheLimit) {
   EXPECT_EQ(rendered.status, 200) << rendered.body;
 }
 
+TEST(RenderLimits, ARenderThatThrowsIsAnswered500AndTheBrokerServesOn) {
+  // Without limits nothing bounds range()'s list before it is reserved: a
+  // list past what a vector can hold throws.
+  RenderBroker broker({"--render-max-steps", "0", "--render-max-duration", "0", "--render-max-output-bytes", "0"});
+  RenderGenerator owner = broker.make_generator("throws");
+  const std::string template_id = broker.make_template(
+      owner, "throws", std::string(kConfigMapTemplate) + "  size: \"{{ range(end=count) | length }}\"\n");
+  Reply thrown = RenderBroker::dry_run(*owner.client, template_id, R"({"count": 576460752303423489})");
+  EXPECT_EQ(thrown.status, 500) << thrown.body;
+  EXPECT_EQ(text_of(thrown.json, "code"), "internal_error") << thrown.body;
+  EXPECT_EQ(call(broker.admin(), "GET", "/healthz").status, 200);
+  EXPECT_EQ(RenderBroker::dry_run(*owner.client, template_id, R"({"count": 2})").status, 200);
+}
+
 }  // namespace
 }  // namespace sindri_test

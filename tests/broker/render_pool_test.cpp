@@ -4,12 +4,17 @@
 
 #include "broker/render_pool.hpp"
 
+#include <atomic>
+#include <new>
+
 #include <future>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "broker/template_rendering.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -231,6 +236,135 @@ TEST(RenderPool, StoppingRefusesWaitingTasksAndFinishesRunningOnes) {
   }
   releaser.join();
   EXPECT_EQ(journal.entries(), (std::vector<std::string>{"running", "waiting refused stopping"}));
+}
+
+TEST(RenderPool, ATaskThatThrowsLeavesThePoolServing) {
+  LiveConfig config(pool_settings(1, 1, 60));
+  Journal journal;
+  QuickTask after;
+  {
+    RenderPool pool(config);
+    pool.submit("generator:a", [] { throw std::bad_alloc(); }, [](RenderRefusal) {});
+    after.submit(pool, "generator:a", journal, "after");
+    after.finished.wait();
+  }
+  EXPECT_EQ(journal.entries(), (std::vector<std::string>{"after"}));
+}
+
+TEST(RenderPool, ACallerPastItsLimitTakesAThreadNoOtherCallerWaitsForButLeavesOneFree) {
+  LiveConfig config(pool_settings(3, 1, 60));
+  Journal journal;
+  HeldTask a1;
+  HeldTask a2;
+  QuickTask a3;
+  QuickTask b1;
+  {
+    RenderPool pool(config);
+    a1.submit(pool, "generator:a", journal, "a1");
+    a1.wait_started();
+    a2.submit(pool, "generator:a", journal, "a2");  // past a's limit, on a thread that would idle
+    a2.wait_started();
+    a3.submit(pool, "generator:a", journal, "a3");  // would take the last free thread: waits
+    b1.submit(pool, "generator:b", journal, "b1");  // takes it
+    b1.finished.wait();
+    EXPECT_EQ(pool.stats().waiting, 1u);
+    a1.release.set_value();
+    a2.release.set_value();
+    a3.finished.wait();
+  }
+  EXPECT_EQ(journal.entries(), (std::vector<std::string>{"a1", "a2", "b1", "a3"}));
+}
+
+TEST(RenderPool, ACallerMayHaveOnlySoManyTasksWaiting) {
+  LiveConfig config(pool_settings(1, 1, 60));
+  Journal journal;
+  HeldTask hold;
+  std::vector<std::unique_ptr<QuickTask>> tasks;
+  QuickTask other;
+  {
+    RenderPool pool(config);
+    hold.submit(pool, "generator:a", journal, "hold");
+    hold.wait_started();
+    for (size_t i = 0; i <= kWaitingPerLimit; ++i) {
+      tasks.push_back(std::make_unique<QuickTask>());
+      tasks.back()->submit(pool, "generator:a", journal, "a" + std::to_string(i));
+    }
+    // The last of a's is refused at once as a's own excess; b still queues.
+    other.submit(pool, "generator:b", journal, "b");
+    EXPECT_EQ(journal.entries(), (std::vector<std::string>{
+                                     "hold", "a" + std::to_string(kWaitingPerLimit) + " refused caller_at_limit"}));
+    EXPECT_EQ(pool.stats().waiting, kWaitingPerLimit + 1);
+    hold.release.set_value();
+    for (auto& task : tasks) task->finished.wait();
+    other.finished.wait();
+  }
+  EXPECT_EQ(journal.entries().size(), kWaitingPerLimit + 3);
+}
+
+TEST(RenderPool, AFullQueueRefusesACallerAtItsLimitAs429) {
+  LiveConfig config(pool_settings(1, 2, 60, 1));
+  Journal journal;
+  HeldTask a1;
+  QuickTask b1;
+  QuickTask b2;
+  QuickTask a2;
+  {
+    RenderPool pool(config);
+    a1.submit(pool, "generator:a", journal, "a1");
+    a1.wait_started();
+    b1.submit(pool, "generator:b", journal, "b1");  // fills the queue
+    config.replace(pool_settings(1, 1, 60, 1));
+    a2.submit(pool, "generator:a", journal, "a2");  // a is at its limit: its own fault
+    config.replace(pool_settings(1, 2, 60, 1));
+    b2.submit(pool, "generator:b", journal, "b2");  // b is not: the pool's
+    a1.release.set_value();
+    b1.finished.wait();
+  }
+  EXPECT_EQ(journal.entries(), (std::vector<std::string>{"a1", "a2 refused caller_at_limit",
+                                                         "b2 refused queue_full", "b1"}));
+}
+
+TEST(RenderPool, CancellingRefusesWaitingAndLaterTasksAndSetsTheFlag) {
+  LiveConfig config(pool_settings(1, 1, 60));
+  Journal journal;
+  HeldTask running;
+  QuickTask waiting;
+  QuickTask later;
+  {
+    RenderPool pool(config);
+    EXPECT_FALSE(pool.cancel_flag().load());
+    running.submit(pool, "generator:a", journal, "running");
+    running.wait_started();
+    waiting.submit(pool, "generator:b", journal, "waiting");
+    pool.cancel_running();
+    EXPECT_TRUE(pool.cancel_flag().load());
+    later.submit(pool, "generator:b", journal, "later");
+    running.release.set_value();
+  }
+  EXPECT_EQ(journal.entries(),
+            (std::vector<std::string>{"running", "waiting refused stopping", "later refused stopping"}));
+}
+
+// A render given the pool's flag stops once it is set, and the broker
+// answers it 503 shutting_down; without the flag the same render completes.
+TEST(RenderPool, ACancelledRenderStopsAs503ShuttingDown) {
+  const render::TemplateVersion version{
+      .name = "cancelled",
+      .version = 1,
+      .content = "{% for i in range(end=100000) %}{% endfor %}apiVersion: v1\nkind: ConfigMap\n"
+                 "metadata:\n  name: cancelled\n",
+      .parameters_schema = R"({"type": "object"})"};
+  auto compiled = compile_stored_version(version);
+  ASSERT_TRUE(compiled.ok());
+  BrokerConfig settings;
+  settings.render_max_duration = 0;
+  std::atomic<bool> cancel = false;
+  EXPECT_TRUE(render_stored_version(compiled.value(), Value(Object{}), settings, &cancel).ok());
+  cancel = true;
+  auto cancelled = render_stored_version(compiled.value(), Value(Object{}), settings, &cancel);
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_EQ(cancelled.error().status, 503);
+  EXPECT_EQ(cancelled.error().code, "shutting_down");
 }
 
 }  // namespace

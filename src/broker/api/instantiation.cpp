@@ -18,6 +18,7 @@
 #include "broker/db/deployment_objects.hpp"
 #include "broker/db/template_targets.hpp"
 #include "broker/db/templates.hpp"
+#include "broker/render_pool.hpp"
 #include "broker/template_rendering.hpp"
 #include "render/bounded_cache.hpp"
 #include "value/digest.hpp"
@@ -113,7 +114,8 @@ struct Rendered {
 
 ApiResult<Rendered> render_version(const Services& services, const std::string& template_id, const Value& parameters) {
   SINDRI_TRY(loaded, load_version(services.db, template_id));
-  SINDRI_TRY(yaml, render_stored_version(loaded->compiled, parameters, *services.config.current()));
+  SINDRI_TRY(yaml, render_stored_version(loaded->compiled, parameters, *services.config.current(),
+                                         &services.render_pool->cancel_flag()));
   return Rendered{std::move(yaml), loaded->version};
 }
 

@@ -64,6 +64,8 @@ bool Renderer::limit_hit(Span span) {
       return fail(span, "rendering took longer than " + std::to_string(budget_.max_duration().count()) +
                             " ms, the limit for one render: is a loop or a recursion unbounded? If not, do less "
                             "work per render");
+    case Budget::Limit::Cancelled:
+      return fail(span, "rendering was cancelled: the process rendering it is stopping");
     case Budget::Limit::None:
       break;
   }
