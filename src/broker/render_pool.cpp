@@ -99,13 +99,13 @@ std::deque<RenderPool::Task>::iterator RenderPool::next_runnable() {
 void RenderPool::submit(std::string identity, Run run, Refuse refuse) {
   const auto settings = config_.current();
   Task task{std::move(identity), static_cast<size_t>(std::max<int64_t>(1, settings->render_per_identity_limit)),
-            std::chrono::steady_clock::now() + seconds(settings->render_queue_wait), std::move(run),
+            waiting_share(settings->render_queue_limit), std::chrono::steady_clock::now() + seconds(settings->render_queue_wait), std::move(run),
             std::move(refuse)};
   std::unique_lock<std::mutex> lock(mutex_);
   std::optional<RenderRefusal> refusal;
   if (stopping_ || cancelled_) {
     refusal = RenderRefusal::Stopping;
-  } else if (waiting_of(task.identity) >= task.identity_limit * kWaitingPerLimit) {
+  } else if (waiting_of(task.identity) >= task.waiting_limit) {
     refusal = RenderRefusal::CallerAtLimit;
   } else if (waiting_.size() >= static_cast<size_t>(std::max<int64_t>(0, settings->render_queue_limit))) {
     // A task a free thread takes at once never waits, so no queue refuses it.

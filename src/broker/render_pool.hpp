@@ -8,13 +8,14 @@
 // limit conserves work: when no task of a caller below its limit waits, a
 // caller past its limit may take a free thread, as long as another thread
 // stays free for the next caller (with one or two threads, never). A caller
-// may have at most kWaitingPerLimit x its limit tasks waiting, so that one
-// caller cannot fill render.queue_limit and have every other refused. A task
+// may hold at most half of render.queue_limit's places (waiting_share), so
+// that one caller cannot fill the queue and have every other refused. A task
 // that waited render.queue_wait without starting is refused, and so is one
 // submitted while render.queue_limit tasks wait. The limits are read from
 // the live settings at each submission; the thread count once.
 
 #include <chrono>
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -33,14 +34,14 @@ namespace sindri::broker {
 
 enum class RenderRefusal {
   CallerAtLimit,  // its caller was at render.per_identity_limit and waited out render.queue_wait, or
-                  // had its most tasks waiting, or the queue was full
+                  // held its share of the queue, or the queue was full
   PoolBusy,       // waited out render.queue_wait for a free thread
   QueueFull,      // render.queue_limit tasks were waiting already
   Stopping,       // the broker is stopping, or cancel_running() was called
 };
 
-// Tasks one caller may have waiting, per render of its limit.
-inline constexpr size_t kWaitingPerLimit = 8;
+// The tasks one caller may have waiting under render.queue_limit `limit`.
+inline size_t waiting_share(int64_t queue_limit) { return static_cast<size_t>(std::max<int64_t>(1, queue_limit / 2)); }
 
 struct RenderPoolStats {
   size_t running = 0;
@@ -80,6 +81,7 @@ class RenderPool {
   struct Task {
     std::string identity;
     size_t identity_limit;
+    size_t waiting_limit;  // waiting_share at its submission
     std::chrono::steady_clock::time_point deadline;
     Run run;
     Refuse refuse;

@@ -168,7 +168,7 @@ TEST(RenderPool, PastTheQueueLimitATaskIsRefusedAtOnce) {
     hold.wait_started();
     for (const char* name : {"w1", "w2", "over"}) {
       tasks.push_back(std::make_unique<QuickTask>());
-      tasks.back()->submit(pool, "generator:b", journal, name);
+      tasks.back()->submit(pool, std::string("generator:") + name, journal, name);
     }
     // Refused before submit returned: the thread is still held.
     EXPECT_EQ(journal.entries(), (std::vector<std::string>{"hold", "over refused queue_full"}));
@@ -275,8 +275,8 @@ TEST(RenderPool, ACallerPastItsLimitTakesAThreadNoOtherCallerWaitsForButLeavesOn
   EXPECT_EQ(journal.entries(), (std::vector<std::string>{"a1", "a2", "b1", "a3"}));
 }
 
-TEST(RenderPool, ACallerMayHaveOnlySoManyTasksWaiting) {
-  LiveConfig config(pool_settings(1, 1, 60));
+TEST(RenderPool, ACallerMayHoldHalfTheQueue) {
+  LiveConfig config(pool_settings(1, 1, 60, 8));
   Journal journal;
   HeldTask hold;
   std::vector<std::unique_ptr<QuickTask>> tasks;
@@ -285,43 +285,44 @@ TEST(RenderPool, ACallerMayHaveOnlySoManyTasksWaiting) {
     RenderPool pool(config);
     hold.submit(pool, "generator:a", journal, "hold");
     hold.wait_started();
-    for (size_t i = 0; i <= kWaitingPerLimit; ++i) {
+    for (const char* name : {"a1", "a2", "a3", "a4", "a5"}) {
       tasks.push_back(std::make_unique<QuickTask>());
-      tasks.back()->submit(pool, "generator:a", journal, "a" + std::to_string(i));
+      tasks.back()->submit(pool, "generator:a", journal, name);
     }
-    // The last of a's is refused at once as a's own excess; b still queues.
-    other.submit(pool, "generator:b", journal, "b");
-    EXPECT_EQ(journal.entries(), (std::vector<std::string>{
-                                     "hold", "a" + std::to_string(kWaitingPerLimit) + " refused caller_at_limit"}));
-    EXPECT_EQ(pool.stats().waiting, kWaitingPerLimit + 1);
+    // a5 is refused at once as a's own excess; b still queues.
+    other.submit(pool, "generator:b", journal, "b1");
+    EXPECT_EQ(journal.entries(), (std::vector<std::string>{"hold", "a5 refused caller_at_limit"}));
+    EXPECT_EQ(pool.stats().waiting, 5u);
     hold.release.set_value();
     for (auto& task : tasks) task->finished.wait();
     other.finished.wait();
   }
-  EXPECT_EQ(journal.entries().size(), kWaitingPerLimit + 3);
+  EXPECT_EQ(journal.entries().size(), 7u);
 }
 
 TEST(RenderPool, AFullQueueRefusesACallerAtItsLimitAs429) {
-  LiveConfig config(pool_settings(1, 2, 60, 1));
+  LiveConfig config(pool_settings(1, 2, 60, 2));
   Journal journal;
   HeldTask a1;
   QuickTask b1;
-  QuickTask b2;
+  QuickTask c1;
   QuickTask a2;
+  QuickTask d1;
   {
     RenderPool pool(config);
     a1.submit(pool, "generator:a", journal, "a1");
     a1.wait_started();
-    b1.submit(pool, "generator:b", journal, "b1");  // fills the queue
-    config.replace(pool_settings(1, 1, 60, 1));
+    b1.submit(pool, "generator:b", journal, "b1");  // b1 and c1 fill the queue
+    c1.submit(pool, "generator:c", journal, "c1");
+    config.replace(pool_settings(1, 1, 60, 2));
     a2.submit(pool, "generator:a", journal, "a2");  // a is at its limit: its own fault
-    config.replace(pool_settings(1, 2, 60, 1));
-    b2.submit(pool, "generator:b", journal, "b2");  // b is not: the pool's
+    d1.submit(pool, "generator:d", journal, "d1");  // d is not: the pool's
     a1.release.set_value();
     b1.finished.wait();
+    c1.finished.wait();
   }
-  EXPECT_EQ(journal.entries(), (std::vector<std::string>{"a1", "a2 refused caller_at_limit",
-                                                         "b2 refused queue_full", "b1"}));
+  EXPECT_EQ(journal.entries(), (std::vector<std::string>{"a1", "a2 refused caller_at_limit", "d1 refused queue_full",
+                                                         "b1", "c1"}));
 }
 
 TEST(RenderPool, CancellingRefusesWaitingAndLaterTasksAndSetsTheFlag) {
