@@ -28,6 +28,20 @@ std::string refusal_code(Allow allowed) {
   return "forbidden";
 }
 
+// Who an authenticated connection belongs to, as the render pool counts its
+// renders ("generator:<id>").
+std::string identity_key(const Identity& caller) { return std::string(caller.kind_name()) + ":" + caller.id; }
+
+// Every 429 and 503 tells the client when to try again; an answer that
+// knows better (the render pool's) has set its own.
+constexpr std::string_view kRetryAfterSeconds = "1";
+
+void add_retry_after(http::Response& response) {
+  if (response.status != 429 && response.status != 503) return;
+  if (!http::find_header(response.headers, "Retry-After").empty()) return;
+  response.headers.push_back({"Retry-After", std::string(kRetryAfterSeconds)});
+}
+
 std::vector<ApiRoute> all_routes() {
   std::vector<ApiRoute> routes;
   add_auth_routes(routes);
@@ -77,6 +91,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
       http::Response response = respond_to(request, route, params, caller.value(), *counters);
       // A valid PAK: whatever the answer, no connection cap closes this one.
       response.authenticated = true;
+      response.identity = identity_key(caller.value());
       return response;
     });
   }
@@ -101,10 +116,11 @@ http::Response Broker::respond_to(http::Request& request, const ApiRoute& route,
     return response;
   }
   // The work that writes runs later: its write is counted when it answers.
-  response.later = [this, later = std::move(response.later)](http::Answer answer) {
-    later([this, answer = std::move(answer)](http::Response deferred) {
+  response.later = [this, identity = identity_key(caller), later = std::move(response.later)](http::Answer answer) {
+    later([this, identity, answer = std::move(answer)](http::Response deferred) {
       counters_.wrote(false);
       deferred.authenticated = true;
+      deferred.identity = identity;
       answer(std::move(deferred));
     });
   };
@@ -159,7 +175,10 @@ void Broker::add_gauge_source(std::function<void(std::vector<http::Metrics::Gaug
 }
 
 http::Response Broker::render_error(int status, std::string_view code, std::string_view message) {
-  return error_response(ApiError{status, std::string(code), std::string(message), Value(), std::nullopt});
+  http::Response response =
+      error_response(ApiError{status, std::string(code), std::string(message), Value(), std::nullopt});
+  add_retry_after(response);
+  return response;
 }
 
 namespace {
@@ -217,9 +236,12 @@ std::optional<http::Response> Broker::refuse_before_body(const http::Request& he
 }
 
 std::optional<http::Response> Broker::refusal_before_body(const http::Request& head) {
+  // Called only for a request with a body: none of these takes one, and an
+  // anonymous client must not hold a connection sending it.
   if (is_own_path(head.path)) {
     const bool read = head.method == "GET" || head.method == "HEAD";
-    return read ? std::nullopt : std::optional(own_path_method_not_allowed(head));
+    if (!read) return own_path_method_not_allowed(head);
+    return render_error(400, "body_not_allowed", head.method + " " + head.raw_path + " takes no request body");
   }
   // A path nothing answers is refused as it would be once read.
   auto match = router_.match(head.method, head.raw_path);
@@ -254,6 +276,7 @@ http::Response Broker::handle(http::Request& request) {
 void Broker::observe(const http::Request& request, const std::string& route, http::Response& response,
                      std::chrono::steady_clock::time_point started) {
   cors::add_headers(request, config_, response);
+  add_retry_after(response);
   const auto elapsed = std::chrono::steady_clock::now() - started;
   metrics_.observe(route, method_label(request.method), response.status, elapsed);
   if (log_.enabled(LogLevel::Debug)) {
@@ -310,6 +333,13 @@ http::Response Broker::readiness() {
   auto status = db::check_readable(db_);
   if (!status.ok()) return render_error(503, "not_ready", "the database is not reachable: " + status.error().message);
   return json_response(200, make_object({{"status", Value("ready")}}));
+}
+
+void Broker::cancel_renders() { render_pool_->cancel_running(); }
+
+size_t Broker::renders_in_flight() const {
+  const RenderPoolStats renders = render_pool_->stats();
+  return renders.running + renders.waiting;
 }
 
 http::Response Broker::metrics_text() {

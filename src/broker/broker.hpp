@@ -49,6 +49,12 @@ class Broker {
   // http::ServerOptions::on_refused) in /metrics, under the route "rejected".
   void observe_refused(std::string_view method, int status, std::chrono::nanoseconds elapsed);
 
+  // Stops the renders running now, each answered as failed, so that a stop
+  // whose grace is over never waits on a render without bound.
+  void cancel_renders();
+  // Renders running or waiting.
+  size_t renders_in_flight() const;
+
   // Gauges read at each scrape of /metrics (the server's connections, ...).
   void add_gauge_source(std::function<void(std::vector<http::Metrics::Gauge>&)> source);
 

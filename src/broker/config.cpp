@@ -247,6 +247,21 @@ const std::array kSettings = {
             .description = "Slowest a request body may arrive, measured after its first second (0: no minimum), "
                            "so that a trickled body cannot hold a connection",
             .field = &BrokerConfig::http_min_body_rate},
+    Setting{.key = "http.idle_timeout",
+            .variable = "SINDRI_HTTP_IDLE_TIMEOUT",
+            .flag = "--http-idle-timeout",
+            .unit = "seconds",
+            .description = "Time a keep-alive connection may stay idle between requests before it is closed (0: no "
+                           "limit), so that idle connections cannot pile up and hold descriptors",
+            .field = &BrokerConfig::http_idle_timeout},
+    Setting{.key = "http.max_connections_per_identity",
+            .variable = "SINDRI_HTTP_MAX_CONNECTIONS_PER_IDENTITY",
+            .flag = "--http-max-connections-per-identity",
+            .unit = "connections",
+            .description = "Connections one PAK's identity may hold that http.max_connections never closes for "
+                           "room (0: no cap), so that one leaked or hostile PAK cannot pin every connection; its "
+                           "further connections are treated as anonymous ones",
+            .field = &BrokerConfig::http_max_connections_per_identity},
     Setting{.key = "render.threads",
             .variable = "SINDRI_RENDER_THREADS",
             .flag = "--render-threads",
@@ -492,8 +507,9 @@ bool is_hex_key(std::string_view text) {
 // Durations where 0 has a meaning: no wait before a reload, no deadline, no
 // limit, no waiting for a render slot. Any other 0 would make a pass spin.
 bool zero_allowed(std::string_view key, double seconds) {
-  static constexpr std::array<std::string_view, 4> kZeroMeansNone = {
-      "config.watch_debounce", "http.header_timeout", "render.max_duration", "render.queue_wait"};
+  static constexpr std::array<std::string_view, 5> kZeroMeansNone = {
+      "config.watch_debounce", "http.header_timeout", "http.idle_timeout", "render.max_duration",
+      "render.queue_wait"};
   return seconds == 0 && std::find(kZeroMeansNone.begin(), kZeroMeansNone.end(), key) != kZeroMeansNone.end();
 }
 
@@ -509,6 +525,7 @@ Status validate_limits(const BrokerConfig& config) {
       {"http.max_connections", config.http_max_connections, 0, kNoUpperBound},
       {"http.max_unfinished_connections", config.http_max_unfinished_connections, 0, kNoUpperBound},
       {"http.min_body_rate", config.http_min_body_rate, 0, kNoUpperBound},
+      {"http.max_connections_per_identity", config.http_max_connections_per_identity, 0, kNoUpperBound},
       {"render.threads", config.render_threads, 1, 256},
       {"render.per_identity_limit", config.render_per_identity_limit, 1, 1000},
       {"render.queue_limit", config.render_queue_limit, 1, 100000},

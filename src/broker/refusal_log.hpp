@@ -42,6 +42,21 @@ class RefusalLog {
     write_(reason, Value(std::move(counts)));
   }
 
+  // Writes what was counted since the last line once an interval has passed
+  // since it, so that the last second of a burst is logged without waiting
+  // for another refusal. Called by a timer, every interval.
+  void flush_if_due() {
+    const auto now = now_();
+    Object counts;
+    {
+      std::lock_guard lock(mutex_);
+      if (pending_.empty() || now - last_line_ < interval_) return;
+      last_line_ = now;
+      counts = take_pending();
+    }
+    write_("", Value(std::move(counts)));
+  }
+
   // Writes what was counted since the last line, if anything (at a stop).
   void flush() {
     Object counts;

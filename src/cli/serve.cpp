@@ -7,13 +7,17 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -89,24 +93,82 @@ void raise_descriptor_limit() {
 
 const char* signal_name(int signal_number) { return signal_number == SIGTERM ? "SIGTERM" : "SIGINT"; }
 
-// Stops the server; a second stop signal meanwhile, from someone who will
-// not wait out the grace, ends it.
-void stop_on_signal(http::Server& server, const sigset_t& stop_signals, broker::Logger& log) {
-  int received = 0;
-  sigwait(&stop_signals, &received);
-  log.info("stopping", {{"signal", Value(signal_name(received))}});
-  std::atomic<bool> stopped{false};
-  std::thread impatience([&] {
-    int again = 0;
-    sigwait(&stop_signals, &again);
-    if (stopped.load()) return;
-    log.warn("second signal: closing every connection now", {{"signal", Value(signal_name(again))}});
-    server.end_grace();
-  });
-  server.stop();
-  stopped.store(true);
-  pthread_kill(impatience.native_handle(), SIGTERM);
-  impatience.join();
+// A stop: the first SIGTERM or SIGINT begins it. A second one, from someone
+// who will not wait out the grace, ends the server's grace; that signal or
+// the grace's end cancels the renders still running, so that a render
+// without limits never holds the stop without bound.
+class StopSignals {
+ public:
+  StopSignals(const sigset_t& signals, broker::Logger& log) : signals_(signals), log_(log) {}
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  ~StopSignals() {
+    disarm();
+    if (!watcher_.joinable()) return;
+    pthread_kill(watcher_.native_handle(), SIGTERM);
+    watcher_.join();
+  }
+
+  // Blocks until the first signal, then watches for a second until the
+  // grace is over.
+  void wait(http::Server& server, std::chrono::seconds grace, std::function<void()> cancel_renders) {
+    int received = 0;
+    sigwait(&signals_, &received);
+    log_.info("stopping", {{"signal", Value(signal_name(received))}});
+    watcher_ = std::thread([this, &server, grace, cancel_renders = std::move(cancel_renders)] {
+      const int again = wait_for_second(grace);
+      std::lock_guard lock(mutex_);
+      if (!armed_) return;
+      if (again > 0) {
+        log_.warn("second signal: closing every connection now", {{"signal", Value(signal_name(again))}});
+        impatient_.store(true);
+        server.end_grace();
+      }
+      cancel_renders();
+    });
+  }
+  bool impatient() const { return impatient_.load(); }
+  // From here on the watcher does nothing: what it would cancel is going.
+  void disarm() {
+    std::lock_guard lock(mutex_);
+    armed_ = false;
+  }
+
+ private:
+  // The second signal's number, or 0 once the grace is over.
+  int wait_for_second(std::chrono::seconds grace) {
+    const auto grace_end = std::chrono::steady_clock::now() + grace;
+    while (true) {
+      const auto left = std::max(std::chrono::steady_clock::duration::zero(), grace_end - std::chrono::steady_clock::now());
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(left);
+      timespec timeout{static_cast<time_t>(seconds.count()),
+                       static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(left - seconds).count())};
+      const int received = sigtimedwait(&signals_, nullptr, &timeout);
+      if (received > 0) return received;
+      if (errno != EINTR) return 0;
+    }
+  }
+
+  sigset_t signals_;
+  broker::Logger& log_;
+  std::mutex mutex_;
+  bool armed_ = true;
+  std::atomic<bool> impatient_{false};
+  std::thread watcher_;
+};
+
+// Renders answer into the stopped server: those left once it has stopped
+// may finish within the grace, and are cancelled past it or at a second
+// signal.
+void finish_renders(broker::Broker& broker, const StopSignals& stop, std::chrono::steady_clock::time_point grace_end,
+                    const std::function<void()>& cancel_renders) {
+  while (broker.renders_in_flight() > 0) {
+    if (stop.impatient() || std::chrono::steady_clock::now() >= grace_end) {
+      cancel_renders();
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 // Out of band, on the database a broker made: brokers running on it may
@@ -147,6 +209,9 @@ http::ServerOptions server_options_of(const broker::BrokerConfig& config, const 
   options.max_unfinished_connections = static_cast<size_t>(config.http_max_unfinished_connections);
   options.header_timeout = milliseconds_of(config.http_header_timeout);
   options.min_body_rate = static_cast<size_t>(config.http_min_body_rate);
+  options.idle_timeout = std::chrono::ceil<decltype(options.idle_timeout)>(
+      std::chrono::duration<double>(config.http_idle_timeout));
+  options.max_connections_per_identity = static_cast<size_t>(config.http_max_connections_per_identity);
   return options;
 }
 
@@ -190,6 +255,19 @@ void add_connection_gauges(const http::Server& server, std::vector<http::Metrics
   gauges.push_back({"sindri_http_busy_workers", "Worker threads handling a request",
                     static_cast<double>(server.busy_workers())});
   add_refusal_counters(server, gauges);
+}
+
+// The caps in effect: http.max_connections as the descriptor limit leaves
+// it, so that an operator sees a cap lowered below the setting.
+void log_connection_caps(const http::Server& server, const broker::BrokerConfig& config, broker::Logger& log) {
+  const auto effective = static_cast<int64_t>(server.effective_max_connections());
+  const bool lowered = effective != config.http_max_connections;
+  log.log(lowered ? broker::LogLevel::Warn : broker::LogLevel::Info,
+          lowered ? "http.max_connections lowered to what the open-file limit leaves" : "connection caps",
+          {{"max_connections", Value(effective)},
+           {"max_connections_setting", Value(config.http_max_connections)},
+           {"max_unfinished_connections", Value(config.http_max_unfinished_connections)},
+           {"max_connections_per_identity", Value(config.http_max_connections_per_identity)}});
 }
 
 int serve(const ServeFlags& flags) {
@@ -275,13 +353,26 @@ int serve(const ServeFlags& flags) {
                          {"database", Value(config->database_url.substr(0, config->database_url.find(':')))},
                          {"threads", Value(config->threads)},
                          {"tls", Value(*tls != nullptr)}});
+  log_connection_caps(server, *config, log);
   if (!*tls && !address.is_loopback()) {
     log.warn("listening beyond this machine without TLS: PAKs cross the network in clear; set tls.cert_file and "
              "tls.key_file, or keep a TLS-terminating proxy in front",
              {{"address", Value(bound)}});
   }
 
-  stop_on_signal(server, stop_signals, log);
+  const auto cancel_renders = [&broker, &log] {
+    const size_t renders = broker->renders_in_flight();
+    if (renders == 0) return;
+    log.warn("cancelling the renders still running", {{"renders", Value(static_cast<int64_t>(renders))}});
+    broker->cancel_renders();
+  };
+  const std::chrono::seconds grace(config->shutdown_grace);
+  StopSignals stop(stop_signals, log);
+  stop.wait(server, grace, cancel_renders);
+  const auto grace_end = std::chrono::steady_clock::now() + grace;
+  server.stop();
+  finish_renders(*broker, stop, grace_end, cancel_renders);
+  stop.disarm();
   // Renders still under way answer into the stopped server, which outlives
   // them, before the database closes.
   broker.reset();

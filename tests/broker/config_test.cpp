@@ -209,6 +209,7 @@ TEST(BrokerConfig, ValidationCatchesBadPassAndWebhookSettings) {
 TEST(BrokerConfig, LimitsAndTlsAreReadFromFileVariableAndFlagLayers) {
   const fs::path file = write_temp("sindri-limits.yaml",
                                    "http:\n  max_connections: 500\n  header_timeout: 0.25\n  min_body_rate: 0\n"
+                                   "  idle_timeout: 0\n  max_connections_per_identity: 0\n"
                                    "render:\n  threads: 3\n  per_identity_limit: 2\n  queue_wait: 0\n"
                                    "  max_steps: 0\n  max_duration: 0\n  max_output_bytes: 0\n"
                                    "tls:\n  cert_file: /etc/sindri/tls.crt\n  key_file: /etc/sindri/tls.key\n"
@@ -220,6 +221,8 @@ TEST(BrokerConfig, LimitsAndTlsAreReadFromFileVariableAndFlagLayers) {
   EXPECT_EQ(config.http_max_unfinished_connections, 1000);
   EXPECT_DOUBLE_EQ(config.http_header_timeout, 0.25);
   EXPECT_EQ(config.http_min_body_rate, 0);
+  EXPECT_DOUBLE_EQ(config.http_idle_timeout, 0);
+  EXPECT_EQ(config.http_max_connections_per_identity, 0);
   EXPECT_EQ(config.render_threads, 3);
   EXPECT_EQ(config.render_per_identity_limit, 2);
   EXPECT_DOUBLE_EQ(config.render_queue_wait, 0);
@@ -233,6 +236,8 @@ TEST(BrokerConfig, LimitsAndTlsAreReadFromFileVariableAndFlagLayers) {
 
   const std::map<std::string, std::string> variables = {{"SINDRI_HTTP_HEADER_TIMEOUT", "2.5"},
                                                         {"SINDRI_RENDER_QUEUE_LIMIT", "8"},
+                                                        {"SINDRI_HTTP_IDLE_TIMEOUT", "0.5"},
+                                                        {"SINDRI_HTTP_MAX_CONNECTIONS_PER_IDENTITY", "4"},
                                                         {"SINDRI_TLS_CLIENT_CA_FILE", "/etc/sindri/ca.crt"},
                                                         {"SINDRI_TLS_RELOAD_CHECK_INTERVAL", "0.05"}};
   ASSERT_TRUE(apply_environment(config, [&](const char* name) -> const char* {
@@ -241,6 +246,8 @@ TEST(BrokerConfig, LimitsAndTlsAreReadFromFileVariableAndFlagLayers) {
               }).ok());
   EXPECT_DOUBLE_EQ(config.http_header_timeout, 2.5);
   EXPECT_EQ(config.render_queue_limit, 8);
+  EXPECT_DOUBLE_EQ(config.http_idle_timeout, 0.5);
+  EXPECT_EQ(config.http_max_connections_per_identity, 4);
   EXPECT_EQ(config.tls_client_ca_file, "/etc/sindri/ca.crt");
   EXPECT_DOUBLE_EQ(config.tls_reload_check_interval, 0.05);
   EXPECT_TRUE(validate_config(config).ok());
@@ -267,6 +274,10 @@ TEST(BrokerConfig, LimitsOutOfRangeAreRefusedByName) {
             "http.max_unfinished_connections must be 0 (none) or more, got -5");
   EXPECT_EQ(message([](BrokerConfig& c) { c.http_min_body_rate = -1; }),
             "http.min_body_rate must be 0 (none) or more, got -1");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.http_max_connections_per_identity = -1; }),
+            "http.max_connections_per_identity must be 0 (none) or more, got -1");
+  EXPECT_EQ(message([](BrokerConfig& c) { c.http_idle_timeout = -1; }),
+            "http.idle_timeout must be at least 0.001 seconds, got -1");
   EXPECT_EQ(message([](BrokerConfig& c) { c.render_threads = 0; }), "render.threads must be between 1 and 256, got 0");
   EXPECT_EQ(message([](BrokerConfig& c) { c.render_threads = 257; }),
             "render.threads must be between 1 and 256, got 257");

@@ -72,5 +72,41 @@ TEST_F(RefusalLogTest, FlushWritesWhatWasCountedSinceTheLastLineOnly) {
   EXPECT_EQ(lines_.size(), 2u);
 }
 
+// The timer's call writes the end of a burst once its interval is over,
+// without another refusal to make the line due.
+TEST_F(RefusalLogTest, TheTimerWritesTheLastCountsOfABurstOnceTheIntervalHasPassed) {
+  log_.flush_if_due();
+  EXPECT_TRUE(lines_.empty()) << "nothing counted";
+  log_.refused("header_timeout");
+  now_ += 100ms;
+  log_.refused("header_timeout");
+  log_.refused("connection_limit");
+  ASSERT_EQ(lines_.size(), 1u);
+
+  now_ += 899ms;
+  log_.flush_if_due();
+  EXPECT_EQ(lines_.size(), 1u) << "999 ms after the first line";
+  now_ += 1ms;
+  log_.flush_if_due();
+  ASSERT_EQ(lines_.size(), 2u);
+  EXPECT_EQ(lines_[1].reason, "");
+  EXPECT_EQ(lines_[1].counts, R"({"connection_limit":1,"header_timeout":1})");
+
+  now_ += 5s;
+  log_.flush_if_due();
+  EXPECT_EQ(lines_.size(), 2u) << "nothing counted since";
+  // The timer's line counts as the last one: a refusal right after it waits.
+  log_.refused("tls_handshake");
+  ASSERT_EQ(lines_.size(), 3u);
+  now_ += 10ms;
+  log_.refused("tls_handshake");
+  log_.flush_if_due();
+  EXPECT_EQ(lines_.size(), 3u);
+  now_ += 1s;
+  log_.flush_if_due();
+  ASSERT_EQ(lines_.size(), 4u);
+  EXPECT_EQ(lines_[3].counts, R"({"tls_handshake":1})");
+}
+
 }  // namespace
 }  // namespace sindri::broker

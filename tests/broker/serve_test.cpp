@@ -5,12 +5,14 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "broker_process.hpp"
+#include "render_fixture.hpp"
 #include "support/raw_connection.hpp"
 #include "support/test_certificates.hpp"
 
@@ -361,6 +363,104 @@ TEST(Serve, EachCertificateRotationIsLoggedAFailedOneAsAWarning) {
   EXPECT_TRUE(logged_after_new_connections(broker, R"("level":"info","message":"tls certificate reloaded")"))
       << broker.log();
   EXPECT_EQ(broker.stop(), 0);
+}
+
+// Ten billion steps: with render.max_steps and render.max_duration at 0,
+// a render that would run for hours.
+constexpr std::string_view kEndlessTemplate =
+    R"({% for i in range(end=100000) %}{% for j in range(end=100000) %}{% endfor %}{% endfor %}done)";
+
+int64_t renders_running(sindri::http::Client& client) {
+  const Reply metrics = call(client, "GET", "/metrics");
+  const std::string name = "\nsindri_renders_running ";
+  const size_t at = metrics.body.find(name);
+  return at == std::string::npos ? -1 : std::stoll(metrics.body.substr(at + name.size()));
+}
+
+// A dry run of the endless template, answered (or cut off) on its own thread
+// once it runs.
+struct EndlessRender {
+  explicit EndlessRender(RenderBroker& broker) {
+    RenderGenerator owner = broker.make_generator("endless");
+    const std::string template_id = broker.make_template(owner, "endless", kEndlessTemplate);
+    caller = std::thread([&broker, pak = owner.pak, template_id, this] {
+      auto client = broker.process().client(pak);
+      auto response = client->request("POST", "/api/v1/templates/" + template_id + "/render",
+                                      R"({"parameters": {}})", "application/json");
+      if (response.ok()) status = response->status;
+    });
+    auto watcher = broker.process().client("");
+    for (int wait = 0; wait < 500 && renders_running(*watcher) < 1; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    started = renders_running(*watcher) == 1;
+  }
+  ~EndlessRender() { caller.join(); }
+
+  std::thread caller;
+  std::atomic<int> status{0};
+  bool started = false;
+};
+
+// A stop lets renders finish within its grace; a second signal cancels them,
+// so that a render without limits never holds the stop without bound.
+TEST(Serve, ASecondSignalCancelsARenderThatWouldNeverEnd) {
+  RenderBroker broker({"--render-max-steps", "0", "--render-max-duration", "0", "--shutdown-grace", "3600"});
+  EndlessRender render(broker);
+  ASSERT_TRUE(render.started) << broker.process().log();
+
+  broker.process().send_signal(SIGTERM);
+  EXPECT_EQ(broker.process().wait_for_exit(std::chrono::milliseconds(200)), std::nullopt)
+      << "the first signal's grace lets the render run";
+  broker.process().send_signal(SIGTERM);
+  EXPECT_EQ(broker.process().wait_for_exit(std::chrono::seconds(60)), 0) << broker.process().log();
+  const std::string log = broker.process().log();
+  EXPECT_NE(log.find(R"("message":"second signal: closing every connection now")"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find(R"("message":"cancelling the renders still running","renders":1)"), std::string::npos) << log;
+  EXPECT_NE(render.status.load(), 200);
+}
+
+// Past the grace (0 here), the stop cancels the renders without a second
+// signal.
+TEST(Serve, TheStopCancelsRendersOnceItsGraceIsOver) {
+  RenderBroker broker({"--render-max-steps", "0", "--render-max-duration", "0", "--shutdown-grace", "0"});
+  EndlessRender render(broker);
+  ASSERT_TRUE(render.started) << broker.process().log();
+  broker.process().send_signal(SIGTERM);
+  EXPECT_EQ(broker.process().wait_for_exit(std::chrono::seconds(60)), 0) << broker.process().log();
+  EXPECT_NE(broker.process().log().find(R"("message":"cancelling the renders still running")"), std::string::npos)
+      << broker.process().log();
+}
+
+// The start logs the connection caps in effect, and the new limits are
+// taken as settings.
+TEST(Serve, TheConnectionCapsInEffectAreLogged) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start({"--http-max-connections", "100", "--http-max-connections-per-identity", "3",
+                "--http-idle-timeout", "0.5"});
+  auto anonymous = broker.client("");
+  EXPECT_EQ(call(*anonymous, "GET", "/healthz").status, 200);
+  EXPECT_EQ(broker.stop(), 0);
+  const std::string log = broker.log();
+  EXPECT_NE(log.find(R"("message":"connection caps","max_connections":100,"max_connections_setting":100,)"
+                     R"("max_unfinished_connections":1000,"max_connections_per_identity":3})"),
+            std::string::npos)
+      << log;
+}
+
+// Ten million connections are more than the open-file limit leaves: the
+// start says the cap was lowered, and to what.
+TEST(Serve, AConnectionCapAboveTheOpenFileLimitIsLoweredWithAWarning) {
+  BrokerProcess broker(Backend::Sqlite);
+  broker.start({"--http-max-connections", "10000000000"});
+  EXPECT_EQ(broker.stop(), 0);
+  const std::string log = broker.log();
+  EXPECT_NE(log.find(R"("level":"warn","message":"http.max_connections lowered to what the open-file limit leaves")"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find(R"("max_connections_setting":10000000000)"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -92,9 +92,10 @@ ApiResult<http::Response> get_agent(Call& call) {
   });
 }
 
-// Brokkr's agent statuses: the agent works only while ACTIVE, and new agents
-// start INACTIVE (brokkr-agent/src/cli/commands.rs, brokkr-models/migrations/
-// 01_agents/up.sql; the console toggles between the two).
+// Brokkr's agent statuses: the agent works only while ACTIVE
+// (brokkr-agent/src/cli/commands.rs; the console toggles between the two).
+// Sindri creates agents ACTIVE (db::insert_agent), so that a registered
+// agent works at once, where Brokkr's start INACTIVE.
 bool is_agent_status(std::string_view status) { return status == "ACTIVE" || status == "INACTIVE"; }
 
 // As Brokkr's, the body is any part of an Agent: name and cluster_name (by an
