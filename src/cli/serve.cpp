@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -300,6 +302,15 @@ int serve(const ServeFlags& flags) {
         log.warn("connections refused", {{"reason", Value(reason)}, {"since_last_line", since_last_line}});
       },
       std::chrono::seconds(1));
+  // The end of a burst is logged without waiting for another refusal.
+  std::jthread refusal_log_timer([&refusal_log](std::stop_token stop) {
+    std::mutex mutex;
+    std::condition_variable_any tick;
+    std::unique_lock lock(mutex);
+    while (!tick.wait_for(lock, stop, std::chrono::seconds(1), [&stop] { return stop.stop_requested(); })) {
+      refusal_log.flush_if_due();
+    }
+  });
 
   // The server takes its address before the database is opened or the
   // admin PAK written, so that a start that cannot listen leaves nothing
