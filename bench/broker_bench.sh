@@ -276,7 +276,7 @@ run_s_time() {
     END {
       if (count == 0) exit 1
       printf "handshakes\t%s\t%s\t%.0f\t%.0f\t%.0f\n", backend, mode, count / seconds,
-             cpu_ticks / tick * 1e6 / count, marks > 0 ? 100 * resumed / marks : 0
+             cpu_ticks / tick * 1e6 / count, (marks > 0 ? 100 * resumed / marks : 0)
     }' "$log" || { echo "broker_bench.sh: no handshakes counted in $log" >&2; return 1; }
 }
 
