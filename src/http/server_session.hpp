@@ -324,7 +324,9 @@ class Session final : public SessionBase {
     socket().async_wait(tcp::socket::wait_read, [self = self()](beast::error_code ec) {
       if (ec) return self->close();
       unsigned char first = 0;
-      const ssize_t peeked = ::recv(self->socket().native_handle(), &first, 1, MSG_PEEK);
+      const ssize_t peeked = ::recv(self->socket().native_handle(), &first, 1, MSG_PEEK | MSG_DONTWAIT);
+      // The wait can end before a byte is there; only an end or an error closes.
+      if (peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return self->detect_tls();
       if (peeked <= 0) return self->close();
       if (first != kTlsHandshakeRecord) return self->refuse_plain_http();
       self->stream_.async_handshake(asio::ssl::stream_base::server, [self](beast::error_code handshake_ec) {
@@ -341,7 +343,10 @@ class Session final : public SessionBase {
     server_.count(Refusal::tls_handshake);
     enter(Phase::writing);
     asio::async_write(socket(), asio::buffer(kPlainHttpToTls.data(), kPlainHttpToTls.size()),
-                      [self = self()](beast::error_code ec, size_t) { self->on_written(ec, false, true); });
+                      [self = self()](beast::error_code ec, size_t) {
+                        if (ec) return self->close();
+                        self->close_after_drain();
+                      });
   }
 
   void read_request() {
@@ -648,16 +653,33 @@ class Session final : public SessionBase {
 
   void on_written(beast::error_code ec, bool keep_alive, bool drain_after) {
     if (ec) return close();
-    if (drain_after) {
-      beast::error_code ignored;
-      socket().shutdown(tcp::socket::shutdown_send, ignored);
-      buffer_.consume(buffer_.size());
-      enter(Phase::draining);
-      return drain(0);
+    if constexpr (kTls) {
+      if (drain_after || !keep_alive) return close_tls();
     }
+    if (drain_after) return close_after_drain();
     if (!keep_alive) return close();
     response_ = Response{};
     read_request();
+  }
+
+  // Sends close_notify and reads until the peer's, discarding what else it
+  // sends, before the socket closes. Closed at once, a client's own
+  // close_notify would meet a reset: OpenSSL clients then carry the error
+  // into their next handshake (wrk counts a failed connect), and the
+  // session would leave the cache unresumable.
+  void close_tls() requires(kTls) {
+    enter(Phase::draining);
+    stream_.async_shutdown([self = self()](beast::error_code) { self->close(); });
+  }
+
+  // The peer may still be sending what it meant for the answered request:
+  // closing now would reset the connection and could lose the answer.
+  void close_after_drain() {
+    beast::error_code ignored;
+    socket().shutdown(tcp::socket::shutdown_send, ignored);
+    buffer_.consume(buffer_.size());
+    enter(Phase::draining);
+    drain(0);
   }
 
   // Raw bytes from the socket, never decrypted: they are thrown away.

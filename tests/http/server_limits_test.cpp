@@ -17,6 +17,7 @@
 #include "http/client.hpp"
 #include "http/server.hpp"
 #include "http/tls_server_context.hpp"
+#include "support/openssl_connection.hpp"
 #include "support/raw_connection.hpp"
 #include "support/test_certificates.hpp"
 
@@ -412,6 +413,46 @@ TEST_F(ServerTlsTest, ServesLargeAnswersWhole) {
     ASSERT_TRUE(answered.ok()) << path << ": " << answered.error().message;
     EXPECT_EQ(answered->body.size(), size) << path;
   }
+}
+
+// A connection the server ends sends close_notify first: without it,
+// OpenSSL drops the session from its cache, and a client's own
+// close_notify meets a reset whose error spoils its next handshake.
+TEST_F(ServerTlsTest, AnAnswerThatClosesTheConnectionEndsWithCloseNotify) {
+  start_tls(certificates_.server);
+  const auto context = sindri_test::client_context(certificates_.ca.cert.string());
+  sindri_test::OpenSslConnection connection(port(), context.get());
+  ASSERT_TRUE(connection.handshake_ok());
+  ASSERT_TRUE(connection.write("GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  int ended_with = 0;
+  const std::string answer = connection.read_to_end(ended_with);
+  EXPECT_NE(answer.find("seen GET /x"), std::string::npos) << answer;
+  EXPECT_EQ(ended_with, SSL_ERROR_ZERO_RETURN);
+}
+
+// As wrk and s_time connect: a new connection for each request, each
+// offering the session of the one before. Every handshake succeeds, and
+// every one after the first is resumed.
+TEST_F(ServerTlsTest, ConnectionsOneAfterAnotherAllSucceedAndResumeTheSession) {
+  start_tls(certificates_.server);
+  const auto context = sindri_test::client_context(certificates_.ca.cert.string());
+  sindri_test::SslSessionPtr session(nullptr, &SSL_SESSION_free);
+  size_t answered = 0;
+  size_t resumed = 0;
+  constexpr size_t kConnections = 200;
+  for (size_t i = 0; i < kConnections; ++i) {
+    sindri_test::OpenSslConnection connection(port(), context.get(), session.get());
+    ASSERT_TRUE(connection.handshake_ok()) << "connection " << i;
+    if (connection.resumed()) ++resumed;
+    ASSERT_TRUE(connection.write("GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    int ended_with = 0;
+    if (connection.read_to_end(ended_with).find("seen GET /x") != std::string::npos) ++answered;
+    connection.shut_down();
+    session = connection.session();
+  }
+  EXPECT_EQ(answered, kConnections);
+  EXPECT_EQ(resumed, kConnections - 1);
+  EXPECT_EQ(server_->refused_connections().tls_handshake, 0u);
 }
 
 TEST_F(ServerTlsTest, PlainHttpToTheTlsPortGetsAPlainAnswerSayingSo) {
