@@ -116,15 +116,11 @@ http::Response Broker::respond_to(http::Request& request, const ApiRoute& route,
     return response;
   }
   // The work that writes runs later: its write is counted when it answers.
-  response.later = [this, identity = identity_key(caller), later = std::move(response.later)](http::Answer answer) {
-    later([this, identity, answer = std::move(answer)](http::Response deferred) {
-      counters_.wrote(false);
-      deferred.authenticated = true;
-      deferred.identity = identity;
-      answer(std::move(deferred));
-    });
-  };
-  return response;
+  return http::on_final_answer(std::move(response), [this, identity = identity_key(caller)](http::Response& deferred) {
+    counters_.wrote(false);
+    deferred.authenticated = true;
+    deferred.identity = identity;
+  });
 }
 
 Status Broker::initialize(const std::string& admin_pak_file) {
@@ -263,14 +259,9 @@ http::Response Broker::handle(http::Request& request) {
   }
   // Headers, metrics and the log line apply when the deferred answer is
   // sent; the request is gone by then, so its head goes with it.
-  response.later = [this, head = request_head(request), route = std::move(route), started,
-                    later = std::move(response.later)](http::Answer answer) {
-    later([this, head, route, started, answer = std::move(answer)](http::Response deferred) {
-      observe(head, route, deferred, started);
-      answer(std::move(deferred));
-    });
-  };
-  return response;
+  return http::on_final_answer(std::move(response),
+                               [this, head = request_head(request), route = std::move(route),
+                                started](http::Response& deferred) { observe(head, route, deferred, started); });
 }
 
 void Broker::observe(const http::Request& request, const std::string& route, http::Response& response,

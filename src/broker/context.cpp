@@ -143,6 +143,21 @@ http::Response Call::on_render_pool(RenderWork work) const {
   return response;
 }
 
+http::Response on_request_thread(Logger& log, std::string method, std::string path, RenderWork work) {
+  http::Response response;
+  response.later = [&log, method = std::move(method), path = std::move(path),
+                    work = std::move(work)](http::Answer answer) {
+    http::Response answered;
+    try {
+      answered = answer_of(work(), log, method, path);
+    } catch (...) {
+      answered = internal_error(log, method, path, "after the render");
+    }
+    answer(std::move(answered));
+  };
+  return response;
+}
+
 db::AuditEntry audit_entry(const Call& call, std::string action, std::string resource_type, std::string resource_id,
                            Value details) {
   return db::AuditEntry{call.caller.kind_name(),

@@ -78,6 +78,12 @@ struct Call {
 http::Response answer_of(ApiResult<http::Response> result, Logger& log, std::string_view method,
                          std::string_view path);
 
+// For a render-pool task to return: a response deferred again, whose answer
+// is `work`'s result computed on a request thread. The part of a task that
+// waits on the database (an instantiation's write) goes there, so that the
+// pool's few threads only render.
+http::Response on_request_thread(Logger& log, std::string method, std::string path, RenderWork work);
+
 using ApiHandler = std::function<ApiResult<http::Response>(Call&)>;
 
 // The identity kinds a route lets call it, e.g. Allow::Admin | Allow::Agent.

@@ -67,11 +67,17 @@ struct Response {
   // Set by a handler whose work runs elsewhere (a render pool): the server
   // calls it at once with the Answer that sends the response, and its
   // worker thread serves other connections meanwhile. The other fields of
-  // this Response are then ignored.
+  // this Response are then ignored. An answer may be deferred again: its
+  // `later` is then called on a request thread (work that should not hold
+  // the pool's thread, such as a database write after a render).
   std::function<void(Answer)> later;
 
   std::string_view payload() const { return shared_body ? shared_body->bytes() : std::string_view(body); }
 };
+
+// `response`, with `finish` applied to its final answer: at once when it is
+// not deferred, else when the last of its deferred stages answers.
+Response on_final_answer(Response response, std::function<void(Response&)> finish);
 
 using Handler = std::function<Response(Request&)>;
 

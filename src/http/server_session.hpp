@@ -507,7 +507,6 @@ class Session final : public SessionBase {
   }
 
   void finish(bool keep_alive) {
-    if (response_.later) response_ = server_.error_response(500, "internal_error", "an answer was deferred twice");
     if (response_.authenticated && !authenticated_.load(std::memory_order_relaxed) &&
         server_.spare(response_.identity)) {
       identity_ = response_.identity;
@@ -530,6 +529,8 @@ class Session final : public SessionBase {
       if (answered->exchange(true)) return;
       asio::post(self->socket().get_executor(), [self, work, keep_alive, response = std::move(response)]() mutable {
         self->response_ = std::move(response);
+        // Deferred again: the next stage runs here, on a request thread.
+        if (self->response_.later) return self->answer_later(keep_alive);
         self->finish(keep_alive);
       });
     };

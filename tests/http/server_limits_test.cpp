@@ -99,6 +99,7 @@ class ServerLimitsTest : public ::testing::Test {
       response.later = [this](Answer answer) { held_.hold(std::move(answer)); };
       return response;
     }
+    if (request.path == "/later-twice") return deferred_twice();
     if (request.path.starts_with("/size/")) return text(std::string(std::stoul(request.path.substr(6)), 'Z'));
     if (request.path == "/large-shared") {
       Response response;
@@ -108,6 +109,27 @@ class ServerLimitsTest : public ::testing::Test {
     Response response = text("seen " + request.method + " " + request.path);
     response.authenticated = request.path == "/signed-in";
     return response;
+  }
+
+  // Deferred, then deferred again by the held stage's answer (on the
+  // test's thread); the final answer carries one X-Final header.
+  Response deferred_twice() {
+    Response response;
+    response.later = [this](Answer answer) {
+      held_.hold([this, answer](Response) {
+        first_stage_thread_ = std::this_thread::get_id();
+        Response next;
+        next.later = [this](Answer last) {
+          second_stage_thread_ = std::this_thread::get_id();
+          last(text("second stage"));
+        };
+        answer(std::move(next));
+      });
+    };
+    return on_final_answer(std::move(response), [this](Response& final_answer) {
+      ++final_answers_;
+      final_answer.headers.push_back({"X-Final", "yes"});
+    });
   }
 
   std::vector<std::string> reasons() {
@@ -122,6 +144,9 @@ class ServerLimitsTest : public ::testing::Test {
   }
 
   HeldAnswers held_;
+  std::atomic<std::thread::id> first_stage_thread_;
+  std::atomic<std::thread::id> second_stage_thread_;
+  std::atomic<int> final_answers_{0};
   std::unique_ptr<Server> server_;
   std::mutex reasons_mutex_;
   std::vector<std::string> reasons_;
@@ -184,6 +209,25 @@ TEST_F(ServerLimitsTest, ADeferredAnswerLeavesTheOnlyWorkerFreeForOthers) {
   EXPECT_NE(waiting.read_until("seen GET /again").find("200 OK"), std::string::npos);
 }
 
+// A render's write goes this way: the answer from the pool's thread is
+// itself deferred, and its next stage runs on a request thread.
+TEST_F(ServerLimitsTest, AnAnswerDeferredAgainRunsItsNextStageOnARequestThread) {
+  start({});
+  RawConnection waiting(port());
+  waiting.send(get("/later-twice"));
+  wait_until([&] { return held_.count() == 1; });
+  held_.release("first stage");
+  const std::string answer = waiting.read_until("second stage");
+  EXPECT_NE(answer.find("HTTP/1.1 200 OK"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("X-Final: yes"), answer.rfind("X-Final: yes")) << answer;
+  EXPECT_NE(answer.find("X-Final: yes"), std::string::npos) << answer;
+  EXPECT_EQ(final_answers_.load(), 1);
+  EXPECT_NE(second_stage_thread_.load(), std::thread::id());
+  EXPECT_NE(second_stage_thread_.load(), first_stage_thread_.load());
+  waiting.send(get("/again"));
+  EXPECT_NE(waiting.read_until("seen GET /again").find("200 OK"), std::string::npos);
+}
+
 TEST_F(ServerLimitsTest, ADeferredAnswerDroppedUncalledClosesTheConnection) {
   start({});
   RawConnection waiting(port());
@@ -203,7 +247,8 @@ TEST_F(ServerLimitsTest, AStopWaitsForADeferredAnswer) {
     server_->stop();
     stopped.store(true);
   });
-  wait_until([&] { return server_->open_connections() == 1 && !stopped.load(); });
+  // The listener closes once the stop has begun.
+  wait_until([&] { return !RawConnection(port()).connected(); });
   EXPECT_FALSE(stopped.load());
   held_.release("the last answer");
   const std::string answer = waiting.read_all();

@@ -2,9 +2,9 @@
 // answers with the YAML instead of storing it. The checks answer in the
 // seed's order: the stack and the template exist and are live, the caller
 // may deploy into the stack, their labels match, the parameters satisfy the
-// schema, the template renders, the output is Kubernetes YAML. Loading,
-// rendering and writing run on the render pool (render_pool.hpp); the
-// database checks run inside the transaction that writes the deployment
+// schema, the template renders, the output is Kubernetes YAML. Loading and
+// rendering run on the render pool (render_pool.hpp), the write after it on
+// a request thread; the database checks run inside the transaction that writes the deployment
 // object and its provenance, so that a template retired or relabelled
 // meanwhile is never instantiated (the dry run checks first, on the request
 // thread).
@@ -119,24 +119,15 @@ ApiResult<Rendered> render_version(const Services& services, const std::string& 
   return Rendered{std::move(yaml), loaded->version};
 }
 
-// On the render pool: the render, then the write of the object and its
-// provenance, whose one statement checks the stack, the template, access
-// and labels. A read for those checks before the render would cost a round
-// trip per instantiation (a quarter of the throughput on PostgreSQL); a
-// caller who may not instantiate spends only its own share of the pool.
-ApiResult<http::Response> render_and_store(const Services& services, const Identity& caller,
-                                           const std::string& template_id, const std::string& stack_id,
-                                           const Value& parameters) {
-  auto rendered_result = render_version(services, template_id, parameters);
-  if (!rendered_result.ok()) {
-    // A failure to load or render yields to the error the seed's order
-    // puts first (404, 403, 422), when there is one.
-    SINDRI_CHECK(check_in_read(services.db, caller, template_id, stack_id));
-    return std::move(rendered_result).error();
-  }
-  Rendered rendered = std::move(rendered_result).value();
+// The write of the object and its provenance, whose one statement checks
+// the stack, the template, access and labels. A read for those checks
+// before the render would cost a round trip per instantiation (a quarter of
+// the throughput on PostgreSQL); a caller who may not instantiate spends
+// only its own share of the pool.
+ApiResult<http::Response> store_rendered(const Services& services, const Identity& caller,
+                                         const std::string& template_id, const std::string& stack_id,
+                                         const Rendered& rendered, const std::string& recorded_parameters) {
   const std::string checksum = sha256_hex(rendered.yaml);
-  const std::string recorded_parameters = to_json(parameters);
   // The answer is written outside the transaction: SQLite's writes queue
   // behind it.
   SINDRI_TRY(object, in_write<Value>(services.db, [&](store::Connection& connection) -> ApiResult<Value> {
@@ -156,15 +147,45 @@ ApiResult<http::Response> render_and_store(const Services& services, const Ident
   return json_response(201, object);
 }
 
+struct InstantiationRequest {
+  Identity caller;
+  std::string template_id;
+  std::string stack_id;
+  Value parameters;
+  std::string method;
+  std::string path;
+};
+
+// On the render pool: the render; then, on a request thread, the write
+// (store_rendered), so that a pool thread never waits on the database.
+ApiResult<http::Response> render_then_store(const Services& services, InstantiationRequest request) {
+  auto rendered = render_version(services, request.template_id, request.parameters);
+  if (!rendered.ok()) {
+    // A failure to load or render yields to the error the seed's order
+    // puts first (404, 403, 422), when there is one.
+    SINDRI_CHECK(check_in_read(services.db, request.caller, request.template_id, request.stack_id));
+    return std::move(rendered).error();
+  }
+  auto stored = std::make_shared<const Rendered>(std::move(rendered).value());
+  std::string method = request.method;
+  std::string path = request.path;
+  return on_request_thread(services.log, std::move(method), std::move(path),
+                           [&services, request = std::move(request), stored]() {
+                             return store_rendered(services, request.caller, request.template_id, request.stack_id,
+                                                   *stored, to_json(request.parameters));
+                           });
+}
+
 ApiResult<http::Response> instantiate(Call& call) {
   SINDRI_TRY(stack_id, call.id_param());
   SINDRI_TRY(body, BodyObject::parse(call.request, "TemplateInstantiationRequest"));
   SINDRI_TRY(template_id, body.required_string("template_id", kUuidRule));
   SINDRI_TRY(parameters, body.required_value("parameters"));
   SINDRI_CHECK(body.finish());
-  return call.on_render_pool([&services = call.services, caller = call.caller, template_id, stack_id,
-                              parameters = std::move(parameters)] {
-    return render_and_store(services, caller, template_id, stack_id, parameters);
+  InstantiationRequest request{call.caller,          template_id, stack_id, std::move(parameters),
+                               call.request.method, call.request.path};
+  return call.on_render_pool([&services = call.services, request = std::move(request)] {
+    return render_then_store(services, request);
   });
 }
 
