@@ -86,6 +86,31 @@ TEST(SettingsDoc, ANoteExplainsEveryNameOutsideTheRule) {
   }
 }
 
+// The README's own tables (Limits) give defaults by hand, with a unit
+// ("10 seconds"): the number before the unit must be the code's default.
+TEST(SettingsDoc, TheReadmesDefaultsAreTheCodes) {
+  std::ifstream in(SINDRI_SOURCE_DIR "/README.md");
+  ASSERT_TRUE(in);
+  std::ostringstream readme;
+  readme << in.rdbuf();
+  size_t checked = 0;
+  for (const std::string& line : lines_of(readme.str())) {
+    if (!line.starts_with("| `")) continue;
+    const size_t key_end = line.find('`', 3);
+    const std::string key = line.substr(3, key_end - 3);
+    const size_t cell = line.find("| ", key_end);
+    if (cell == std::string::npos) continue;
+    const std::string second = line.substr(cell + 2, line.find(" |", cell + 2) - cell - 2);
+    if (second.empty() || !std::isdigit(static_cast<unsigned char>(second[0]))) continue;
+    for (const broker::Setting& setting : broker::settings()) {
+      if (setting.key != key) continue;
+      EXPECT_EQ(second.substr(0, second.find(' ')), broker::default_text(setting)) << "README.md: " << line;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 14u) << "the README's Limits table was not found";
+}
+
 TEST(SettingsDoc, NamesAreUnique) {
   std::set<std::string_view> keys, variables, flags;
   for (const broker::Setting& setting : broker::settings()) {
