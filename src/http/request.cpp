@@ -54,6 +54,30 @@ std::string_view find_header(const std::vector<Header>& headers, std::string_vie
 
 std::string_view Request::header(std::string_view name) const { return find_header(headers, name); }
 
+namespace {
+
+// Whether a comma-separated header value lists `token`, case-insensitively.
+bool lists_token(std::string_view value, std::string_view token) {
+  while (!value.empty()) {
+    const size_t comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (equals_ignoring_case(item, token)) return true;
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Request::wants_websocket() const {
+  return method == "GET" && lists_token(header("Upgrade"), "websocket") &&
+         lists_token(header("Connection"), "upgrade") && !header("Sec-WebSocket-Key").empty() &&
+         header("Sec-WebSocket-Version") == "13";
+}
+
 const std::string* Request::query_param(std::string_view name) const {
   for (const auto& [key, value] : query) {
     if (key == name) return &value;

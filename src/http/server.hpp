@@ -43,6 +43,39 @@ struct Request {
   std::string_view header(std::string_view name) const;
   // First query parameter of that name, or nullptr.
   const std::string* query_param(std::string_view name) const;
+  // A GET asking to become a WebSocket (RFC 6455 4.1: Upgrade: websocket,
+  // Connection: upgrade, a Sec-WebSocket-Key, version 13).
+  bool wants_websocket() const;
+};
+
+// A WebSocket the server accepted: text messages both ways. Callable from
+// any thread; the connection may have ended, when send() says false.
+class WebSocket {
+ public:
+  virtual ~WebSocket() = default;
+  // Queues a text message. False when the connection is closing, or when
+  // the message would take the queue past WebSocketHandler::max_queued_bytes:
+  // a reader that slow is disconnected (1013, try again later), never
+  // allowed to grow the server's memory.
+  virtual bool send(std::string message) = 0;
+  // Sends a close frame with `code` (RFC 6455 7.4) and `reason`, after the
+  // message being written; messages still queued are dropped.
+  virtual void close(uint16_t code, std::string reason) = 0;
+  virtual const std::string& remote() const = 0;
+};
+using WebSocketPtr = std::shared_ptr<WebSocket>;
+
+// What a handler gives to accept a WebSocket (Response::websocket). The
+// callbacks run on the connection's strand, one at a time; on_close exactly
+// once, after on_open (or without it when the handshake failed), with the
+// close code received or sent (1006 when none was).
+struct WebSocketHandler {
+  std::vector<Header> headers;  // on the 101 answer (Sec-WebSocket-Protocol, ...)
+  size_t max_message_bytes = 1024 * 1024;  // larger ones close the connection (1009)
+  size_t max_queued_bytes = 4 * 1024 * 1024;
+  std::function<void(const WebSocketPtr&)> on_open;
+  std::function<void(const WebSocketPtr&, std::string message)> on_message;
+  std::function<void(const WebSocketPtr&, uint16_t code)> on_close;
 };
 
 struct Response;
@@ -71,6 +104,11 @@ struct Response {
   // `later` is then called on a request thread (work that should not hold
   // the pool's thread, such as a database write after a render).
   std::function<void(Answer)> later;
+  // Set by a handler that accepts a WebSocket (the request wants_websocket()):
+  // the server answers 101 Switching Protocols with its headers, and the
+  // connection carries the socket's messages from then on. Sent for a
+  // request that did not ask for one, it is answered 426.
+  std::shared_ptr<WebSocketHandler> websocket;
 
   std::string_view payload() const { return shared_body ? shared_body->bytes() : std::string_view(body); }
 };
@@ -140,6 +178,10 @@ struct ServerOptions {
   // name (ConnectionRefusals' fields). Called on the server's threads, often
   // under attack: keep it cheap and rate-limit any logging.
   std::function<void(std::string_view reason)> on_connection_refused;
+  // A WebSocket from which nothing arrives this long is closed; halfway, the
+  // server pings it (a client's pong counts). Also the time a close
+  // handshake may take.
+  std::chrono::milliseconds websocket_idle_timeout{60000};
   // HTTPS with this context; null: plain HTTP.
   std::shared_ptr<TlsServerContext> tls;
 };

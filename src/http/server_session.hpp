@@ -30,6 +30,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include "http/server_state.hpp"
+#include "http/server_websocket.hpp"
 
 namespace sindri::http::detail {
 
@@ -44,7 +45,7 @@ constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 // `waiting`: between requests, nothing of the next one has arrived (before
 // the first request, the TLS handshake too); `receiving_*`: part of a
 // request is in, so a stop lets it finish.
-enum class Phase : uint8_t { waiting, receiving_header, receiving_body, handling, writing, draining, closed };
+enum class Phase : uint8_t { waiting, receiving_header, receiving_body, handling, writing, draining, websocket, closed };
 
 inline bool is_receiving(Phase phase) { return phase == Phase::receiving_header || phase == Phase::receiving_body; }
 
@@ -186,6 +187,8 @@ class SessionBase : public std::enable_shared_from_this<SessionBase> {
         return idle_too_long ? CloseReason::idle : out_of_grace ? CloseReason::stopping : CloseReason::none;
       case Phase::draining:
         return stopping || idle_too_long || waited >= kDrainTime ? CloseReason::idle : CloseReason::none;
+      case Phase::websocket:
+        return stopping ? CloseReason::stopping : CloseReason::none;
       case Phase::handling:
       case Phase::closed:
         return CloseReason::none;
@@ -247,7 +250,7 @@ using PlainStream = tcp::socket;
 using TlsStream = asio::ssl::stream<tcp::socket>;
 
 template <class Stream>
-class Session final : public SessionBase {
+class Session final : public SessionBase, public WebSocketOwner {
  public:
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
@@ -512,10 +515,35 @@ class Session final : public SessionBase {
       identity_ = response_.identity;
       authenticated_.store(true, std::memory_order_release);
     }
+    if (response_.websocket) return upgrade(keep_alive);
     // Stopping: the last answer closes, after pipelined requests already here.
     if (server_.stopping.load(std::memory_order_relaxed) && buffer_.size() == 0) keep_alive = false;
     write_response(keep_alive, false);
   }
+
+  // The stream moves to the WebSocket; this session stays registered, as
+  // the connection, until the socket ends.
+  void upgrade(bool keep_alive) {
+    if (!websocket::is_upgrade(parser_->get())) {
+      response_ = server_.error_response(426, "upgrade_required",
+                                         "this path speaks WebSocket: ask with Upgrade: websocket");
+      response_.headers.push_back({"Upgrade", "websocket"});
+      return write_response(keep_alive, false);
+    }
+    if (server_.stopping.load(std::memory_order_relaxed)) {
+      response_ = server_.error_response(503, "shutting_down", "the server is stopping");
+      return write_response(false, false);
+    }
+    enter(Phase::websocket);
+    auto channel = std::make_shared<WebSocketChannel<Stream>>(
+        std::move(stream_), tls_, std::shared_ptr<WebSocketOwner>(self(), this), std::move(response_.websocket),
+        remote_, std::chrono::duration_cast<Clock::duration>(server_.options.websocket_idle_timeout));
+    channel_ = channel;
+    response_ = Response{};
+    channel->accept(parser_->release());
+  }
+
+  void websocket_ended() override { enter(Phase::closed); }
 
   // The handler's work goes on elsewhere; the answer comes back to this
   // session's strand. The io_context keeps running for it (a stop waits),
@@ -692,6 +720,10 @@ class Session final : public SessionBase {
   }
 
   void close() {
+    if (phase_.load(std::memory_order_relaxed) == Phase::websocket) {
+      if (auto channel = channel_.lock()) channel->close(1001, "the server is going away");
+      return;
+    }
     if (phase_.load(std::memory_order_relaxed) == Phase::closed) return;
     enter(Phase::closed);
     // No longer one to make room from.
@@ -705,6 +737,7 @@ class Session final : public SessionBase {
   Stream stream_;
   beast::flat_buffer buffer_;  // kept across requests: pipelined bytes wait here
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::weak_ptr<WebSocketControl> channel_;  // once upgraded
   Response response_;
   std::string head_;  // status line and headers of response_, reused
   size_t head_sent_ = 0;  // of head_, when the body goes with sendfile
