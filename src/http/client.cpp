@@ -1,4 +1,5 @@
 #include "http/client.hpp"
+#include "http/endpoint.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -36,57 +37,6 @@ using Clock = std::chrono::steady_clock;
 // A response body larger than this is refused rather than held: the broker's
 // largest answers (an agent's whole target state) stay far below it.
 constexpr size_t kMaxResponseBytes = size_t(1) << 30;
-
-struct Endpoint {
-  bool tls = false;
-  std::string host;  // without the brackets of an IPv6 literal
-  std::string port;
-  std::string host_header;
-  std::string base_path;  // "" or "/prefix", never ending in '/'
-};
-
-// "http[s]://HOST[:PORT][/PATH]"; nullopt for anything else.
-bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
-  if (text.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
-  }
-  return true;
-}
-
-std::optional<Endpoint> parse_base_url(std::string_view url) {
-  Endpoint endpoint;
-  if (starts_with_ignoring_case(url, "https://")) {
-    endpoint.tls = true;
-    url.remove_prefix(8);
-  } else if (starts_with_ignoring_case(url, "http://")) {
-    url.remove_prefix(7);
-  } else {
-    return std::nullopt;
-  }
-  const size_t slash = url.find('/');
-  std::string_view authority = url.substr(0, slash);
-  endpoint.base_path = slash == std::string_view::npos ? "" : std::string(url.substr(slash));
-  while (!endpoint.base_path.empty() && endpoint.base_path.back() == '/') endpoint.base_path.pop_back();
-  endpoint.host_header = std::string(authority);
-  std::string_view port;
-  if (authority.starts_with("[")) {
-    const size_t close = authority.find(']');
-    if (close == std::string_view::npos) return std::nullopt;
-    endpoint.host = std::string(authority.substr(1, close - 1));
-    if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':') return std::nullopt;
-      port = authority.substr(close + 2);
-    }
-  } else {
-    const size_t colon = authority.rfind(':');
-    endpoint.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
-  }
-  if (endpoint.host.empty()) return std::nullopt;
-  endpoint.port = port.empty() ? (endpoint.tls ? "443" : "80") : std::string(port);
-  return endpoint;
-}
 
 bool sends_body(std::string_view method, std::string_view body) {
   // POST, PUT and PATCH always carry a body, if only an empty one (Content-Length: 0).
@@ -339,7 +289,7 @@ struct Client::Impl {
 
 Client::Client(std::string base_url) : impl_(std::make_unique<Impl>()) {
   while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();
-  impl_->endpoint = parse_base_url(base_url);
+  impl_->endpoint = parse_base_url(base_url, UrlSchemes::Http);
   impl_->base_url = std::move(base_url);
 }
 

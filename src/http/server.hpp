@@ -66,9 +66,12 @@ class WebSocket {
 using WebSocketPtr = std::shared_ptr<WebSocket>;
 
 // What a handler gives to accept a WebSocket (Response::websocket). The
-// callbacks run on the connection's strand, one at a time; on_close exactly
-// once, after on_open (or without it when the handshake failed), with the
-// close code received or sent (1006 when none was).
+// callbacks run on the connection's strand, one at a time. on_close runs
+// once for each on_open, when the socket has ended, with the close code
+// received or sent (1005 for a close frame without one, 1006 when there was
+// no close frame); neither runs when the upgrade never completed. A
+// callback that keeps its WebSocketPtr in the handler makes a cycle: keep
+// it elsewhere, and drop it in on_close.
 struct WebSocketHandler {
   std::vector<Header> headers;  // on the 101 answer (Sec-WebSocket-Protocol, ...)
   size_t max_message_bytes = 1024 * 1024;  // larger ones close the connection (1009)
@@ -179,8 +182,9 @@ struct ServerOptions {
   // under attack: keep it cheap and rate-limit any logging.
   std::function<void(std::string_view reason)> on_connection_refused;
   // A WebSocket from which nothing arrives this long is closed; halfway, the
-  // server pings it (a client's pong counts). Also the time a close
-  // handshake may take.
+  // server pings it (a client's pong counts). 0: no pings, no limit. A
+  // close handshake may take as long, at most 2 s; then the connection is
+  // dropped.
   std::chrono::milliseconds websocket_idle_timeout{60000};
   // HTTPS with this context; null: plain HTTP.
   std::shared_ptr<TlsServerContext> tls;

@@ -2,6 +2,7 @@
 // Inside the server (server.cpp only): one connection, going round a
 // read -> handle -> write loop on its own strand, over TCP or TLS.
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -534,10 +535,18 @@ class Session final : public SessionBase, public WebSocketOwner {
       response_ = server_.error_response(503, "shutting_down", "the server is stopping");
       return write_response(false, false);
     }
+    // A client sends frames only once it has read the 101.
+    if (buffer_.size() > 0) {
+      return fail(400, "bad_request", "bytes came after the WebSocket upgrade request before its answer");
+    }
+    auto handler = std::move(response_.websocket);
+    std::erase_if(handler->headers, [](const Header& header) { return !is_header_safe(header); });
+    const auto idle = std::chrono::duration_cast<Clock::duration>(server_.options.websocket_idle_timeout);
+    const Clock::duration close_timeout = idle.count() > 0 ? std::min(idle, kDrainTime) : kDrainTime;
     enter(Phase::websocket);
-    auto channel = std::make_shared<WebSocketChannel<Stream>>(
-        std::move(stream_), tls_, std::shared_ptr<WebSocketOwner>(self(), this), std::move(response_.websocket),
-        remote_, std::chrono::duration_cast<Clock::duration>(server_.options.websocket_idle_timeout));
+    auto channel = std::make_shared<WebSocketChannel<Stream>>(std::move(stream_), tls_,
+                                                              std::shared_ptr<WebSocketOwner>(self(), this),
+                                                              std::move(handler), remote_, idle, close_timeout);
     channel_ = channel;
     response_ = Response{};
     channel->accept(parser_->release());
@@ -565,6 +574,8 @@ class Session final : public SessionBase, public WebSocketOwner {
     try {
       later(std::move(answer));
     } catch (...) {
+      // Unless the stage answered before it threw.
+      if (answered->exchange(true)) return;
       response_ = server_.error_response(500, "internal_error", "the request handler failed");
       finish(keep_alive);
     }
@@ -683,7 +694,7 @@ class Session final : public SessionBase, public WebSocketOwner {
   void on_written(beast::error_code ec, bool keep_alive, bool drain_after) {
     if (ec) return close();
     if constexpr (kTls) {
-      if (drain_after || !keep_alive) return close_tls();
+      if (!drain_after && !keep_alive) return close_tls();
     }
     if (drain_after) return close_after_drain();
     if (!keep_alive) return close();
@@ -720,8 +731,15 @@ class Session final : public SessionBase, public WebSocketOwner {
   }
 
   void close() {
+    // A stop closes a WebSocket with a handshake; making room drops it.
     if (phase_.load(std::memory_order_relaxed) == Phase::websocket) {
-      if (auto channel = channel_.lock()) channel->close(1001, "the server is going away");
+      if (auto channel = channel_.lock()) {
+        if (server_.stopping.load(std::memory_order_relaxed)) {
+          channel->close(1001, "the server is going away");
+        } else {
+          channel->abort();
+        }
+      }
       return;
     }
     if (phase_.load(std::memory_order_relaxed) == Phase::closed) return;

@@ -500,6 +500,28 @@ TEST_F(ServerTlsTest, ConnectionsOneAfterAnotherAllSucceedAndResumeTheSession) {
   EXPECT_EQ(server_->refused_connections().tls_handshake, 0u);
 }
 
+// A body over the limit is answered 413 while the rest of it still
+// arrives: the server reads and drops what follows rather than reset the
+// connection under the answer.
+TEST_F(ServerTlsTest, ABodyOverTheLimitIsAnswered413WhileItStillArrives) {
+  auto context = TlsServerContext::load(
+      TlsFiles{certificates_.server.cert.string(), certificates_.server.key.string(), ""});
+  ASSERT_TRUE(context.ok()) << context.error().message;
+  ServerOptions options;
+  options.tls = *context;
+  options.body_limit = 1000;
+  start(options);
+  const auto client = sindri_test::client_context(certificates_.ca.cert.string());
+  sindri_test::OpenSslConnection connection(port(), client.get());
+  ASSERT_TRUE(connection.handshake_ok());
+  const std::string body(200000, 'b');
+  ASSERT_TRUE(connection.write("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+                               "\r\n\r\n" + body));
+  int ended_with = 0;
+  const std::string answer = connection.read_to_end(ended_with);
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 413 Payload Too Large") << answer.substr(0, 200);
+}
+
 TEST_F(ServerTlsTest, PlainHttpToTheTlsPortGetsAPlainAnswerSayingSo) {
   start_tls(certificates_.server);
   RawConnection connection(port());

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,8 +52,16 @@ Response plain_error(int status, std::string_view, std::string_view message) {
 // A blocking client, as a test drives it.
 class TestClient {
  public:
-  explicit TestClient(uint16_t port, std::vector<std::pair<std::string, std::string>> headers = {}) : ws_(io_) {
-    asio::connect(ws_.next_layer(), tcp::resolver(io_).resolve("127.0.0.1", std::to_string(port)));
+  // receive_buffer (bytes, 0: the kernel's default): small, for a client
+  // that does not read, so that the server's writes block soon.
+  explicit TestClient(uint16_t port, std::vector<std::pair<std::string, std::string>> headers = {},
+                      int receive_buffer = 0)
+      : ws_(io_) {
+    if (receive_buffer > 0) {
+      ws_.next_layer().open(tcp::v4());
+      ws_.next_layer().set_option(asio::socket_base::receive_buffer_size(receive_buffer));
+    }
+    ws_.next_layer().connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
     ws_.set_option(websocket::stream_base::decorator([headers](websocket::request_type& request) {
       for (const auto& [name, value] : headers) request.set(name, value);
     }));
@@ -205,12 +214,13 @@ TEST_F(WebSocketServerTest, ABinaryMessageClosesWith1003AndAThrowingHandlerWith1
 }
 
 // A client that never reads: the server's queue for it stays bounded, and
-// the connection is closed (1013) rather than kept growing.
+// the connection is closed (1013) rather than kept growing, though the close
+// frame cannot get through: the close timeout drops it.
 TEST_F(WebSocketServerTest, AClientThatNeverReadsIsDisconnectedAtTheQueueBound) {
   ServerOptions options;
   options.websocket_idle_timeout = 300ms;
   start(options, 1024 * 1024, 256 * 1024);
-  TestClient client(port());
+  TestClient client(port(), {}, 4096);
   wait_until([&] { return first_socket() != nullptr; });
   const WebSocketPtr socket = first_socket();
   ASSERT_NE(socket, nullptr);
@@ -225,20 +235,37 @@ TEST_F(WebSocketServerTest, AClientThatNeverReadsIsDisconnectedAtTheQueueBound) 
   EXPECT_EQ(server_->open_connections(), 0u);
 }
 
+// A stop does not wait on a socket whose writes are blocked: its close
+// handshake is bounded, then it is dropped.
+TEST_F(WebSocketServerTest, AStopEndsASocketWhoseWritesAreBlocked) {
+  ServerOptions options;
+  options.websocket_idle_timeout = 300ms;
+  start(options, 1024 * 1024, 64 * 1024 * 1024);
+  TestClient client(port(), {}, 4096);
+  wait_until([&] { return first_socket() != nullptr; });
+  const WebSocketPtr socket = first_socket();
+  ASSERT_NE(socket, nullptr);
+  for (int i = 0; i < 64; ++i) ASSERT_TRUE(socket->send(std::string(64 * 1024, 's')));
+  server_->stop();
+  EXPECT_EQ(close_codes(), std::vector<int>{1001});
+  EXPECT_EQ(server_->open_connections(), 0u);
+  EXPECT_FALSE(socket->send("after the stop"));
+}
+
 // Pings go out halfway through the idle time: a client reading (Beast
 // answers pings as it reads) outlives the timeout; one that never reads
 // sends no pong and is closed when it runs out.
 TEST_F(WebSocketServerTest, PingsKeepAReadingClientAndTheIdleTimeoutEndsASilentOne) {
   ServerOptions options;
-  options.websocket_idle_timeout = 200ms;
+  options.websocket_idle_timeout = 600ms;
   start(options);
   TestClient reading(port());
   EXPECT_EQ(reading.read(), "hello 127.0.0.1");
   std::thread later([&] {
-    std::this_thread::sleep_for(1s);
-    first_socket()->send("a second later");
+    std::this_thread::sleep_for(1500ms);
+    first_socket()->send("later");
   });
-  EXPECT_EQ(reading.read(), "a second later");
+  EXPECT_EQ(reading.read(), "later");
   later.join();
   EXPECT_TRUE(close_codes().empty());
 
