@@ -2,16 +2,17 @@
 
 #include <chrono>
 
+#include "broker/agent_channel.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/auth.hpp"
 #include "broker/cors.hpp"
 #include "broker/db/counters.hpp"
 #include "broker/db/tables.hpp"
 #include "broker/ids.hpp"
+#include "broker/openapi.hpp"
 #include "broker/passes.hpp"
 #include "broker/render_pool.hpp"
 #include "broker/webhook_crypto.hpp"
-#include "broker/openapi.hpp"
 #include "store/migrations.hpp"
 #include "value/object_literal.hpp"
 
@@ -97,6 +98,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
   }
   render_pool_ = std::make_unique<RenderPool>(config_);
   services_.render_pool = render_pool_.get();
+  services_.agent_channels = &agent_channels_;
 }
 
 http::Response Broker::respond_to(http::Request& request, const ApiRoute& route, const http::PathParams& params,
@@ -193,6 +195,13 @@ bool is_own_path(std::string_view path) {
   return path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/api/v1/openapi.json";
 }
 
+http::Response agent_channel_method_not_allowed(const http::Request& request) {
+  http::Response response = Broker::render_error(
+      405, "method_not_allowed", request.method + " " + request.path + " is not allowed: the agent channel opens with GET");
+  response.headers.push_back({"Allow", "GET"});
+  return response;
+}
+
 // What observe() reads of a request whose answer comes later: all but the
 // body.
 http::Request request_head(const http::Request& request) {
@@ -238,6 +247,10 @@ std::optional<http::Response> Broker::refusal_before_body(const http::Request& h
     const bool read = head.method == "GET" || head.method == "HEAD";
     if (!read) return own_path_method_not_allowed(head);
     return render_error(400, "body_not_allowed", head.method + " " + head.raw_path + " takes no request body");
+  }
+  if (head.path == kAgentChannelPath) {
+    if (head.method != "GET") return agent_channel_method_not_allowed(head);
+    return render_error(400, "body_not_allowed", "the agent channel's upgrade takes no request body");
   }
   // A path nothing answers is refused as it would be once read.
   auto match = router_.match(head.method, head.raw_path);
@@ -311,6 +324,10 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
     response.shared_body = document;
     return response;
   }
+  if (request.path == kAgentChannelPath) {
+    route = kAgentChannelPath;
+    return open_agent_channel(request);
+  }
   auto match = router_.match(request.method, request.raw_path);
   if (match.handler == nullptr) {
     route = "unmatched";
@@ -318,6 +335,31 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
   }
   route = match.pattern;
   return (*match.handler)(request, match.params);
+}
+
+http::Response Broker::open_agent_channel(http::Request& request) {
+  if (request.method != "GET") return agent_channel_method_not_allowed(request);
+  auto counters = counters_.current(db_, false);
+  if (!counters.ok()) return error_response(counters.error());
+  auto caller = authenticate(db_, request, credentials_, counters->credentials);
+  if (!caller.ok()) return refuse_unauthenticated(request, caller.error());
+  if (caller->kind != Identity::Kind::Agent) {
+    return error_response(forbidden("agent_pak_required", std::string("the agent channel takes an agent PAK, not a ") +
+                                                              std::string(caller->kind_name()) + " PAK"));
+  }
+  if (!request.wants_websocket()) {
+    http::Response response = render_error(426, "upgrade_required",
+                                           "the agent channel is a WebSocket: ask with Upgrade: websocket");
+    response.headers.push_back({"Upgrade", "websocket"});
+    return response;
+  }
+  http::Response response;
+  response.websocket = agent_channel_handler(
+      AgentChannelContext{agent_channels_, log_, [this](http::Request& internal) { return handle(internal); }},
+      caller->id, request);
+  response.authenticated = true;
+  response.identity = identity_key(caller.value());
+  return response;
 }
 
 http::Response Broker::readiness() {

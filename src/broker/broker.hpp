@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/agent_channels.hpp"
 #include "broker/auth.hpp"
 #include "broker/auth_failures.hpp"
 #include "broker/config_reload.hpp"
@@ -72,6 +73,8 @@ class Broker {
   std::optional<http::Response> refusal_before_body(const http::Request& head);
   // A 401 for `error`, counted for the audit log.
   http::Response refuse_unauthenticated(const http::Request& request, const ApiError& error);
+  // GET /internal/ws/agent (agent_channel.hpp).
+  http::Response open_agent_channel(http::Request& request);
 
   store::Database& db_;
   Logger& log_;
@@ -82,6 +85,7 @@ class Broker {
   TargetStateCache target_states_;
   CredentialCache credentials_;
   AuthFailureLog auth_failures_;
+  AgentChannels agent_channels_;
   Services services_;
   http::Router router_;
   http::Metrics metrics_;

@@ -254,6 +254,14 @@ const std::array kSettings = {
             .description = "Time a keep-alive connection may stay idle between requests before it is closed (0: no "
                            "limit), so that idle connections cannot pile up and hold descriptors",
             .field = &BrokerConfig::http_idle_timeout},
+    Setting{.key = "http.websocket_idle_timeout",
+            .variable = "SINDRI_HTTP_WEBSOCKET_IDLE_TIMEOUT",
+            .flag = "--http-websocket-idle-timeout",
+            .unit = "seconds",
+            .description = "Time a WebSocket (the agent channel) may stay silent before it is dropped, the broker "
+                           "pinging it halfway (0: no pings, no limit), so that a vanished agent does not hold its "
+                           "socket",
+            .field = &BrokerConfig::http_websocket_idle_timeout},
     Setting{.key = "http.max_connections_per_identity",
             .variable = "SINDRI_HTTP_MAX_CONNECTIONS_PER_IDENTITY",
             .flag = "--http-max-connections-per-identity",
@@ -507,9 +515,9 @@ bool is_hex_key(std::string_view text) {
 // Durations where 0 has a meaning: no wait before a reload, no deadline, no
 // limit, no waiting for a render slot. Any other 0 would make a pass spin.
 bool zero_allowed(std::string_view key, double seconds) {
-  static constexpr std::array<std::string_view, 5> kZeroMeansNone = {
-      "config.watch_debounce", "http.header_timeout", "http.idle_timeout", "render.max_duration",
-      "render.queue_wait"};
+  static constexpr std::array<std::string_view, 6> kZeroMeansNone = {
+      "config.watch_debounce", "http.header_timeout", "http.idle_timeout", "http.websocket_idle_timeout",
+      "render.max_duration", "render.queue_wait"};
   return seconds == 0 && std::find(kZeroMeansNone.begin(), kZeroMeansNone.end(), key) != kZeroMeansNone.end();
 }
 

@@ -65,6 +65,7 @@ struct BrokerConfig {
   double http_header_timeout = 10;
   int64_t http_min_body_rate = 1024;  // bytes a second
   double http_idle_timeout = 60;
+  double http_websocket_idle_timeout = 60;
   int64_t http_max_connections_per_identity = 64;
 
   // The render pool, and the work one render may do; 0 means none for the

@@ -35,6 +35,7 @@ struct Identity {
 
 class ConfigReloader;
 class RenderPool;
+class AgentChannels;
 
 struct Services {
   store::Database& db;
@@ -49,6 +50,8 @@ struct Services {
   ConfigReloader* reloader = nullptr;
   // Where template renders run (render_pool.hpp); set by the broker.
   RenderPool* render_pool = nullptr;
+  // The agents connected over the WebSocket channel; set by the broker.
+  AgentChannels* agent_channels = nullptr;
 };
 
 // A handler's work for the render pool. It runs after the handler has

@@ -214,6 +214,7 @@ http::ServerOptions server_options_of(const broker::BrokerConfig& config, const 
   options.idle_timeout = std::chrono::ceil<decltype(options.idle_timeout)>(
       std::chrono::duration<double>(config.http_idle_timeout));
   options.max_connections_per_identity = static_cast<size_t>(config.http_max_connections_per_identity);
+  options.websocket_idle_timeout = milliseconds_of(config.http_websocket_idle_timeout);
   return options;
 }
 

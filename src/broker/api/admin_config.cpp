@@ -1,6 +1,7 @@
 // Admin operations on the broker itself: reloading its settings, and the
 // WebSocket connections it holds.
 
+#include "broker/agent_channels.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/config_reload.hpp"
 #include "value/object_literal.hpp"
@@ -31,11 +32,9 @@ ApiResult<http::Response> reload_config(Call& call) {
   return json_response(200, reload_outcome_json(outcome));
 }
 
-// Until the WebSocket channel exists, which then owns this answer.
-ApiResult<http::Response> list_ws_connections(Call&) {
-  return json_response(200, make_object({{"connected_agents", Value(int64_t{0})},
-                                         {"connections", Value(Array{})},
-                                         {"live_subscribers", Value(int64_t{0})}}));
+// The agents' sockets open to this broker.
+ApiResult<http::Response> list_ws_connections(Call& call) {
+  return json_response(200, call.services.agent_channels->snapshot());
 }
 
 }  // namespace

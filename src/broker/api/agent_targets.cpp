@@ -10,6 +10,7 @@
 #include "broker/db/agents.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/db/stacks.hpp"
+#include "broker/pushes.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -35,7 +36,7 @@ ApiResult<http::Response> add_target(Call& call) {
   if (agent_id && *agent_id != id) {
     return field_error("agent_id_mismatch", "/agent_id does not match the agent id in the path", "/agent_id");
   }
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  SINDRI_TRY(target, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
     SINDRI_TRY(stack, db::load_stack(connection, stack_id));
     if (call.caller.kind == Identity::Kind::Generator && !call.caller.is_generator(field(stack, "generator_id"))) {
@@ -56,9 +57,10 @@ ApiResult<http::Response> add_target(Call& call) {
     if (!target.ok() && db::is_unique_violation(target.error())) {
       return conflict("target_exists", "agent " + id + " already targets stack " + stack_id);
     }
-    SINDRI_CHECK(target);
-    return json_response(201, std::move(target).value());
-  });
+    return target;
+  }));
+  push_target_changed(call.services, target);
+  return json_response(201, target);
 }
 
 ApiResult<http::Response> remove_target(Call& call) {

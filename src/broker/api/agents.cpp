@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "broker/access.hpp"
+#include "broker/agent_channels.hpp"
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/agents.hpp"
@@ -139,14 +140,16 @@ ApiResult<http::Response> update_agent(Call& call) {
 
 ApiResult<http::Response> delete_agent(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
     SINDRI_CHECK(db::delete_agent(connection, id));
     SINDRI_CHECK(db::touch_target_state(connection));
     SINDRI_CHECK(touch_credentials(call, connection));
     SINDRI_CHECK(audit(call, connection, "agent.deleted", "agent", id));
     return empty_response(204);
-  });
+  }));
+  call.services.agent_channels->close(id, 1008, "the agent was deleted");
+  return answer;
 }
 
 ApiResult<http::Response> heartbeat(Call& call) {
@@ -173,12 +176,15 @@ ApiResult<http::Response> rotate_agent_pak(Call& call) {
   SINDRI_TRY(id, call.id_param());
   SINDRI_CHECK(check_self_or_admin(call, id));
   const IssuedPak pak = issue_pak();
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::set_agent_pak(connection, id, pak.hash));
     SINDRI_CHECK(touch_credentials(call, connection));
     SINDRI_CHECK(audit(call, connection, "pak.rotated", "agent", id));
     return json_response(200, agent_with_pak(std::move(agent), "pak", pak.pak));
-  });
+  }));
+  // A socket opened with the old PAK goes with it.
+  call.services.agent_channels->close(id, 1008, "the agent's PAK was rotated");
+  return answer;
 }
 
 ApiResult<http::Response> agent_stacks(Call& call) {

@@ -8,6 +8,7 @@
 #include "broker/db/stacks.hpp"
 #include "broker/db/templates.hpp"
 #include "broker/manifests.hpp"
+#include "broker/pushes.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
@@ -72,6 +73,7 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     return inserted;
   }));
+  push_stack_changed(call.services, stack_id);
   return json_response(201, object);
 }
 

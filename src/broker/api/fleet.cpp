@@ -1,6 +1,7 @@
 // The fleet: per agent, measured values only (Brokkr's FleetAgentRecord),
 // for an operator's overview and an agent's detail view.
 
+#include "broker/agent_channels.hpp"
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/fleet.hpp"
@@ -18,15 +19,18 @@ Value age_since(const Value& moment, std::string_view now) {
   return seconds ? Value(*seconds) : Value();
 }
 
-// The stored members and what is computed on read: the ages, and the
-// WebSocket members, which say what Brokkr says of an agent that polls.
-Value fleet_record(Value stored, std::string_view now) {
+// The stored members and what is computed on read: the ages, and whether
+// the agent's WebSocket is open to this broker.
+Value fleet_record(Value stored, std::string_view now, const AgentChannels& channels) {
   Value heartbeat_age = age_since(*stored.find("last_heartbeat"), now);
   Value event_age = age_since(*stored.find("last_event_at"), now);
   stored.set("heartbeat_age_seconds", std::move(heartbeat_age));
   stored.set("seconds_since_last_event", std::move(event_age));
-  stored.set("ws_connected", Value(false));
-  stored.set("connected_since", Value());
+  const Value* agent_id = stored.find("agent_id");
+  const std::optional<std::string> since =
+      agent_id != nullptr && agent_id->is_string() ? channels.connected_since(agent_id->get_string()) : std::nullopt;
+  stored.set("ws_connected", Value(since.has_value()));
+  stored.set("connected_since", since ? Value(*since) : Value());
   return stored;
 }
 
@@ -37,7 +41,9 @@ ApiResult<http::Response> list_fleet(Call& call) {
     const std::string now = now_timestamp();
     Array records;
     records.reserve(stored.size());
-    for (const Value& record : stored.get_array()) records.push_back(fleet_record(record, now));
+    for (const Value& record : stored.get_array()) {
+      records.push_back(fleet_record(record, now, *call.services.agent_channels));
+    }
     return json_response(200, Value(std::move(records)));
   });
 }
@@ -48,7 +54,7 @@ ApiResult<http::Response> get_agent_fleet_status(Call& call) {
     SINDRI_TRY(stored, db::list_fleet_records(connection, agent_id, {}));
     if (stored.size() == 0) return not_found("agent", agent_id);
     SINDRI_TRY(events, db::recent_agent_events(connection, agent_id, kRecentEvents));
-    return json_response(200, Value(Object{{Value("record"), fleet_record(*stored.at(0), now_timestamp())},
+    return json_response(200, Value(Object{{Value("record"), fleet_record(*stored.at(0), now_timestamp(), *call.services.agent_channels)},
                                            {Value("recent_events"), std::move(events)}}));
   });
 }

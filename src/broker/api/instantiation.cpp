@@ -18,6 +18,7 @@
 #include "broker/db/deployment_objects.hpp"
 #include "broker/db/template_targets.hpp"
 #include "broker/db/templates.hpp"
+#include "broker/pushes.hpp"
 #include "broker/render_pool.hpp"
 #include "broker/template_rendering.hpp"
 #include "render/bounded_cache.hpp"
@@ -144,6 +145,7 @@ ApiResult<http::Response> store_rendered(const Services& services, const Identit
     }
     return inserted;
   }));
+  push_stack_changed(services, stack_id);
   return json_response(201, object);
 }
 
@@ -184,8 +186,9 @@ ApiResult<http::Response> instantiate(Call& call) {
   SINDRI_CHECK(body.finish());
   InstantiationRequest request{call.caller,          template_id, stack_id, std::move(parameters),
                                call.request.method, call.request.path};
-  return call.on_render_pool([&services = call.services, request = std::move(request)] {
-    return render_then_store(services, request);
+  // Called once: the request moves into the work.
+  return call.on_render_pool([&services = call.services, request = std::move(request)]() mutable {
+    return render_then_store(services, std::move(request));
   });
 }
 

@@ -20,6 +20,14 @@ ApiResult<Value> list_agent_targets(store::Connection& connection, std::string_v
   return rows_array(rows);
 }
 
+ApiResult<std::vector<std::string>> agents_targeting(store::Connection& connection, std::string_view stack_id) {
+  SINDRI_TRY(rows, connection.query("SELECT agent_id FROM agent_targets WHERE stack_id = $1", {Value(stack_id)}));
+  std::vector<std::string> agents;
+  agents.reserve(rows.size());
+  for (const auto& row : rows.rows) agents.emplace_back(row[0].get_string());
+  return agents;
+}
+
 ApiResult<Value> insert_agent_target(store::Connection& connection, std::string_view agent_id,
                                      std::string_view stack_id) {
   SINDRI_TRY(rows, connection.query("INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) "

@@ -1,0 +1,151 @@
+#include "broker/agent_channel.hpp"
+
+#include <optional>
+#include <utility>
+
+#include "value/json.hpp"
+#include "value/object_literal.hpp"
+
+namespace sindri::broker {
+namespace {
+
+// Brokkr's agents send frames of 1 MiB at most (a health batch of many
+// objects); larger ones close the socket (1009).
+constexpr size_t kMaxFrameBytes = 4 * 1024 * 1024;
+
+// Frames the broker sends and never takes back.
+bool is_broker_frame(std::string_view type) {
+  return type == "work_order" || type == "target_changed" || type == "stack_changed" || type == "fleet_update";
+}
+
+// Telemetry the live views and the history endpoints will carry; until
+// they are stored, taken and dropped as Brokkr drops what it cannot use.
+bool is_telemetry_frame(std::string_view type) {
+  return type == "k8s_event" || type == "pod_log_line" || type == "log_gap";
+}
+
+// The fields of `body` named in `names` that it has and are not null, as an object.
+Value present_fields(const Value& body, std::initializer_list<std::string_view> names) {
+  Value fields = make_object({});
+  for (std::string_view name : names) {
+    const Value* field = body.find(name);
+    if (field != nullptr && !field->is_null()) fields.set(name, *field);
+  }
+  return fields;
+}
+
+struct RestCall {
+  std::string method;
+  std::string path;
+  Value body;
+};
+
+// The REST call a frame stands for.
+RestCall rest_call_for(std::string_view type, const Value& body, const std::string& agent_id) {
+  const std::string agent_path = "/api/v1/agents/" + agent_id;
+  if (type == "heartbeat") {
+    return {"POST", agent_path + "/heartbeat", present_fields(body, {"k8s_reachable", "k8s_api_latency_ms"})};
+  }
+  if (type == "agent_event") {
+    return {"POST", agent_path + "/events",
+            present_fields(body, {"deployment_object_id", "event_type", "status", "message"})};
+  }
+  Value report = present_fields(body, {"status", "summary", "checked_at"});
+  if (const Value* object_id = body.find("deployment_object_id")) report.set("id", *object_id);
+  return {"PATCH", agent_path + "/health-status", make_object({{"deployment_objects", Value(Array{std::move(report)})}})};
+}
+
+class Channel {
+ public:
+  Channel(AgentChannelContext context, std::string agent_id, const http::Request& upgrade)
+      : context_(std::move(context)),
+        agent_id_(std::move(agent_id)),
+        authorization_(upgrade.header("Authorization")),
+        user_agent_(upgrade.header("User-Agent")),
+        remote_(upgrade.remote) {}
+
+  void opened(const http::WebSocketPtr& socket) {
+    counters_ = context_.channels.attach(agent_id_, socket);
+    context_.log.info("agent channel opened", {{"agent_id", Value(agent_id_)}, {"remote", Value(remote_)}});
+  }
+
+  void received(const http::WebSocketPtr& socket, const std::string& text) {
+    auto parsed = parse_json(text);
+    if (!parsed.ok()) return refuse(socket, 1007, "a frame is not JSON (" + parsed.error().describe() + ")");
+    const Value& frame = parsed.value();
+    const Value* type = frame.is_object() ? frame.find("type") : nullptr;
+    const Value* body = frame.is_object() ? frame.find("body") : nullptr;
+    if (type == nullptr || !type->is_string() || body == nullptr || !body->is_object()) {
+      return refuse(socket, 1007, "a frame must be an object with a string \"type\" and an object \"body\"");
+    }
+    const std::string_view kind = type->get_string();
+    if (is_broker_frame(kind)) return refuse(socket, 1003, std::string(kind) + " frames go from the broker to agents");
+    const bool known = kind == "heartbeat" || kind == "agent_event" || kind == "agent_health";
+    if (!known && !is_telemetry_frame(kind)) return refuse(socket, 1003, "unknown frame type \"" + std::string(kind) + "\"");
+    if (const Value* about = body->find("agent_id"); about != nullptr && !about->is_null() && kind != "heartbeat" &&
+                                                      (!about->is_string() || about->get_string() != agent_id_)) {
+      return refuse(socket, 1008, std::string(kind) + " about another agent than this socket's");
+    }
+    counters_->in.fetch_add(1, std::memory_order_relaxed);
+    if (!known) return;
+    answer(socket, kind, rest_call_for(kind, *body, agent_id_));
+  }
+
+  void closed(const http::WebSocketPtr& socket, uint16_t code) {
+    context_.channels.detach(agent_id_, socket.get());
+    context_.log.info("agent channel closed", {{"agent_id", Value(agent_id_)}, {"code", Value(int64_t{code})}});
+  }
+
+ private:
+  void answer(const http::WebSocketPtr& socket, std::string_view kind, RestCall call) {
+    http::Request request;
+    request.method = std::move(call.method);
+    request.target = call.path;
+    request.raw_path = call.path;
+    request.path = std::move(call.path);
+    request.headers = {{"Authorization", authorization_}, {"Content-Type", "application/json"}};
+    if (!user_agent_.empty()) request.headers.push_back({"User-Agent", user_agent_});
+    request.body = to_json(call.body);
+    request.remote = remote_;
+    const http::Response response = context_.dispatch(request);
+    if (response.status >= 200 && response.status < 300) return;
+    if (response.status == 401) return refuse(socket, 1008, "the agent's PAK was refused");
+    auto error = parse_json(response.payload());
+    Value details = error.ok() ? std::move(error).value() : Value(std::string(response.payload()));
+    if (socket->send(channel_frame("error", make_object({{"in_reply_to", Value(kind)},
+                                                         {"status", Value(int64_t{response.status})},
+                                                         {"error", std::move(details)}})))) {
+      counters_->out.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  void refuse(const http::WebSocketPtr& socket, uint16_t code, const std::string& reason) {
+    context_.log.warn("agent channel closed for a bad frame",
+                      {{"agent_id", Value(agent_id_)}, {"code", Value(int64_t{code})}, {"reason", Value(reason)}});
+    socket->close(code, reason);
+  }
+
+  AgentChannelContext context_;
+  const std::string agent_id_;
+  const std::string authorization_;
+  const std::string user_agent_;
+  const std::string remote_;
+  std::shared_ptr<AgentChannels::Counters> counters_ = std::make_shared<AgentChannels::Counters>();
+};
+
+}  // namespace
+
+std::shared_ptr<http::WebSocketHandler> agent_channel_handler(AgentChannelContext context, std::string agent_id,
+                                                              const http::Request& upgrade) {
+  auto channel = std::make_shared<Channel>(std::move(context), std::move(agent_id), upgrade);
+  auto handler = std::make_shared<http::WebSocketHandler>();
+  handler->max_message_bytes = kMaxFrameBytes;
+  handler->on_open = [channel](const http::WebSocketPtr& socket) { channel->opened(socket); };
+  handler->on_message = [channel](const http::WebSocketPtr& socket, std::string text) {
+    channel->received(socket, text);
+  };
+  handler->on_close = [channel](const http::WebSocketPtr& socket, uint16_t code) { channel->closed(socket, code); };
+  return handler;
+}
+
+}  // namespace sindri::broker

@@ -1,0 +1,89 @@
+#include "broker/agent_channels.hpp"
+
+#include "value/json.hpp"
+#include "value/object_literal.hpp"
+#include "value/rfc3339.hpp"
+
+namespace sindri::broker {
+
+std::shared_ptr<AgentChannels::Counters> AgentChannels::attach(const std::string& agent_id,
+                                                               http::WebSocketPtr socket) {
+  auto counters = std::make_shared<Counters>();
+  http::WebSocketPtr replaced;
+  {
+    std::lock_guard lock(mutex_);
+    Entry& entry = entries_[agent_id];
+    replaced = std::move(entry.socket);
+    entry = Entry{std::move(socket), rfc3339::now(), counters};
+  }
+  if (replaced) replaced->close(1000, "replaced by a newer connection of the same agent");
+  return counters;
+}
+
+void AgentChannels::detach(const std::string& agent_id, const http::WebSocket* socket) {
+  std::lock_guard lock(mutex_);
+  auto found = entries_.find(agent_id);
+  if (found != entries_.end() && found->second.socket.get() == socket) entries_.erase(found);
+}
+
+void AgentChannels::push(const std::vector<std::string>& agent_ids, const std::string& frame) {
+  std::vector<std::pair<http::WebSocketPtr, std::shared_ptr<Counters>>> targets;
+  {
+    std::lock_guard lock(mutex_);
+    for (const std::string& agent_id : agent_ids) {
+      auto found = entries_.find(agent_id);
+      if (found != entries_.end()) targets.emplace_back(found->second.socket, found->second.counters);
+    }
+  }
+  for (auto& [socket, counters] : targets) {
+    if (socket->send(frame)) counters->out.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void AgentChannels::close(const std::string& agent_id, uint16_t code, const std::string& reason) {
+  http::WebSocketPtr socket;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = entries_.find(agent_id);
+    if (found == entries_.end()) return;
+    socket = std::move(found->second.socket);
+    entries_.erase(found);
+  }
+  socket->close(code, reason);
+}
+
+bool AgentChannels::empty() const {
+  std::lock_guard lock(mutex_);
+  return entries_.empty();
+}
+
+std::optional<std::string> AgentChannels::connected_since(std::string_view agent_id) const {
+  std::lock_guard lock(mutex_);
+  auto found = entries_.find(agent_id);
+  if (found == entries_.end()) return std::nullopt;
+  return found->second.connected_since;
+}
+
+Value AgentChannels::snapshot() const {
+  Array connections;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [agent_id, entry] : entries_) {
+      connections.push_back(make_object(
+          {{"agent_id", Value(agent_id)},
+           {"connected_since", Value(entry.connected_since)},
+           {"messages_in", Value(static_cast<int64_t>(entry.counters->in.load(std::memory_order_relaxed)))},
+           {"messages_out", Value(static_cast<int64_t>(entry.counters->out.load(std::memory_order_relaxed)))}}));
+    }
+  }
+  const auto count = static_cast<int64_t>(connections.size());
+  return make_object({{"connected_agents", Value(count)},
+                      {"connections", Value(std::move(connections))},
+                      {"live_subscribers", Value(int64_t{0})}});
+}
+
+std::string channel_frame(std::string_view type, const Value& body) {
+  return to_json(make_object({{"type", Value(type)}, {"body", body}}));
+}
+
+}  // namespace sindri::broker
