@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <thread>
 
 #include "agent/broker_api.hpp"
+#include "agent/broker_channel.hpp"
 #include "agent/health_server.hpp"
 #include "agent/reconciler.hpp"
 #include "agent/tasks.hpp"
@@ -20,12 +22,14 @@ Clock::duration seconds(double value) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
 }
 
-// Waits until `deadline` or until `stopping` is set; false when stopping.
-bool wait_until(Clock::time_point deadline, const std::atomic<bool>& stopping) {
+// Waits until `deadline`, until `stopping` is set or until `woken` says so;
+// false when stopping.
+bool wait_until(Clock::time_point deadline, const std::atomic<bool>& stopping,
+                const std::function<bool()>& woken = {}) {
   constexpr auto kSlice = std::chrono::milliseconds(20);
   while (!stopping) {
     const auto now = Clock::now();
-    if (now >= deadline) return true;
+    if (now >= deadline || (woken && woken())) return true;
     std::this_thread::sleep_for(std::min<Clock::duration>(deadline - now, kSlice));
   }
   return false;
@@ -143,6 +147,7 @@ class Loop {
     tasks_ = std::make_unique<Tasks>(broker_, run_.hooks, agent_id_, [this](const std::string& line) { log(line); });
     worker_ =
         std::make_unique<TaskWorker>(settings_, run_.hooks, agent_id_, [this](const std::string& line) { log(line); });
+    channel_ = std::make_unique<BrokerChannel>(settings_, [this](const std::string& line) { log(line); });
     return Ok{};
   }
 
@@ -238,6 +243,9 @@ class Loop {
     while (!stopping_) {
       failing_ = false;
       auto now = Clock::now();
+      // A push from the broker: poll now rather than at the interval.
+      if (channel_->take_target_push()) next_poll = std::min(next_poll, now);
+      if (channel_->take_work_push()) next_task = std::min(next_task, now);
       SINDRI_CHECK(send_events());
       SINDRI_CHECK(note(worker_->finished()));
       if (!failing_ && now >= next_heartbeat) {
@@ -272,7 +280,7 @@ class Loop {
       auto next = next_heartbeat;
       if (status_ == "ACTIVE") next = std::min({next, next_poll, next_task});
       if (status_ == "ACTIVE" && settings_.deployment_health_enabled) next = std::min(next, next_health);
-      wait_until(next, stopping_);
+      wait_until(next, stopping_, [this] { return channel_->pushed(); });
     }
     return Ok{};
   }
@@ -290,6 +298,7 @@ class Loop {
   std::deque<PendingEvent> events_;
   std::unique_ptr<Tasks> tasks_;
   std::unique_ptr<TaskWorker> worker_;  // after what its pass uses: stopped and waited for first
+  std::unique_ptr<BrokerChannel> channel_;
   int64_t refusals_ = 0;
   bool failing_ = false;
   std::string fatal_;  // a refused PAK met while reporting an apply

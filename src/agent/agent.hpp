@@ -7,8 +7,10 @@
 // deployment_health_interval, diagnostics, work orders and agent-delivered
 // webhooks every task_interval (the last two on a worker thread, so that a
 // long Job holds up nothing else); all but the heartbeat only while the agent
-// is ACTIVE. A broker that is down or answers 5xx is retried with backoff;
-// a PAK refused auth_failure_limit times in a row ends the run with exit 1.
+// is ACTIVE. A push over the broker's agent channel (broker_channel.hpp)
+// brings the next target-state poll (or work-order pass) forward to now. A
+// broker that is down or answers 5xx is retried with backoff; a PAK refused
+// auth_failure_limit times in a row ends the run with exit 1.
 
 #include <atomic>
 #include <functional>

@@ -129,6 +129,19 @@ const std::array kSettings = {
                  .description = "Take any certificate from an HTTPS broker, unchecked (true or false): anyone on "
                                 "the way can read the PAK",
                  .field = &AgentSettings::insecure_skip_tls_verify},
+    AgentSetting{.key = "agent.ws_url",
+                 .variable = "SINDRI_AGENT_WS_URL",
+                 .brokkr_variable = "BROKKR__AGENT__WS_URL",
+                 .flag = "--ws-url",
+                 .description = "The broker's agent channel; empty: the broker URL as ws:// or wss:// with "
+                                "/internal/ws/agent",
+                 .field = &AgentSettings::ws_url},
+    AgentSetting{.key = "agent.ws_force_rest",
+                 .variable = "SINDRI_AGENT_WS_FORCE_REST",
+                 .brokkr_variable = "BROKKR__AGENT__WS_FORCE_REST",
+                 .flag = "--ws-force-rest",
+                 .description = "Never open the broker's agent channel; only poll (true or false)",
+                 .field = &AgentSettings::ws_force_rest},
     AgentSetting{.key = "agent.sink",
                  .variable = "SINDRI_AGENT_SINK",
                  .flag = "--sink",
@@ -214,10 +227,10 @@ const std::array kSettings = {
                  .field = &AgentSettings::auth_failure_limit},
 };
 
-// Keys of Brokkr's [agent] table that Sindri's agent has no use for (its
-// WebSocket channel and caches), accepted so that its files still load.
-constexpr std::array kIgnoredBrokkrKeys = {std::string_view("ws_force_rest"), std::string_view("ws_url"),
-                                           std::string_view("kube_event_uid_cache_cap")};
+// Keys of Brokkr's [agent] table that Sindri's agent has no use for (the
+// cache of its Kubernetes event stream), accepted so that its files still
+// load.
+constexpr std::array kIgnoredBrokkrKeys = {std::string_view("kube_event_uid_cache_cap")};
 
 Status apply_value(AgentSettings& settings, const AgentSetting& setting, const Value& value, const std::string& where) {
   return std::visit(

@@ -42,6 +42,8 @@ struct AgentSettings {
   int64_t max_retries = 60;
   std::string ca_file;
   bool insecure_skip_tls_verify = false;
+  std::string ws_url;  // empty: from broker_url
+  bool ws_force_rest = false;
   std::string sink = "kubernetes";
   // Seconds, fractions allowed, so that tests run in fractions of a second.
   double startup_retry_interval = 1;

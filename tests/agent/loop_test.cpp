@@ -136,6 +136,44 @@ TEST_F(AgentLoop, AppliesThenStopsWithExit0) {
   EXPECT_TRUE(fs::exists(sink_ / stack_id_ / "core_ConfigMap_default_web.yaml"));
 }
 
+int64_t channels_open(sindri::http::Client& admin) {
+  Reply connections = call(admin, "GET", "/api/v1/admin/ws/connections");
+  const Value* count = connections.json.is_object() ? connections.json.find("connected_agents") : nullptr;
+  return count != nullptr && count->is_int() ? count->get_int() : -1;
+}
+
+// Polling once an hour, the agent applies a new object at the broker's push.
+TEST_F(AgentLoop, APushOverTheChannelIsAppliedLongBeforeTheNextPoll) {
+  run_.settings.polling_interval = 3600;
+  std::atomic<bool> stopping{false};
+  int code = -1;
+  std::thread agent([&] { code = run_agent(run_, stopping); });
+  const bool connected = eventually([&] { return channels_open(*admin_) == 1; });
+  // The polls at the start and at the channel's opening are over by then.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pushed\n");
+  const bool applied = eventually([&] { return fs::exists(sink_ / stack_id_ / "core_ConfigMap_default_pushed.yaml"); });
+  stopping = true;
+  agent.join();
+  ASSERT_TRUE(connected) << log();
+  EXPECT_TRUE(applied) << log();
+  EXPECT_EQ(code, 0) << log();
+  EXPECT_NE(log().find("agent channel open at ws://"), std::string::npos) << log();
+}
+
+TEST_F(AgentLoop, WithWsForceRestTheChannelIsNeverOpened) {
+  run_.settings.ws_force_rest = true;
+  std::atomic<bool> stopping{false};
+  std::thread agent([&] { run_agent(run_, stopping); });
+  deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: polled\n");
+  const bool applied = eventually([&] { return fs::exists(sink_ / stack_id_ / "core_ConfigMap_default_polled.yaml"); });
+  const int64_t open = channels_open(*admin_);
+  stopping = true;
+  agent.join();
+  EXPECT_TRUE(applied) << log();
+  EXPECT_EQ(open, 0);
+}
+
 TEST_F(AgentLoop, ARefusedPakEndsTheRunWith1) {
   std::atomic<bool> stopping{false};
   int code = -1;

@@ -223,6 +223,8 @@ TEST_F(SettingsTest, BrokkrsTomlFileIsReadAsBrokkrsAgentReadsIt) {
   EXPECT_EQ(loaded->broker_url, "http://broker:3000");
   EXPECT_EQ(loaded->polling_interval, 15);
   EXPECT_EQ(loaded->kubeconfig, "/etc/brokkr/kubeconfig");
+  EXPECT_TRUE(loaded->ws_force_rest);
+  EXPECT_EQ(loaded->ws_url, "ws://proxy:8666/internal/ws/agent");
   EXPECT_EQ(loaded->max_retries, 20);
   EXPECT_EQ(loaded->pak, "brokkr_BRabc_secret");
   EXPECT_EQ(loaded->agent_name, "edge-1");

@@ -79,8 +79,8 @@ void write_agent_section(std::ostringstream& out) {
       << "interval, timeout and backoff takes fractions of a second. A bad value stops the agent\n"
       << "(exit 2) with an error naming the file, variable or flag.\n\n";
   write_agent_table(out);
-  out << "\nBrokkr's keys `ws_force_rest`, `ws_url` and `kube_event_uid_cache_cap` (its WebSocket channel)\n"
-      << "are accepted in the file and ignored.\n\n"
+  out << "\nBrokkr's key `kube_event_uid_cache_cap` (a cache of its Kubernetes event stream) is accepted in\n"
+      << "the file and ignored.\n\n"
       << "## Agent names outside the rule\n\n"
       << "The rule: the key is `agent.NAME`, the variable `SINDRI_AGENT_` and NAME in capitals,\n"
       << "Brokkr's `BROKKR__AGENT__` and NAME in capitals, the flag `--` and NAME with `-` for `_`.\n\n";
