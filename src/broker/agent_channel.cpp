@@ -3,14 +3,15 @@
 #include <optional>
 #include <utility>
 
+#include "broker/api_error.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
 
-// Brokkr's agents send frames of 1 MiB at most (a health batch of many
-// objects); larger ones close the socket (1009).
+// Brokkr's agents send one object's event or health a frame; a frame
+// larger than this closes the socket (1009).
 constexpr size_t kMaxFrameBytes = 4 * 1024 * 1024;
 
 // Frames the broker sends and never takes back.
@@ -40,7 +41,15 @@ struct RestCall {
   Value body;
 };
 
-// The REST call a frame stands for.
+// Brokkr's agent sends a health summary as JSON text (a serialised
+// object); the REST call takes the object.
+Value summary_object(const Value& summary) {
+  if (!summary.is_string()) return summary;
+  auto parsed = parse_json(summary.get_string());
+  return parsed.ok() ? std::move(parsed).value() : summary;
+}
+
+// The REST call a frame stands for (heartbeat, agent_event, agent_health).
 RestCall rest_call_for(std::string_view type, const Value& body, const std::string& agent_id) {
   const std::string agent_path = "/api/v1/agents/" + agent_id;
   if (type == "heartbeat") {
@@ -50,8 +59,11 @@ RestCall rest_call_for(std::string_view type, const Value& body, const std::stri
     return {"POST", agent_path + "/events",
             present_fields(body, {"deployment_object_id", "event_type", "status", "message"})};
   }
-  Value report = present_fields(body, {"status", "summary", "checked_at"});
+  Value report = present_fields(body, {"status", "checked_at"});
   if (const Value* object_id = body.find("deployment_object_id")) report.set("id", *object_id);
+  if (const Value* summary = body.find("summary"); summary != nullptr && !summary->is_null()) {
+    report.set("summary", summary_object(*summary));
+  }
   return {"PATCH", agent_path + "/health-status", make_object({{"deployment_objects", Value(Array{std::move(report)})}})};
 }
 
@@ -65,7 +77,7 @@ class Channel {
         remote_(upgrade.remote) {}
 
   void opened(const http::WebSocketPtr& socket) {
-    counters_ = context_.channels.attach(agent_id_, socket);
+    counters_ = context_.channels.attach(agent_id_, socket, authorization_);
     context_.log.info("agent channel opened", {{"agent_id", Value(agent_id_)}, {"remote", Value(remote_)}});
   }
 
@@ -107,9 +119,18 @@ class Channel {
     if (!user_agent_.empty()) request.headers.push_back({"User-Agent", user_agent_});
     request.body = to_json(call.body);
     request.remote = remote_;
-    const http::Response response = context_.dispatch(request);
+    http::Response response = context_.dispatch(request);
+    // None of the three routes defers its answer; one that did would be
+    // lost here, so it is the broker's error.
+    if (response.later) {
+      response = error_response(
+          ApiError{500, "internal_error", "the broker deferred an answer the channel cannot wait for", Value(), {}});
+    }
     if (response.status >= 200 && response.status < 300) return;
-    if (response.status == 401) return refuse(socket, 1008, "the agent's PAK was refused");
+    if (response.status == 401) {
+      context_.log.warn("agent channel closed: its PAK was refused", {{"agent_id", Value(agent_id_)}});
+      return socket->close(1008, "the agent's PAK was refused");
+    }
     auto error = parse_json(response.payload());
     Value details = error.ok() ? std::move(error).value() : Value(std::string(response.payload()));
     if (socket->send(channel_frame("error", make_object({{"in_reply_to", Value(kind)},

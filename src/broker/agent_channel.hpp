@@ -4,10 +4,10 @@
 // sends frames {"type", "body"}. heartbeat, agent_event and agent_health are
 // answered as the REST calls they stand for (POST /agents/{id}/heartbeat,
 // POST /agents/{id}/events, PATCH /agents/{id}/health-status): the same
-// checks, webhooks and audit, under the PAK the socket was opened with, so
-// that a revoked PAK stops the socket too. A refusal comes back as a frame
+// checks and webhooks, under the PAK the socket was opened with, so that a
+// revoked PAK stops the socket too. A refusal comes back as a frame
 // {"type": "error", "body": {"in_reply_to", "status", "error"}} (Brokkr's
-// agents ignore types they do not know). Frames that break the protocol
+// agents log a type they do not know and go on). Frames that break the protocol
 // close the socket with a code saying how: 1007 not a JSON frame of that
 // shape, 1003 a type the broker does not take, 1008 a frame about another
 // agent or a refused PAK.

@@ -6,15 +6,17 @@
 
 namespace sindri::broker {
 
-std::shared_ptr<AgentChannels::Counters> AgentChannels::attach(const std::string& agent_id,
-                                                               http::WebSocketPtr socket) {
+AgentChannels::AgentChannels(PakCheck pak_still_valid) : pak_still_valid_(std::move(pak_still_valid)) {}
+
+std::shared_ptr<AgentChannels::Counters> AgentChannels::attach(const std::string& agent_id, http::WebSocketPtr socket,
+                                                               std::string authorization) {
   auto counters = std::make_shared<Counters>();
   http::WebSocketPtr replaced;
   {
     std::lock_guard lock(mutex_);
     Entry& entry = entries_[agent_id];
     replaced = std::move(entry.socket);
-    entry = Entry{std::move(socket), rfc3339::now(), counters};
+    entry = Entry{std::move(socket), rfc3339::now(), counters, std::move(authorization)};
   }
   if (replaced) replaced->close(1000, "replaced by a newer connection of the same agent");
   return counters;
@@ -27,16 +29,21 @@ void AgentChannels::detach(const std::string& agent_id, const http::WebSocket* s
 }
 
 void AgentChannels::push(const std::vector<std::string>& agent_ids, const std::string& frame) {
-  std::vector<std::pair<http::WebSocketPtr, std::shared_ptr<Counters>>> targets;
+  std::vector<std::pair<std::string, Entry>> targets;
   {
     std::lock_guard lock(mutex_);
     for (const std::string& agent_id : agent_ids) {
       auto found = entries_.find(agent_id);
-      if (found != entries_.end()) targets.emplace_back(found->second.socket, found->second.counters);
+      if (found != entries_.end()) targets.emplace_back(agent_id, found->second);
     }
   }
-  for (auto& [socket, counters] : targets) {
-    if (socket->send(frame)) counters->out.fetch_add(1, std::memory_order_relaxed);
+  for (auto& [agent_id, entry] : targets) {
+    if (!pak_still_valid_(entry.authorization)) {
+      detach(agent_id, entry.socket.get());
+      entry.socket->close(1008, "the agent's PAK was refused");
+      continue;
+    }
+    if (entry.socket->send(frame)) entry.counters->out.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
@@ -50,6 +57,15 @@ void AgentChannels::close(const std::string& agent_id, uint16_t code, const std:
     entries_.erase(found);
   }
   socket->close(code, reason);
+}
+
+std::vector<std::string> AgentChannels::connected_among(const std::vector<std::string>& agent_ids) const {
+  std::vector<std::string> connected;
+  std::lock_guard lock(mutex_);
+  for (const std::string& agent_id : agent_ids) {
+    if (entries_.find(agent_id) != entries_.end()) connected.push_back(agent_id);
+  }
+  return connected;
 }
 
 bool AgentChannels::empty() const {

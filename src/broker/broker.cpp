@@ -78,6 +78,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
       config_(config),
       broker_id_(new_uuid()),
       counters_(std::chrono::milliseconds(config.current()->peer_change_delay_ms)),
+      agent_channels_([this](const std::string& authorization) { return pak_still_valid(authorization); }),
       services_{db, log, target_states_, config, webhook_key_} {
   for (ApiRoute& route : all_routes()) {
     const std::string pattern = std::string(kApiPrefix) + route.pattern;
@@ -99,6 +100,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
   render_pool_ = std::make_unique<RenderPool>(config_);
   services_.render_pool = render_pool_.get();
   services_.agent_channels = &agent_channels_;
+  services_.note_write = [this] { counters_.wrote(false); };
 }
 
 http::Response Broker::respond_to(http::Request& request, const ApiRoute& route, const http::PathParams& params,
@@ -337,6 +339,15 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
   return (*match.handler)(request, match.params);
 }
 
+bool Broker::pak_still_valid(const std::string& authorization) {
+  auto counters = counters_.current(db_, false);
+  // The database unreachable says nothing of the PAK.
+  if (!counters.ok()) return true;
+  http::Request probe;
+  probe.headers = {{"Authorization", authorization}};
+  return authenticate(db_, probe, credentials_, counters->credentials).ok();
+}
+
 http::Response Broker::open_agent_channel(http::Request& request) {
   if (request.method != "GET") return agent_channel_method_not_allowed(request);
   auto counters = counters_.current(db_, false);
@@ -344,8 +355,10 @@ http::Response Broker::open_agent_channel(http::Request& request) {
   auto caller = authenticate(db_, request, credentials_, counters->credentials);
   if (!caller.ok()) return refuse_unauthenticated(request, caller.error());
   if (caller->kind != Identity::Kind::Agent) {
-    return error_response(forbidden("agent_pak_required", std::string("the agent channel takes an agent PAK, not a ") +
-                                                              std::string(caller->kind_name()) + " PAK"));
+    const bool admin = caller->kind == Identity::Kind::Admin;
+    return error_response(forbidden("agent_pak_required", std::string("the agent channel takes an agent PAK; this one "
+                                                                      "belongs to ") +
+                                                              (admin ? "the admin" : "a generator")));
   }
   if (!request.wants_websocket()) {
     http::Response response = render_error(426, "upgrade_required",

@@ -75,6 +75,8 @@ class Broker {
   http::Response refuse_unauthenticated(const http::Request& request, const ApiError& error);
   // GET /internal/ws/agent (agent_channel.hpp).
   http::Response open_agent_channel(http::Request& request);
+  // Whether an open socket's Authorization still authenticates.
+  bool pak_still_valid(const std::string& authorization);
 
   store::Database& db_;
   Logger& log_;

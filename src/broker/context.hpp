@@ -52,6 +52,9 @@ struct Services {
   RenderPool* render_pool = nullptr;
   // The agents connected over the WebSocket channel; set by the broker.
   AgentChannels* agent_channels = nullptr;
+  // Makes this broker read the database's counters afresh for the next
+  // request: before a push, whose agent polls at once. Set by the broker.
+  std::function<void()> note_write = [] {};
 };
 
 // A handler's work for the render pool. It runs after the handler has

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "broker_process.hpp"
 #include "http/websocket_client.hpp"
@@ -48,11 +51,23 @@ class AgentChannel : public ::testing::Test {
     if (!pak.empty()) options.headers = {{"Authorization", "Bearer " + pak}};
     return WebSocketClient::connect(url(), options, failure);
   }
+  // Returns once the broker has registered the socket (after the 101 the
+  // client reads first), so that a push made next reaches it.
   std::unique_ptr<WebSocketClient> open_agent() {
+    const int64_t before = connections_since();
     WebSocketEnd failure;
     auto socket = open(agent_pak_, failure);
     EXPECT_NE(socket, nullptr) << failure.message;
+    for (int i = 0; i < 500 && connections_since() == before; ++i) std::this_thread::sleep_for(10ms);
     return socket;
+  }
+  // How many sockets the broker has registered, replaced ones included.
+  int64_t connections_since() {
+    const Value snapshot = connections();
+    const Value* list = snapshot.find("connections");
+    if (list == nullptr || list->size() == 0) return 0;
+    registered_.insert(text_of(*list->at(0), "connected_since"));
+    return static_cast<int64_t>(registered_.size());
   }
 
   // The next frame, parsed; Null when none came within 5 s.
@@ -91,6 +106,7 @@ class AgentChannel : public ::testing::Test {
   std::unique_ptr<BrokerProcess> broker_;
   std::unique_ptr<sindri::http::Client> admin_, generator_;
   std::string generator_pak_, stack_id_, agent_id_, agent_pak_;
+  std::set<std::string> registered_;
 };
 
 TEST_F(AgentChannel, OnlyAnAgentPakOpensItAndTheRefusalComesBeforeTheUpgrade) {
@@ -130,11 +146,20 @@ TEST_F(AgentChannel, AChangeMadeOverRestIsPushedToTheAgent) {
   EXPECT_EQ(text_of(*stack.find("body"), "id"), stack_id_);
   EXPECT_EQ(text_of(*stack.find("body"), "name"), "s");
 
+  // Deleting the stack: its deletion marker is pushed too.
+  Reply deleted = call(*generator_, "DELETE", "/api/v1/stacks/" + stack_id_);
+  ASSERT_EQ(deleted.status, 204) << deleted.body;
+  Value removal = next_frame(*socket);
+  ASSERT_TRUE(removal.is_object());
+  EXPECT_EQ(text_of(removal, "type"), "stack_changed");
+  EXPECT_EQ(text_of(*removal.find("body"), "id"), stack_id_);
+  EXPECT_FALSE(removal.find("body")->find("deleted_at")->is_null());
+
   Value snapshot = connections();
   EXPECT_EQ(snapshot.find("connected_agents")->get_int(), 1);
   const Value& connection = *snapshot.find("connections")->at(0);
   EXPECT_EQ(text_of(connection, "agent_id"), agent_id_);
-  EXPECT_EQ(connection.find("messages_out")->get_int(), 2);
+  EXPECT_EQ(connection.find("messages_out")->get_int(), 3);
   Reply fleet = call(*admin_, "GET", "/api/v1/fleet");
   ASSERT_EQ(fleet.status, 200) << fleet.body;
   EXPECT_TRUE(fleet.json.at(0)->find("ws_connected")->get_bool()) << fleet.body;
@@ -158,7 +183,8 @@ TEST_F(AgentChannel, FramesAreStoredAsTheirRestCallsAndARefusalComesBackAsAnErro
                            R"(","event_type":"DEPLOY","status":"SUCCESS","message":"applied"}})"));
   ASSERT_TRUE(socket->send(R"({"type":"agent_health","body":{"agent_id":")" + agent_id_ +
                            R"(","deployment_object_id":")" + object_id +
-                           R"(","status":"healthy","summary":null,"checked_at":"2026-01-01T00:00:00Z"}})"));
+                           R"(","status":"healthy","checked_at":"2026-01-01T00:00:00Z",)"
+                           R"("summary":"{\"pods_ready\":1,\"pods_total\":1,\"conditions\":[],\"resources\":[]}"}})"));
   // An object of no targeted stack: refused as the REST call is, in a frame.
   ASSERT_TRUE(socket->send(R"({"type":"agent_event","body":{"agent_id":")" + agent_id_ +
                            R"(","deployment_object_id":"00000000-0000-4000-8000-000000000000",)"
@@ -216,6 +242,29 @@ TEST_F(AgentChannel, ARotatedPakOrANewerSocketClosesTheOldOne) {
   WebSocketEnd failure;
   EXPECT_EQ(open(agent_pak_, failure), nullptr);
   EXPECT_EQ(failure.refused_status, 401) << failure.message;
+}
+
+// Python's websockets, an implementation of its own, against the channel.
+TEST_F(AgentChannel, AnIndependentClientIsPushedAndClosedAsOurs) {
+  const std::string command = std::string(SINDRI_PYTHON3) + " " SINDRI_SOURCE_DIR "/tests/broker/agent_channel_client.py " +
+                              url() + " " + agent_pak_ + " 2>&1";
+  FILE* client = popen(command.c_str(), "r");
+  ASSERT_NE(client, nullptr);
+  auto next_line = [&] {
+    char line[512] = {};
+    if (fgets(line, sizeof line, client) == nullptr) return std::string("(end)");
+    std::string text(line);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  };
+  const std::string opened = next_line();
+  if (opened == "open") target_stack();
+  const std::string frame = next_line();
+  const std::string closed = next_line();
+  pclose(client);
+  EXPECT_EQ(opened, "open");
+  EXPECT_EQ(frame, "frame target_changed " + stack_id_);
+  EXPECT_EQ(closed, "closed 1007");
 }
 
 }  // namespace
