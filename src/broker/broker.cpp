@@ -29,10 +29,6 @@ std::string refusal_code(Allow allowed) {
   return "forbidden";
 }
 
-// Who an authenticated connection belongs to, as the render pool counts its
-// renders ("generator:<id>").
-std::string identity_key(const Identity& caller) { return std::string(caller.kind_name()) + ":" + caller.id; }
-
 // Every 429 and 503 tells the client when to try again; an answer that
 // knows better (the render pool's) has set its own.
 constexpr std::string_view kRetryAfterSeconds = "1";
@@ -93,7 +89,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
       http::Response response = respond_to(request, route, params, caller.value(), *counters);
       // A valid PAK: whatever the answer, no connection cap closes this one.
       response.authenticated = true;
-      response.identity = identity_key(caller.value());
+      response.identity = caller->key();
       return response;
     });
   }
@@ -120,7 +116,7 @@ http::Response Broker::respond_to(http::Request& request, const ApiRoute& route,
     return response;
   }
   // The work that writes runs later: its write is counted when it answers.
-  return http::on_final_answer(std::move(response), [this, identity = identity_key(caller)](http::Response& deferred) {
+  return http::on_final_answer(std::move(response), [this, identity = caller.key()](http::Response& deferred) {
     counters_.wrote(false);
     deferred.authenticated = true;
     deferred.identity = identity;
@@ -371,7 +367,7 @@ http::Response Broker::open_agent_channel(http::Request& request) {
       AgentChannelContext{agent_channels_, log_, [this](http::Request& internal) { return handle(internal); }},
       caller->id, request);
   response.authenticated = true;
-  response.identity = identity_key(caller.value());
+  response.identity = caller->key();
   return response;
 }
 

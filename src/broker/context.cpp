@@ -106,25 +106,18 @@ http::Response internal_error(Logger& log, std::string_view method, std::string_
                                  std::nullopt});
 }
 
-// The client may retry once the broker is up again.
-void add_retry_after_stop(http::Response& response) { response.headers.push_back({"Retry-After", "1"}); }
-
 }  // namespace
 
 http::Response Call::on_render_pool(RenderWork work) const {
   http::Response response;
   response.later = [&services = services, caller = caller, method = request.method, path = request.path,
                     work = std::move(work)](http::Answer answer) mutable {
-    const std::string identity = std::string(caller.kind_name()) + ":" + caller.id;
     services.render_pool->submit(
-        identity,
+        caller.key(),
         [&services, method, path, work = std::move(work), answer] {
           http::Response response;
           try {
-            auto result = work();
-            const bool cancelled = !result.ok() && result.error().code == "shutting_down";
-            response = answer_of(std::move(result), services.log, method, path);
-            if (cancelled) add_retry_after_stop(response);
+            response = answer_of(work(), services.log, method, path);
           } catch (...) {
             response = internal_error(services.log, method, path, "render");
           }

@@ -31,6 +31,8 @@ struct Identity {
   bool is_generator(std::string_view generator_id) const { return kind == Kind::Generator && id == generator_id; }
   bool is_agent(std::string_view agent_id) const { return kind == Kind::Agent && id == agent_id; }
   const char* kind_name() const;
+  // "generator:<id>": whom the render pool and the connection caps count.
+  std::string key() const { return std::string(kind_name()) + ":" + id; }
 };
 
 class ConfigReloader;
