@@ -11,29 +11,12 @@
 #include "agent/health_server.hpp"
 #include "agent/reconciler.hpp"
 #include "agent/tasks.hpp"
+#include "agent/wait.hpp"
 #include "value/members.hpp"
 
 namespace sindri::agent {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-Clock::duration seconds(double value) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
-}
-
-// Waits until `deadline`, until `stopping` is set or until `woken` says so;
-// false when stopping.
-bool wait_until(Clock::time_point deadline, const std::atomic<bool>& stopping,
-                const std::function<bool()>& woken = {}) {
-  constexpr auto kSlice = std::chrono::milliseconds(20);
-  while (!stopping) {
-    const auto now = Clock::now();
-    if (now >= deadline || (woken && woken())) return true;
-    std::this_thread::sleep_for(std::min<Clock::duration>(deadline - now, kSlice));
-  }
-  return false;
-}
 
 struct PendingEvent {
   std::string object_id;

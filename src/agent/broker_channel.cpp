@@ -4,13 +4,12 @@
 #include <chrono>
 #include <random>
 
+#include "agent/wait.hpp"
 #include "http/websocket_client.hpp"
 #include "value/json.hpp"
 
 namespace sindri::agent {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Brokkr's agent stops trying the channel after this many refusals in a row.
 constexpr int kRefusalsBeforeGivingUp = 5;
@@ -44,14 +43,10 @@ BrokerChannel::~BrokerChannel() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool BrokerChannel::wait_backoff(double seconds) {
+bool BrokerChannel::wait_backoff(double backoff) {
   thread_local std::mt19937 random{std::random_device{}()};
-  const double jittered = seconds * std::uniform_real_distribution<double>(0.8, 1.2)(random);
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(jittered));
-  while (!stopping_ && Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::min<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(20)));
-  }
-  return !stopping_;
+  const double jittered = backoff * std::uniform_real_distribution<double>(0.8, 1.2)(random);
+  return wait_until(Clock::now() + seconds(jittered), stopping_);
 }
 
 void BrokerChannel::take(const std::string& frame) {

@@ -37,8 +37,8 @@ class BrokerChannel {
 
  private:
   void run();
-  // Waits `seconds` with ±20% jitter; false when stopping.
-  bool wait_backoff(double seconds);
+  // Waits `backoff` seconds with ±20% jitter; false when stopping.
+  bool wait_backoff(double backoff);
   void take(const std::string& frame);
 
   const AgentSettings& settings_;
