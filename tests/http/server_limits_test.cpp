@@ -422,11 +422,9 @@ TEST_F(ServerLimitsTest, AFloodFromOneAddressMakesRoomFromItsOwnConnections) {
 
 class ServerTlsTest : public ServerLimitsTest {
  protected:
-  void start_tls(const sindri_test::CertificateFiles& served, std::string client_ca = "") {
-    auto context = TlsServerContext::load(
-        TlsFiles{served.cert.string(), served.key.string(), std::move(client_ca)}, 10ms);
+  void start_tls(const sindri_test::CertificateFiles& served, ServerOptions options = {}) {
+    auto context = TlsServerContext::load(TlsFiles{served.cert.string(), served.key.string(), ""}, 10ms);
     ASSERT_TRUE(context.ok()) << context.error().message;
-    ServerOptions options;
     options.tls = *context;
     start(options);
   }
@@ -504,13 +502,9 @@ TEST_F(ServerTlsTest, ConnectionsOneAfterAnotherAllSucceedAndResumeTheSession) {
 // arrives: the server reads and drops what follows rather than reset the
 // connection under the answer.
 TEST_F(ServerTlsTest, ABodyOverTheLimitIsAnswered413WhileItStillArrives) {
-  auto context = TlsServerContext::load(
-      TlsFiles{certificates_.server.cert.string(), certificates_.server.key.string(), ""});
-  ASSERT_TRUE(context.ok()) << context.error().message;
   ServerOptions options;
-  options.tls = *context;
   options.body_limit = 1000;
-  start(options);
+  start_tls(certificates_.server, options);
   const auto client = sindri_test::client_context(certificates_.ca.cert.string());
   sindri_test::OpenSslConnection connection(port(), client.get());
   ASSERT_TRUE(connection.handshake_ok());
@@ -543,13 +537,9 @@ TEST_F(ServerTlsTest, AClientThatDoesNotTrustTheCertificateFailsTheHandshake) {
 }
 
 TEST_F(ServerTlsTest, AHandshakeThatNeverEndsMeetsTheHeaderDeadline) {
-  auto context = TlsServerContext::load(
-      TlsFiles{certificates_.server.cert.string(), certificates_.server.key.string(), ""});
-  ASSERT_TRUE(context.ok()) << context.error().message;
   ServerOptions options;
-  options.tls = *context;
   options.header_timeout = 150ms;
-  start(options);
+  start_tls(certificates_.server, options);
   RawConnection stalled(port());
   stalled.send(std::string(1, '\x16'));
   EXPECT_TRUE(stalled.closed_without_answer());
