@@ -58,8 +58,11 @@ class AgentChannel : public ::testing::Test {
     WebSocketEnd failure;
     auto socket = open(agent_pak_, failure);
     EXPECT_NE(socket, nullptr) << failure.message;
-    for (int i = 0; i < 500 && connections_since() == before; ++i) std::this_thread::sleep_for(10ms);
+    if (socket) wait_for_registration_after(before);
     return socket;
+  }
+  void wait_for_registration_after(int64_t before) {
+    for (int i = 0; i < 500 && connections_since() == before; ++i) std::this_thread::sleep_for(10ms);
   }
   // How many sockets the broker has registered, replaced ones included.
   int64_t connections_since() {
@@ -257,8 +260,14 @@ TEST_F(AgentChannel, AnIndependentClientIsPushedAndClosedAsOurs) {
     while (!text.empty() && text.back() == '\n') text.pop_back();
     return text;
   };
+  const int64_t before = connections_since();
   const std::string opened = next_line();
-  if (opened == "open") target_stack();
+  // "open" follows the client's reading of the 101; the broker registers
+  // the socket after writing it, so wait for that before the push.
+  if (opened == "open") {
+    wait_for_registration_after(before);
+    target_stack();
+  }
   const std::string frame = next_line();
   const std::string closed = next_line();
   pclose(client);
