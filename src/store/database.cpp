@@ -56,6 +56,14 @@ DbResult<Rows> Database::read_statement(std::string_view sql, std::span<const Va
   return query_alone(sql, params);
 }
 
+DbResult<std::unique_ptr<Listener>> Database::listen(std::string_view) {
+  return DbError{DbError::Kind::Invalid, "this database carries no notices between processes"};
+}
+
+DbStatus Database::notify(std::string_view, std::string_view) {
+  return DbError{DbError::Kind::Invalid, "this database carries no notices between processes"};
+}
+
 DbResult<std::unique_ptr<Database>> Database::open(const std::string& url, const OpenOptions& options) {
   if (!options.tenant_schema.empty() && !is_valid_schema_name(options.tenant_schema)) {
     return DbError{DbError::Kind::Invalid,

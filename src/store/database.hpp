@@ -75,6 +75,20 @@ struct OpenOptions {
   bool create_if_missing = true;
 };
 
+// A connection of its own that hears the notices processes sharing the
+// database send (PostgreSQL's LISTEN). One thread uses it.
+class Listener {
+ public:
+  virtual ~Listener() = default;
+  // The payloads that arrived within `timeout`, oldest first (none when it
+  // passed quietly); Unavailable when the connection was lost, after which
+  // the listener is spent and a new one must be opened.
+  virtual DbResult<std::vector<std::string>> wait(std::chrono::milliseconds timeout) = 0;
+};
+
+// The largest payload notify() carries (PostgreSQL's limit is 8000 bytes).
+inline constexpr size_t kMaxNoticeBytes = 7900;
+
 // A database and its connection pool. Thread-safe.
 class Database {
  public:
@@ -121,6 +135,15 @@ class Database {
     uint64_t wal_checkpoints = 0;  // SQLite's, run off the write path
   };
   virtual PoolStats pool_stats() const = 0;
+
+  // Whether processes sharing this database hear each other's notices
+  // (PostgreSQL); SQLite has one process, and neither call below.
+  virtual bool carries_notices() const { return false; }
+  // Opens a listener for `topic` (a tenant schema hears only its own).
+  virtual DbResult<std::unique_ptr<Listener>> listen(std::string_view topic);
+  // Sends `payload` (at most kMaxNoticeBytes) to every listener of `topic`,
+  // at once, outside any transaction.
+  virtual DbStatus notify(std::string_view topic, std::string_view payload);
 
  protected:
   // read_statement() once the statement is known to be a SELECT.

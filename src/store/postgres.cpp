@@ -1,9 +1,11 @@
 #include "store/postgres.hpp"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <random>
 #include <thread>
@@ -120,6 +122,7 @@ class PgConnection final : public Connection {
   }
   // A statement failed and the transaction can only be rolled back.
   bool transaction_failed() const { return PQtransactionStatus(conn_) == PQTRANS_INERROR; }
+  PGconn* raw() const { return conn_; }
 
  private:
   DbError error(const PGresult* result, std::string_view sql);
@@ -370,10 +373,53 @@ DbResult<std::unique_ptr<PgConnection>> connect(const std::string& url, const st
   return conn;
 }
 
+// A tenant schema's brokers hear only each other: the channel carries the
+// schema's name (channel names are identifiers, at most 63 bytes).
+std::string channel_of(std::string_view topic, const std::string& schema) {
+  std::string channel(topic);
+  if (!schema.empty()) channel += "_" + schema;
+  return channel.substr(0, 63);
+}
+
+class PgListener final : public Listener {
+ public:
+  explicit PgListener(std::unique_ptr<PgConnection> conn) : conn_(std::move(conn)) {}
+
+  DbResult<std::vector<std::string>> wait(std::chrono::milliseconds timeout) override {
+    std::vector<std::string> payloads = take();
+    if (!payloads.empty()) return payloads;
+    pollfd ready{PQsocket(conn_->raw()), POLLIN, 0};
+    if (ready.fd < 0) return lost();
+    const int polled = ::poll(&ready, 1, static_cast<int>(timeout.count()));
+    if (polled < 0 && errno != EINTR) return lost();
+    if (polled > 0 && PQconsumeInput(conn_->raw()) == 0) return lost();
+    if (PQstatus(conn_->raw()) != CONNECTION_OK) return lost();
+    return take();
+  }
+
+ private:
+  std::vector<std::string> take() {
+    std::vector<std::string> payloads;
+    while (PGnotify* notice = PQnotifies(conn_->raw())) {
+      payloads.emplace_back(notice->extra);
+      PQfreemem(notice);
+    }
+    return payloads;
+  }
+  DbError lost() const {
+    return DbError{DbError::Kind::Unavailable,
+                   "the listening connection to PostgreSQL was lost: " + one_line(PQerrorMessage(conn_->raw()))};
+  }
+
+  std::unique_ptr<PgConnection> conn_;
+};
+
 class PgDatabase final : public Database {
  public:
   PgDatabase(const std::string& url, const OpenOptions& options)
-      : pool_(std::max<size_t>(options.pool_size, 1), options.busy_timeout,
+      : url_(url),
+        schema_(options.tenant_schema),
+        pool_(std::max<size_t>(options.pool_size, 1), options.busy_timeout,
               [url, schema = options.tenant_schema, create = options.create_if_missing] {
                 return connect(url, schema, create);
               }) {}
@@ -413,6 +459,27 @@ class PgDatabase final : public Database {
     return stats;
   }
 
+  bool carries_notices() const override { return true; }
+
+  DbResult<std::unique_ptr<Listener>> listen(std::string_view topic) override {
+    DbResult<std::unique_ptr<PgConnection>> conn = connect(url_, {}, false);
+    if (!conn.ok()) return std::move(conn).error();
+    // An identifier in double quotes: the channel holds only a topic and a
+    // valid schema name.
+    if (DbStatus listening = (*conn)->execute_script("LISTEN \"" + channel_of(topic, schema_) + "\"");
+        !listening.ok()) {
+      return std::move(listening).error();
+    }
+    return std::unique_ptr<Listener>(std::make_unique<PgListener>(std::move(conn).value()));
+  }
+
+  DbStatus notify(std::string_view topic, std::string_view payload) override {
+    const Value params[] = {Value(channel_of(topic, schema_)), Value(payload)};
+    DbResult<Rows> sent = query_alone("SELECT pg_notify($1, $2)", params);
+    if (!sent.ok()) return std::move(sent).error();
+    return Ok{};
+  }
+
  private:
   // One run of work; the connection goes back to the pool before any back-off.
   DbStatus attempt_write(const Work& work) {
@@ -422,6 +489,8 @@ class PgDatabase final : public Database {
     return in_transaction(**lease, "BEGIN", work);
   }
 
+  const std::string url_;
+  const std::string schema_;
   Pool<PgConnection> pool_;
   std::atomic<uint64_t> writes_{0};
   std::atomic<uint64_t> write_transactions_{0};
