@@ -3,7 +3,10 @@
 #include <optional>
 #include <utility>
 
+#include "broker/agent_channels.hpp"
+#include "broker/agent_telemetry.hpp"
 #include "broker/api_error.hpp"
+#include "broker/pushes.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
 
@@ -17,12 +20,6 @@ constexpr size_t kMaxFrameBytes = 4 * 1024 * 1024;
 // Frames the broker sends and never takes back.
 bool is_broker_frame(std::string_view type) {
   return type == "work_order" || type == "target_changed" || type == "stack_changed" || type == "fleet_update";
-}
-
-// Telemetry the live views and the history endpoints will carry; until
-// they are stored, taken and dropped as Brokkr drops what it cannot use.
-bool is_telemetry_frame(std::string_view type) {
-  return type == "k8s_event" || type == "pod_log_line" || type == "log_gap";
 }
 
 // The fields of `body` named in `names` that it has and are not null, as an object.
@@ -77,8 +74,9 @@ class Channel {
         remote_(upgrade.remote) {}
 
   void opened(const http::WebSocketPtr& socket) {
-    counters_ = context_.channels.attach(agent_id_, socket, authorization_);
-    context_.log.info("agent channel opened", {{"agent_id", Value(agent_id_)}, {"remote", Value(remote_)}});
+    counters_ = context_.services.agent_channels->attach(agent_id_, socket, authorization_);
+    context_.services.log.info("agent channel opened", {{"agent_id", Value(agent_id_)}, {"remote", Value(remote_)}});
+    show_fleet_agent(context_.services, agent_id_);
   }
 
   void received(const http::WebSocketPtr& socket, const std::string& text) {
@@ -99,13 +97,26 @@ class Channel {
       return refuse(socket, 1008, std::string(kind) + " about another agent than this socket's");
     }
     counters_->in.fetch_add(1, std::memory_order_relaxed);
-    if (!known) return;
+    if (!known) {
+      auto taken = take_telemetry(context_.services, agent_id_, kind, *body);
+      if (taken.ok()) return;
+      const ApiError& error = taken.error();
+      if (error.status >= 500) {
+        context_.services.log.warn("agent telemetry not stored",
+                                   {{"agent_id", Value(agent_id_)},
+                                    {"type", Value(kind)},
+                                    {"cause", Value(error.cause ? error.cause->message : error.message)}});
+      }
+      return reply_error(socket, kind, error.status, error_body(error));
+    }
     answer(socket, kind, rest_call_for(kind, *body, agent_id_));
   }
 
   void closed(const http::WebSocketPtr& socket, uint16_t code) {
-    context_.channels.detach(agent_id_, socket.get());
-    context_.log.info("agent channel closed", {{"agent_id", Value(agent_id_)}, {"code", Value(int64_t{code})}});
+    context_.services.agent_channels->detach(agent_id_, socket.get());
+    context_.services.log.info("agent channel closed",
+                               {{"agent_id", Value(agent_id_)}, {"code", Value(int64_t{code})}});
+    show_fleet_agent(context_.services, agent_id_);
   }
 
  private:
@@ -128,20 +139,24 @@ class Channel {
     }
     if (response.status >= 200 && response.status < 300) return;
     if (response.status == 401) {
-      context_.log.warn("agent channel closed: its PAK was refused", {{"agent_id", Value(agent_id_)}});
+      context_.services.log.warn("agent channel closed: its PAK was refused", {{"agent_id", Value(agent_id_)}});
       return socket->close(1008, "the agent's PAK was refused");
     }
     auto error = parse_json(response.payload());
-    Value details = error.ok() ? std::move(error).value() : Value(std::string(response.payload()));
+    reply_error(socket, kind, response.status,
+                error.ok() ? std::move(error).value() : Value(std::string(response.payload())));
+  }
+
+  void reply_error(const http::WebSocketPtr& socket, std::string_view kind, int status, Value details) {
     if (socket->send(channel_frame("error", make_object({{"in_reply_to", Value(kind)},
-                                                         {"status", Value(int64_t{response.status})},
+                                                         {"status", Value(int64_t{status})},
                                                          {"error", std::move(details)}})))) {
       counters_->out.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
   void refuse(const http::WebSocketPtr& socket, uint16_t code, const std::string& reason) {
-    context_.log.warn("agent channel closed for a bad frame",
+    context_.services.log.warn("agent channel closed for a bad frame",
                       {{"agent_id", Value(agent_id_)}, {"code", Value(int64_t{code})}, {"reason", Value(reason)}});
     socket->close(code, reason);
   }

@@ -5,7 +5,8 @@
 // answered as the REST calls they stand for (POST /agents/{id}/heartbeat,
 // POST /agents/{id}/events, PATCH /agents/{id}/health-status): the same
 // checks and webhooks, under the PAK the socket was opened with, so that a
-// revoked PAK stops the socket too. A refusal comes back as a frame
+// revoked PAK stops the socket too. k8s_event, pod_log_line and log_gap are
+// telemetry (agent_telemetry.hpp). A refusal comes back as a frame
 // {"type": "error", "body": {"in_reply_to", "status", "error"}} (Brokkr's
 // agents log a type they do not know and go on). Frames that break the protocol
 // close the socket with a code saying how: 1007 not a JSON frame of that
@@ -16,8 +17,7 @@
 #include <memory>
 #include <string>
 
-#include "broker/agent_channels.hpp"
-#include "broker/log.hpp"
+#include "broker/context.hpp"
 #include "http/server.hpp"
 
 namespace sindri::broker {
@@ -25,8 +25,7 @@ namespace sindri::broker {
 inline constexpr std::string_view kAgentChannelPath = "/internal/ws/agent";
 
 struct AgentChannelContext {
-  AgentChannels& channels;
-  Logger& log;
+  const Services& services;
   // Answers an API request as if it had come over HTTP (Broker::handle).
   std::function<http::Response(http::Request&)> dispatch;
 };

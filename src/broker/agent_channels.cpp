@@ -73,6 +73,18 @@ bool AgentChannels::empty() const {
   return entries_.empty();
 }
 
+std::vector<std::string> AgentChannels::connected() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> agent_ids;
+  for (const auto& [agent_id, entry] : entries_) agent_ids.push_back(agent_id);
+  return agent_ids;
+}
+
+size_t AgentChannels::count() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
 std::optional<std::string> AgentChannels::connected_since(std::string_view agent_id) const {
   std::lock_guard lock(mutex_);
   auto found = entries_.find(agent_id);
@@ -93,9 +105,7 @@ Value AgentChannels::snapshot() const {
     }
   }
   const auto count = static_cast<int64_t>(connections.size());
-  return make_object({{"connected_agents", Value(count)},
-                      {"connections", Value(std::move(connections))},
-                      {"live_subscribers", Value(int64_t{0})}});
+  return make_object({{"connected_agents", Value(count)}, {"connections", Value(std::move(connections))}});
 }
 
 std::string channel_frame(std::string_view type, const Value& body) {

@@ -44,11 +44,14 @@ class AgentChannels {
   void close(const std::string& agent_id, uint16_t code, const std::string& reason);
 
   bool empty() const;
+  size_t count() const;
+  // Every agent connected here.
+  std::vector<std::string> connected() const;
   // Those of `agent_ids` connected here.
   std::vector<std::string> connected_among(const std::vector<std::string>& agent_ids) const;
   // When the agent's socket here opened; nullopt when it has none here.
   std::optional<std::string> connected_since(std::string_view agent_id) const;
-  // {connected_agents, connections: [{agent_id, connected_since, messages_in, messages_out}], live_subscribers}
+  // {connected_agents, connections: [{agent_id, connected_since, messages_in, messages_out}]}
   Value snapshot() const;
 
  private:

@@ -53,11 +53,13 @@ ApiError database_error(store::DbError error) {
   return out;
 }
 
-http::Response error_response(const ApiError& error) {
+Value error_body(const ApiError& error) {
   Object body{{"code", Value(error.code)}, {"message", Value(error.message)}};
   if (!error.details.is_null()) body.push_back({"details", error.details});
-  return json_response(error.status, Value(std::move(body)));
+  return Value(std::move(body));
 }
+
+http::Response error_response(const ApiError& error) { return json_response(error.status, error_body(error)); }
 
 http::Response json_response(int status, const Value& body) {
   http::Response response;

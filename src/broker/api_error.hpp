@@ -41,6 +41,8 @@ inline ApiError convert_error(std::type_identity<ApiError>, store::DbError error
   return database_error(std::move(error));
 }
 
+// ErrorResponse {code, message, details?}, and the answer carrying it.
+Value error_body(const ApiError& error);
 http::Response error_response(const ApiError& error);
 http::Response json_response(int status, const Value& body);
 http::Response empty_response(int status);

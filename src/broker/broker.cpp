@@ -6,14 +6,20 @@
 #include "broker/api/routes.hpp"
 #include "broker/auth.hpp"
 #include "broker/cors.hpp"
+#include "broker/access.hpp"
 #include "broker/db/counters.hpp"
+#include "broker/db/live_view_tickets.hpp"
+#include "broker/db/stacks.hpp"
 #include "broker/db/tables.hpp"
 #include "broker/ids.hpp"
 #include "broker/openapi.hpp"
 #include "broker/passes.hpp"
+#include "broker/pushes.hpp"
 #include "broker/render_pool.hpp"
 #include "broker/webhook_crypto.hpp"
 #include "store/migrations.hpp"
+#include "value/digest.hpp"
+#include "value/uuid.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {
@@ -61,6 +67,7 @@ std::vector<ApiRoute> all_routes() {
   add_health_routes(routes);
   add_fleet_routes(routes);
   add_telemetry_routes(routes);
+  add_live_view_ticket_routes(routes);
   add_admin_routes(routes);
   add_admin_config_routes(routes);
   return routes;
@@ -75,6 +82,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
       broker_id_(new_uuid()),
       counters_(std::chrono::milliseconds(config.current()->peer_change_delay_ms)),
       agent_channels_([this](const std::string& authorization) { return pak_still_valid(authorization); }),
+      notices_([this](const Value& notice) { deliver_notice(services_, notice); }),
       services_{db, log, target_states_, config, webhook_key_} {
   for (ApiRoute& route : all_routes()) {
     const std::string pattern = std::string(kApiPrefix) + route.pattern;
@@ -96,6 +104,8 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
   render_pool_ = std::make_unique<RenderPool>(config_);
   services_.render_pool = render_pool_.get();
   services_.agent_channels = &agent_channels_;
+  services_.live_views = &live_views_;
+  services_.notices = &notices_;
   services_.note_write = [this] { counters_.wrote(false); };
 }
 
@@ -156,6 +166,11 @@ http::Response Broker::refuse_unauthenticated(const http::Request& request, cons
 void Broker::start_background_jobs() {
   jobs_ = std::make_unique<JobRunner>(db_, log_, config_, broker_id_,
                                       periodic_passes(db_, log_, config_, webhook_key_, auth_failures_));
+  if (!db_.carries_notices()) return;
+  bus_ = std::make_unique<NoticeBus>(
+      db_, log_, config_, broker_id_, [this](const Value& notice) { deliver_notice(services_, notice); },
+      [this] { nudge_connected_agents(services_); });
+  notices_.carry_with([this](const Value& notice) { bus_->send(notice); });
 }
 
 void Broker::enable_reload(ConfigReloader::Reread reread, const std::optional<std::string>& watched_file) {
@@ -196,6 +211,13 @@ bool is_own_path(std::string_view path) {
 http::Response agent_channel_method_not_allowed(const http::Request& request) {
   http::Response response = Broker::render_error(
       405, "method_not_allowed", request.method + " " + request.path + " is not allowed: the agent channel opens with GET");
+  response.headers.push_back({"Allow", "GET"});
+  return response;
+}
+
+http::Response live_view_method_not_allowed(const http::Request& request) {
+  http::Response response = Broker::render_error(
+      405, "method_not_allowed", request.method + " " + request.path + " is not allowed: a live view opens with GET");
   response.headers.push_back({"Allow", "GET"});
   return response;
 }
@@ -249,6 +271,10 @@ std::optional<http::Response> Broker::refusal_before_body(const http::Request& h
   if (head.path == kAgentChannelPath) {
     if (head.method != "GET") return agent_channel_method_not_allowed(head);
     return render_error(400, "body_not_allowed", "the agent channel's upgrade takes no request body");
+  }
+  if (live_view_path(head.path)) {
+    if (head.method != "GET") return live_view_method_not_allowed(head);
+    return render_error(400, "body_not_allowed", "a live view's upgrade takes no request body");
   }
   // A path nothing answers is refused as it would be once read.
   auto match = router_.match(head.method, head.raw_path);
@@ -326,6 +352,10 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
     route = kAgentChannelPath;
     return open_agent_channel(request);
   }
+  if (auto view = live_view_path(request.path)) {
+    route = view->fleet ? "/api/v1/fleet/live" : "/api/v1/stacks/{id}/live";
+    return open_live_view(request, std::move(*view));
+  }
   auto match = router_.match(request.method, request.raw_path);
   if (match.handler == nullptr) {
     route = "unmatched";
@@ -364,10 +394,68 @@ http::Response Broker::open_agent_channel(http::Request& request) {
   }
   http::Response response;
   response.websocket = agent_channel_handler(
-      AgentChannelContext{agent_channels_, log_, [this](http::Request& internal) { return handle(internal); }},
+      AgentChannelContext{services_, [this](http::Request& internal) { return handle(internal); }},
       caller->id, request);
   response.authenticated = true;
   response.identity = caller->key();
+  return response;
+}
+
+ApiResult<Identity> Broker::live_viewer(const http::Request& request) {
+  if (const std::string* ticket = request.query_param("ticket")) {
+    auto holder = in_write<std::optional<db::TicketHolder>>(db_, [&](store::Connection& connection) {
+      return db::take_ticket(connection, sha256_hex(*ticket), now_timestamp());
+    });
+    if (!holder.ok()) return holder.error();
+    if (!*holder) return unauthorized("the ticket is unknown, used or lapsed; ask POST /api/v1/ws/tickets for another");
+    Identity viewer;
+    viewer.kind = (*holder)->kind == "admin"       ? Identity::Kind::Admin
+                  : (*holder)->kind == "generator" ? Identity::Kind::Generator
+                                                   : Identity::Kind::Agent;
+    viewer.id = std::move((*holder)->id);
+    return viewer;
+  }
+  SINDRI_TRY(counters, counters_.current(db_, false));
+  if (!request.header("Authorization").empty()) return authenticate(db_, request, credentials_, counters.credentials);
+  const std::optional<std::string> pak = pak_in_subprotocols(request);
+  if (!pak) {
+    return unauthorized("a live view needs a PAK: the Authorization header, the subprotocol brokkr.pak.<PAK>, or "
+                        "?ticket= from POST /api/v1/ws/tickets");
+  }
+  http::Request probe;
+  probe.headers = {{"Authorization", *pak}};
+  return authenticate(db_, probe, credentials_, counters.credentials);
+}
+
+http::Response Broker::open_live_view(http::Request& request, LiveViewPath view) {
+  if (request.method != "GET") return live_view_method_not_allowed(request);
+  auto viewer = live_viewer(request);
+  if (!viewer.ok()) return refuse_unauthenticated(request, viewer.error());
+  if (view.fleet && !viewer->is_admin()) {
+    return error_response(forbidden("admin_required", "the fleet's live view is the admin's"));
+  }
+  if (!view.fleet) {
+    if (!is_uuid(view.stack_id)) {
+      return render_error(400, "invalid_path_parameter",
+                          "path parameter {id} must be a UUID, got \"" + view.stack_id + "\"");
+    }
+    view.stack_id = stored_uuid(view.stack_id);
+    auto readable = in_read<Ok>(db_, [&](store::Connection& connection) -> ApiResult<Ok> {
+      SINDRI_TRY(stack, db::load_stack(connection, view.stack_id));
+      return check_stack_access(connection, *viewer, stack, StackAccess::Read);
+    });
+    if (!readable.ok()) return error_response(readable.error());
+  }
+  if (!request.wants_websocket()) {
+    http::Response response =
+        render_error(426, "upgrade_required", "a live view is a WebSocket: ask with Upgrade: websocket");
+    response.headers.push_back({"Upgrade", "websocket"});
+    return response;
+  }
+  http::Response response;
+  response.websocket = live_view_handler(live_views_, log_, std::move(view), viewer->key(), request);
+  response.authenticated = true;
+  response.identity = viewer->key();
   return response;
 }
 
@@ -410,6 +498,19 @@ http::Response Broker::metrics_text() {
                     static_cast<double>(renders.waiting)});
   gauges.push_back({"sindri_renders_refused_total", "Template renders refused with 429 or 503 by the render pool",
                     static_cast<double>(renders.refused), true});
+  gauges.push_back({"sindri_ws_agents_connected", "Agents whose channel is open to this broker",
+                    static_cast<double>(agent_channels_.count())});
+  gauges.push_back({"sindri_ws_stack_viewers", "Stack live views open to this broker",
+                    static_cast<double>(live_views_.stack_viewers())});
+  gauges.push_back({"sindri_ws_fleet_viewers", "Fleet live views open to this broker",
+                    static_cast<double>(live_views_.fleet_viewers())});
+  if (bus_) {
+    gauges.push_back({"sindri_notices_listening", "Whether this broker listens for other brokers' notices",
+                      bus_->listening() ? 1.0 : 0.0});
+    gauges.push_back({"sindri_notices_listener_losses_total",
+                      "Times the connection listening for other brokers' notices was lost",
+                      static_cast<double>(bus_->losses()), true});
+  }
   for (const auto& source : gauge_sources_) source(gauges);
   http::Response response;
   response.content_type = "text/plain; version=0.0.4";

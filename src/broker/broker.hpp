@@ -18,6 +18,10 @@
 #include "broker/context.hpp"
 #include "broker/counters.hpp"
 #include "broker/jobs.hpp"
+#include "broker/live_view.hpp"
+#include "broker/live_views.hpp"
+#include "broker/notice_bus.hpp"
+#include "broker/notices.hpp"
 #include "broker/render_pool.hpp"
 #include "http/metrics.hpp"
 #include "http/router.hpp"
@@ -33,7 +37,8 @@ class Broker {
 
   // Migrations, then the first-start bootstrap. Errors name what failed.
   Status initialize(const std::string& admin_pak_file);
-  // The periodic passes (jobs.hpp); they stop with the broker.
+  // The periodic passes (jobs.hpp), and on PostgreSQL the notice bus
+  // (notice_bus.hpp); they stop with the broker.
   void start_background_jobs();
   // POST /admin/config/reload, and the watch of `watched_file` when there is
   // one; `reread` reads the settings as the start did. After
@@ -75,6 +80,10 @@ class Broker {
   http::Response refuse_unauthenticated(const http::Request& request, const ApiError& error);
   // GET /internal/ws/agent (agent_channel.hpp).
   http::Response open_agent_channel(http::Request& request);
+  // GET /api/v1/stacks/{id}/live and /api/v1/fleet/live (live_view.hpp).
+  http::Response open_live_view(http::Request& request, LiveViewPath view);
+  // Who opens a live view: by ticket, Authorization or subprotocol.
+  ApiResult<Identity> live_viewer(const http::Request& request);
   // Whether an open socket's Authorization still authenticates.
   bool pak_still_valid(const std::string& authorization);
 
@@ -88,11 +97,16 @@ class Broker {
   CredentialCache credentials_;
   AuthFailureLog auth_failures_;
   AgentChannels agent_channels_;
+  LiveViews live_views_;
+  Notices notices_;
   Services services_;
   http::Router router_;
   http::Metrics metrics_;
   std::vector<std::function<void(std::vector<http::Metrics::Gauge>&)>> gauge_sources_;
   std::unique_ptr<JobRunner> jobs_;
+  // On PostgreSQL, carries notices to and from the other brokers; stopped
+  // before what its deliveries use goes.
+  std::unique_ptr<NoticeBus> bus_;
   // After jobs_: stopped (its watch) before them, as it reschedules them.
   std::unique_ptr<ConfigReloader> reloader_;
   // Last: stopped first, its running renders finishing while all they use

@@ -197,6 +197,29 @@ const std::array kSettings = {
             .description = "Time between passes that delete audit entries and agent events past their retention",
             .field = &BrokerConfig::retention_interval,
             .reloadable = true},
+    Setting{.key = "telemetry.retention",
+            .variable = "SINDRI_TELEMETRY_RETENTION",
+            .flag = "--telemetry-retention",
+            .unit = "seconds",
+            .description = "How long the Kubernetes events and pod log lines agents stream are kept, at most "
+                           "21600 (6 hours)",
+            .field = &BrokerConfig::telemetry_retention,
+            .reloadable = true},
+    Setting{.key = "telemetry.trim_interval",
+            .variable = "SINDRI_TELEMETRY_TRIM_INTERVAL",
+            .flag = "--telemetry-trim-interval",
+            .unit = "seconds",
+            .description = "Time between passes that delete streamed events and log lines past their retention",
+            .field = &BrokerConfig::telemetry_trim_interval,
+            .reloadable = true},
+    Setting{.key = "notices.reconnect_interval",
+            .variable = "SINDRI_NOTICES_RECONNECT_INTERVAL",
+            .flag = "--notices-reconnect-interval",
+            .unit = "seconds",
+            .description = "On PostgreSQL, time before a broker that lost its connection listening for other "
+                           "brokers' notices opens another",
+            .field = &BrokerConfig::notices_reconnect_interval,
+            .reloadable = true},
     Setting{.key = "cors.allowed_origins",
             .variable = "SINDRI_CORS_ALLOWED_ORIGINS",
             .flag = "--cors-allowed-origins",
@@ -614,6 +637,10 @@ Status validate_config(const BrokerConfig& config) {
                                                                config.agent_events_retention_days}};
   for (const auto& [key, days] : at_least_one_day) {
     if (days < 1) return make_error(std::string(key) + " must be at least 1 day, got " + std::to_string(days));
+  }
+  if (config.telemetry_retention > kTelemetryCeilingSeconds) {
+    return make_error("telemetry.retention must be at most " + duration_text(kTelemetryCeilingSeconds) +
+                      " seconds (6 hours), got " + duration_text(config.telemetry_retention));
   }
   if (config.webhooks_delivery_batch_size < 1 || config.webhooks_delivery_batch_size > 1000) {
     return make_error("webhooks.delivery_batch_size must be between 1 and 1000, got " +

@@ -24,6 +24,9 @@
 
 namespace sindri::broker {
 
+// Brokkr's clients read telemetry.retention as at most this (6 hours).
+inline constexpr double kTelemetryCeilingSeconds = 21600;
+
 struct BrokerConfig {
   std::string listen = "127.0.0.1:8080";
   std::string database_url = "sqlite://./sindri.db";
@@ -55,6 +58,9 @@ struct BrokerConfig {
   int64_t audit_retention_days = 90;
   int64_t agent_events_retention_days = 30;
   double retention_interval = 86400;
+  double telemetry_retention = 21600;
+  double telemetry_trim_interval = 60;
+  double notices_reconnect_interval = 1;
   std::vector<std::string> cors_allowed_origins;
   int64_t cors_max_age_seconds = 3600;
   double config_watch_debounce = 5;

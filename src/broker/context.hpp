@@ -38,6 +38,8 @@ struct Identity {
 class ConfigReloader;
 class RenderPool;
 class AgentChannels;
+class LiveViews;
+class Notices;
 
 struct Services {
   store::Database& db;
@@ -54,6 +56,10 @@ struct Services {
   RenderPool* render_pool = nullptr;
   // The agents connected over the WebSocket channel; set by the broker.
   AgentChannels* agent_channels = nullptr;
+  // The sockets watching live views here, and the notices that reach them
+  // and the agents' sockets on every broker (pushes.hpp); set by the broker.
+  LiveViews* live_views = nullptr;
+  Notices* notices = nullptr;
   // Makes this broker read the database's counters afresh for the next
   // request: before a push, whose agent polls at once. Set by the broker.
   std::function<void()> note_write = [] {};

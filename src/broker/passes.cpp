@@ -3,6 +3,9 @@
 #include "broker/db/agent_events.hpp"
 #include "broker/db/audit.hpp"
 #include "broker/db/diagnostics.hpp"
+#include "broker/db/live_view_tickets.hpp"
+#include "broker/db/notices.hpp"
+#include "broker/db/telemetry.hpp"
 #include "broker/db/work_orders.hpp"
 #include "broker/ids.hpp"
 #include "broker/template_targets_pass.hpp"
@@ -11,6 +14,8 @@
 namespace sindri::broker {
 namespace {
 
+// How long a notice too large for a NOTIFY is kept for the brokers it names.
+constexpr auto kStoredNoticeLifetime = std::chrono::minutes(10);
 // Rows a retention transaction deletes at most.
 constexpr int64_t kRetentionBatch = 10000;
 
@@ -53,6 +58,29 @@ ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig&
   return audit + events;
 }
 
+ApiResult<size_t> trim_telemetry(store::Database& db, const BrokerConfig& config) {
+  const std::string cutoff = timestamp_at(std::chrono::system_clock::now() -
+                                          std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                              std::chrono::duration<double>(config.telemetry_retention)));
+  size_t total = 0;
+  for (db::TelemetryTable table : {db::TelemetryTable::K8sEvents, db::TelemetryTable::PodLogs}) {
+    SINDRI_TRY(deleted, delete_in_batches(db, [&](store::Connection& connection, int64_t limit) {
+                 return db::delete_telemetry_before(connection, table, cutoff, limit);
+               }));
+    total += deleted;
+  }
+  const std::string now = now_timestamp();
+  SINDRI_TRY(tickets, delete_in_batches(db, [&](store::Connection& connection, int64_t limit) {
+               return db::delete_lapsed_tickets(connection, now, limit);
+             }));
+  // Other brokers read a stored notice within moments of its NOTIFY.
+  const std::string notices_cutoff = timestamp_at(std::chrono::system_clock::now() - kStoredNoticeLifetime);
+  SINDRI_TRY(notices, delete_in_batches(db, [&](store::Connection& connection, int64_t limit) {
+               return db::delete_notices_before(connection, notices_cutoff, limit);
+             }));
+  return total + tickets + notices;
+}
+
 std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config,
                                          const std::optional<WebhookKey>& webhook_key,
                                          AuthFailureLog& auth_failures) {
@@ -70,6 +98,8 @@ std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const
                   [&db, &auth_failures] { return auth_failures.flush(db, std::chrono::system_clock::now()); }});
   jobs.push_back({"retention", [](const BrokerConfig& c) { return c.retention_interval; }, true,
                   [&db, &config] { return delete_past_retention(db, *config.current()); }});
+  jobs.push_back({"telemetry_trim", [](const BrokerConfig& c) { return c.telemetry_trim_interval; }, true,
+                  [&db, &config] { return trim_telemetry(db, *config.current()); }});
   return jobs;
 }
 

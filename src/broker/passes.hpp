@@ -1,7 +1,8 @@
 #pragma once
 // The broker's periodic passes, with the settings that time them: template
 // targets, work-order maintenance, diagnostic clean-up, webhook delivery and
-// clean-up, and retention of the audit log and agent events. JobRunner
+// clean-up, retention of the audit log and agent events, and the trim of
+// streamed telemetry. JobRunner
 // (jobs.hpp) runs them.
 
 #include <vector>
@@ -22,5 +23,9 @@ std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const
 // Deletes audit entries and agent events past their retention
 // (audit.retention_days, agent_events.retention_days); answers how many.
 ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig& config);
+// Deletes streamed Kubernetes events and pod log lines older than
+// telemetry.retention, lapsed live-view tickets and old stored notices;
+// answers how many.
+ApiResult<size_t> trim_telemetry(store::Database& db, const BrokerConfig& config);
 
 }  // namespace sindri::broker

@@ -3,42 +3,149 @@
 #include "broker/agent_channels.hpp"
 #include "broker/db/agent_targets.hpp"
 #include "broker/db/stacks.hpp"
+#include "broker/fleet_record.hpp"
+#include "broker/live_views.hpp"
+#include "broker/notices.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::broker {
+namespace {
 
-void push_target_changed(const Services& services, const Value& target) {
-  const Value* agent_id = target.find("agent_id");
-  if (agent_id == nullptr || !agent_id->is_string()) return;
+std::string text_member(const Value& notice, std::string_view key) {
+  const Value* member = notice.find(key);
+  return member != nullptr && member->is_string() ? std::string(member->get_string()) : std::string();
+}
+
+// The target of a target_changed that names no one target, as Brokkr's
+// broker sends it: nil ids beside the agent's.
+Value unnamed_target(const std::string& agent_id) {
+  constexpr std::string_view kNil = "00000000-0000-0000-0000-000000000000";
+  return make_object({{"id", Value(kNil)}, {"agent_id", Value(agent_id)}, {"stack_id", Value(kNil)}});
+}
+
+void warn_not_delivered(const Services& services, std::string_view what, std::string_view about_key,
+                        const std::string& about, const ApiError& error) {
+  services.log.warn(std::string(what) + " not delivered",
+                    {{std::string(about_key), Value(about)},
+                     {"cause", Value(error.cause ? error.cause->message : error.message)}});
+}
+
+void deliver_target_changed(const Services& services, const Value& target) {
+  const std::string agent_id = text_member(target, "agent_id");
+  if (agent_id.empty() || services.agent_channels->connected_among({agent_id}).empty()) return;
   // The agent polls at once: this broker must not answer from counters
   // read before the change.
   services.note_write();
-  services.agent_channels->push({std::string(agent_id->get_string())}, channel_frame("target_changed", target));
+  services.agent_channels->push({agent_id}, channel_frame("target_changed", target));
 }
 
-void push_stack_changed(const Services& services, const std::string& stack_id) {
+void deliver_stack_changed(const Services& services, const std::string& stack_id) {
   if (services.agent_channels->empty()) return;
-  struct Notice {
+  struct Recipients {
     std::vector<std::string> agents;
     Value stack;
   };
-  auto notice = in_read<Notice>(services.db, [&](store::Connection& connection) -> ApiResult<Notice> {
+  auto recipients = in_read<Recipients>(services.db, [&](store::Connection& connection) -> ApiResult<Recipients> {
     SINDRI_TRY(targeting, db::agents_targeting(connection, stack_id));
     std::vector<std::string> agents = services.agent_channels->connected_among(targeting);
-    if (agents.empty()) return Notice{};
+    if (agents.empty()) return Recipients{};
     // A deleted stack too: its deletion marker is what agents must fetch.
     SINDRI_TRY(stack, db::load_any_stack(connection, stack_id));
-    return Notice{std::move(agents), std::move(stack)};
+    return Recipients{std::move(agents), std::move(stack)};
   });
-  if (!notice.ok()) {
-    const ApiError& error = notice.error();
-    services.log.warn("stack_changed not pushed",
-                      {{"stack_id", Value(stack_id)},
-                       {"cause", Value(error.cause ? error.cause->message : error.message)}});
-    return;
-  }
-  if (notice->agents.empty()) return;
+  if (!recipients.ok()) return warn_not_delivered(services, "stack_changed", "stack_id", stack_id, recipients.error());
+  if (recipients->agents.empty()) return;
   services.note_write();
-  services.agent_channels->push(notice->agents, channel_frame("stack_changed", notice->stack));
+  services.agent_channels->push(recipients->agents, channel_frame("stack_changed", recipients->stack));
+}
+
+void deliver_work_order(const Services& services, const Value& notice) {
+  const Value* named = notice.find("agent_ids");
+  const Value* work_order = notice.find("work_order");
+  if (named == nullptr || !named->is_array() || work_order == nullptr) return;
+  std::vector<std::string> agent_ids;
+  for (const Value& id : named->get_array()) {
+    if (id.is_string()) agent_ids.emplace_back(id.get_string());
+  }
+  agent_ids = services.agent_channels->connected_among(agent_ids);
+  if (agent_ids.empty()) return;
+  services.note_write();
+  services.agent_channels->push(agent_ids, channel_frame("work_order", *work_order));
+}
+
+void deliver_fleet_agent(const Services& services, const std::string& agent_id) {
+  if (services.live_views->fleet_viewers() == 0) return;
+  auto record = in_read<Value>(services.db, [&](store::Connection& connection) {
+    return load_fleet_record(connection, agent_id, *services.agent_channels);
+  });
+  if (!record.ok()) return warn_not_delivered(services, "fleet_update", "agent_id", agent_id, record.error());
+  if (record->is_null()) return;
+  services.live_views->publish_fleet(channel_frame("fleet_update", *record));
+}
+
+}  // namespace
+
+void push_target_changed(const Services& services, const Value& target) {
+  services.notices->publish(make_object({{"kind", Value("target_changed")}, {"target", target}}));
+}
+
+void push_stack_changed(const Services& services, const std::string& stack_id) {
+  services.notices->publish(make_object({{"kind", Value("stack_changed")}, {"stack_id", Value(stack_id)}}));
+}
+
+void push_work_order(const Services& services, const std::vector<std::string>& agent_ids, const Value& work_order) {
+  if (agent_ids.empty()) return;
+  Array ids;
+  for (const std::string& id : agent_ids) ids.emplace_back(id);
+  services.notices->publish(make_object(
+      {{"kind", Value("work_order")}, {"agent_ids", Value(std::move(ids))}, {"work_order", work_order}}));
+}
+
+void close_agent_channel(const Services& services, const std::string& agent_id, const std::string& reason) {
+  services.notices->publish(
+      make_object({{"kind", Value("agent_closed")}, {"agent_id", Value(agent_id)}, {"reason", Value(reason)}}));
+}
+
+void show_on_stack(const Services& services, const std::string& stack_id, std::string_view type, const Value& body) {
+  // The frame is built only for someone who may watch.
+  if (!services.notices->carries() && !services.live_views->watched(stack_id)) return;
+  services.notices->publish(make_object(
+      {{"kind", Value("stack_frame")}, {"stack_id", Value(stack_id)}, {"frame", Value(channel_frame(type, body))}}));
+}
+
+void show_fleet_agent(const Services& services, const std::string& agent_id) {
+  if (!services.notices->carries() && services.live_views->fleet_viewers() == 0) return;
+  services.notices->publish(make_object({{"kind", Value("fleet_agent")}, {"agent_id", Value(agent_id)}}));
+}
+
+void deliver_notice(const Services& services, const Value& notice) {
+  const std::string kind = text_member(notice, "kind");
+  if (kind == "target_changed") {
+    if (const Value* target = notice.find("target")) deliver_target_changed(services, *target);
+  } else if (kind == "stack_changed") {
+    deliver_stack_changed(services, text_member(notice, "stack_id"));
+  } else if (kind == "work_order") {
+    deliver_work_order(services, notice);
+  } else if (kind == "agent_closed") {
+    services.agent_channels->close(text_member(notice, "agent_id"), 1008, text_member(notice, "reason"));
+  } else if (kind == "stack_frame") {
+    services.live_views->publish_stack(text_member(notice, "stack_id"), text_member(notice, "frame"));
+  } else if (kind == "fleet_agent") {
+    deliver_fleet_agent(services, text_member(notice, "agent_id"));
+  }
+}
+
+void push_agent_retargeted(const Services& services, const std::string& agent_id) {
+  push_target_changed(services, unnamed_target(agent_id));
+}
+
+void nudge_connected_agents(const Services& services) {
+  const std::vector<std::string> agents = services.agent_channels->connected();
+  if (agents.empty()) return;
+  services.note_write();
+  for (const std::string& agent_id : agents) {
+    services.agent_channels->push({agent_id}, channel_frame("target_changed", unnamed_target(agent_id)));
+  }
 }
 
 }  // namespace sindri::broker

@@ -1,10 +1,12 @@
 #pragma once
-// Notices to the agents connected over the WebSocket channel, sent after the
-// change has committed: hints that make an agent poll its target state at
-// once, never the state itself (a lost notice costs only the wait for the
-// next poll).
+// Publishing notices (notices.hpp) after a change has committed, and
+// delivering them to this broker's sockets: pushes to agents are hints that
+// make an agent poll at once, never the state itself; live viewers get
+// copies of what was stored.
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "broker/context.hpp"
 
@@ -12,8 +14,25 @@ namespace sindri::broker {
 
 // target_changed, with the target row {id, agent_id, stack_id}, to its agent.
 void push_target_changed(const Services& services, const Value& target);
-// stack_changed, with the stack, to every agent that targets it: a new
-// deployment object. Reads the database only when an agent is connected.
+// target_changed naming no one target (nil ids), as after a deregistration.
+void push_agent_retargeted(const Services& services, const std::string& agent_id);
+// stack_changed, with the stack, to every agent that targets it (a new
+// deployment object, the stack deleted).
 void push_stack_changed(const Services& services, const std::string& stack_id);
+// work_order, with the work order, to the agents it names.
+void push_work_order(const Services& services, const std::vector<std::string>& agent_ids, const Value& work_order);
+// Closes the agent's socket wherever it is open (1008, `reason`).
+void close_agent_channel(const Services& services, const std::string& agent_id, const std::string& reason);
+// A frame {type, body} for the stack's live viewers.
+void show_on_stack(const Services& services, const std::string& stack_id, std::string_view type, const Value& body);
+// A fleet_update of the agent for fleet viewers.
+void show_fleet_agent(const Services& services, const std::string& agent_id);
+
+// Hands a notice, published here or by another broker, to this broker's sockets.
+void deliver_notice(const Services& services, const Value& notice);
+// Asks every agent connected here to poll its target state at once (after
+// notices from other brokers may have been missed), with target_changed
+// frames naming no one target.
+void nudge_connected_agents(const Services& services);
 
 }  // namespace sindri::broker

@@ -3,113 +3,17 @@
 // change made over REST, frames stored as their REST counterparts, bad
 // frames closed with a code, and a rotated PAK closing the socket.
 
-#include <chrono>
-#include <memory>
-#include <optional>
-#include <set>
+#include <cstdio>
 #include <string>
-#include <thread>
-#include <utility>
 
-#include "broker_process.hpp"
-#include "http/websocket_client.hpp"
-#include "value/json.hpp"
+#include "channel_fixture.hpp"
 
 namespace sindri_test {
 namespace {
 
-using namespace std::chrono_literals;
-using sindri::Value;
-using sindri::http::WebSocketClient;
-using sindri::http::WebSocketClientOptions;
-using sindri::http::WebSocketEnd;
-
-class AgentChannel : public ::testing::Test {
+class AgentChannel : public ::testing::Test, public ChannelFixture {
  protected:
-  void SetUp() override {
-    broker_ = std::make_unique<BrokerProcess>(Backend::Sqlite);
-    broker_->start();
-    admin_ = broker_->client(broker_->admin_pak());
-    Reply generator = call(*admin_, "POST", "/api/v1/generators", R"({"name":"g"})");
-    ASSERT_EQ(generator.status, 201) << generator.body;
-    generator_pak_ = text_of(generator.json, "pak");
-    generator_ = broker_->client(generator_pak_);
-    const std::string generator_id = text_of(*generator.json.find("generator"), "id");
-    Reply stack = call(*generator_, "POST", "/api/v1/stacks", R"({"name":"s","generator_id":")" + generator_id + "\"}");
-    ASSERT_EQ(stack.status, 201) << stack.body;
-    stack_id_ = text_of(stack.json, "id");
-    Reply agent = call(*admin_, "POST", "/api/v1/agents", R"({"name":"a","cluster_name":"c"})");
-    ASSERT_EQ(agent.status, 201) << agent.body;
-    agent_id_ = text_of(*agent.json.find("agent"), "id");
-    agent_pak_ = text_of(agent.json, "initial_pak");
-  }
-
-  std::string url() const { return "ws://127.0.0.1:" + std::to_string(broker_->port()) + "/internal/ws/agent"; }
-
-  std::unique_ptr<WebSocketClient> open(const std::string& pak, WebSocketEnd& failure) {
-    WebSocketClientOptions options;
-    if (!pak.empty()) options.headers = {{"Authorization", "Bearer " + pak}};
-    return WebSocketClient::connect(url(), options, failure);
-  }
-  // Returns once the broker has registered the socket (after the 101 the
-  // client reads first), so that a push made next reaches it.
-  std::unique_ptr<WebSocketClient> open_agent() {
-    const int64_t before = connections_since();
-    WebSocketEnd failure;
-    auto socket = open(agent_pak_, failure);
-    EXPECT_NE(socket, nullptr) << failure.message;
-    if (socket) wait_for_registration_after(before);
-    return socket;
-  }
-  void wait_for_registration_after(int64_t before) {
-    for (int i = 0; i < 500 && connections_since() == before; ++i) std::this_thread::sleep_for(10ms);
-  }
-  // How many sockets the broker has registered, replaced ones included.
-  int64_t connections_since() {
-    const Value snapshot = connections();
-    const Value* list = snapshot.find("connections");
-    if (list == nullptr || list->size() == 0) return 0;
-    registered_.insert(text_of(*list->at(0), "connected_since"));
-    return static_cast<int64_t>(registered_.size());
-  }
-
-  // The next frame, parsed; Null when none came within 5 s.
-  static Value next_frame(WebSocketClient& socket) {
-    const std::optional<std::string> text = socket.read(5s);
-    if (!text) return Value();
-    auto parsed = sindri::parse_json(*text);
-    EXPECT_TRUE(parsed.ok()) << *text;
-    return parsed.ok() ? std::move(parsed).value() : Value();
-  }
-  // The close code the broker ended the socket with (0: it did not, in 5 s).
-  static int close_code(WebSocketClient& socket) {
-    while (socket.read(5s)) {
-    }
-    return socket.ended() ? socket.ended()->close_code : 0;
-  }
-
-  std::string target_stack() {
-    Reply target = call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/targets",
-                        R"({"stack_id":")" + stack_id_ + "\"}");
-    EXPECT_EQ(target.status, 201) << target.body;
-    return text_of(target.json, "id");
-  }
-  std::string create_object(const std::string& name) {
-    Reply object = call(*generator_, "POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
-                        R"({"yaml_content":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: )" + name + "\\n\"}");
-    EXPECT_EQ(object.status, 201) << object.body;
-    return text_of(object.json, "id");
-  }
-  Value connections() {
-    Reply reply = call(*admin_, "GET", "/api/v1/admin/ws/connections");
-    EXPECT_EQ(reply.status, 200) << reply.body;
-    return reply.json;
-  }
-
-  std::unique_ptr<BrokerProcess> broker_;
-  std::unique_ptr<sindri::http::Client> admin_, generator_;
-  std::string generator_pak_, stack_id_, agent_id_, agent_pak_;
-  std::set<std::string> registered_;
+  void SetUp() override { start(Backend::Sqlite); }
 };
 
 TEST_F(AgentChannel, OnlyAnAgentPakOpensItAndTheRefusalComesBeforeTheUpgrade) {
@@ -172,6 +76,48 @@ TEST_F(AgentChannel, AChangeMadeOverRestIsPushedToTheAgent) {
     std::this_thread::sleep_for(10ms);
   }
   EXPECT_EQ(connections().find("connected_agents")->get_int(), 0);
+}
+
+TEST_F(AgentChannel, LabelChangesWorkOrdersAndDeregistrationsArePushedToo) {
+  auto socket = open_agent();
+  ASSERT_NE(socket, nullptr);
+  // The stack and the agent come to share a label: the engine targets it.
+  ASSERT_EQ(call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/labels", R"("env=prod")").status, 201);
+  ASSERT_EQ(call(*generator_, "POST", "/api/v1/stacks/" + stack_id_ + "/labels", R"("env=prod")").status, 201);
+  Value matched = next_frame(*socket);
+  EXPECT_EQ(text_of(matched, "type"), "target_changed") << to_json(matched);
+  EXPECT_EQ(text_of(*matched.find("body"), "stack_id"), stack_id_);
+  // And no longer: the target the engine drops is pushed too.
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/agents/" + agent_id_ + "/labels/env=prod").status, 204);
+  Value dropped = next_frame(*socket);
+  EXPECT_EQ(text_of(dropped, "type"), "target_changed") << to_json(dropped);
+  EXPECT_EQ(text_of(*dropped.find("body"), "stack_id"), stack_id_);
+
+  // A work order naming the agent, and one matching it by label.
+  Reply named = call(*admin_, "POST", "/api/v1/work-orders",
+                     R"({"work_type":"build","yaml_content":"kind: Build\n","targeting":{"agent_ids":[")" +
+                         agent_id_ + R"("]}})");
+  ASSERT_EQ(named.status, 201) << named.body;
+  Value order = next_frame(*socket);
+  EXPECT_EQ(text_of(order, "type"), "work_order") << to_json(order);
+  EXPECT_EQ(text_of(*order.find("body"), "id"), text_of(named.json, "id"));
+  ASSERT_EQ(call(*admin_, "POST", "/api/v1/agents/" + agent_id_ + "/labels", R"("gpu")").status, 201);
+  Reply labelled = call(*admin_, "POST", "/api/v1/work-orders",
+                        R"({"work_type":"build","yaml_content":"kind: Build\n","targeting":{"labels":["gpu"]}})");
+  ASSERT_EQ(labelled.status, 201) << labelled.body;
+  Value by_label = next_frame(*socket);
+  EXPECT_EQ(text_of(*by_label.find("body"), "id"), text_of(labelled.json, "id")) << to_json(by_label);
+
+  // Deregistered from a generator: a target_changed naming no one target.
+  ASSERT_EQ(call(*admin_, "POST", "/api/v1/generators/" + generator_id_ + "/register",
+                 R"({"agent_id":")" + agent_id_ + "\"}").status,
+            201);
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/generators/" + generator_id_ + "/register",
+                 R"({"agent_id":")" + agent_id_ + "\"}").status,
+            204);
+  Value deregistered = next_frame(*socket);
+  EXPECT_EQ(text_of(deregistered, "type"), "target_changed") << to_json(deregistered);
+  EXPECT_EQ(text_of(*deregistered.find("body"), "stack_id"), "00000000-0000-0000-0000-000000000000");
 }
 
 TEST_F(AgentChannel, FramesAreStoredAsTheirRestCallsAndARefusalComesBackAsAnErrorFrame) {

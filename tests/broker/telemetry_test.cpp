@@ -1,7 +1,7 @@
-// A stack's telemetry windows, black box over HTTP on both databases: until
-// agents stream events and log lines (the WebSocket issue), each window is
-// empty, in Brokkr's shape with its retention record; the stack's owner and
-// admins read it, and bad parameters are named.
+// A stack's telemetry windows, black box over HTTP on both databases: with
+// nothing streamed, each window is empty, in Brokkr's shape with its
+// retention record; the stack's owner and admins read it, and bad
+// parameters are named (live_view_test.cpp streams and reads rows).
 
 #include "broker_process.hpp"
 

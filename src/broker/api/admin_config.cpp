@@ -3,6 +3,7 @@
 
 #include "broker/agent_channels.hpp"
 #include "broker/api/routes.hpp"
+#include "broker/live_views.hpp"
 #include "broker/config_reload.hpp"
 #include "value/object_literal.hpp"
 
@@ -32,9 +33,12 @@ ApiResult<http::Response> reload_config(Call& call) {
   return json_response(200, reload_outcome_json(outcome));
 }
 
-// The agents' sockets open to this broker.
+// The agents' sockets open to this broker, and how many stack live views it
+// serves (as Brokkr counts them; /metrics has the fleet's viewers too).
 ApiResult<http::Response> list_ws_connections(Call& call) {
-  return json_response(200, call.services.agent_channels->snapshot());
+  Value snapshot = call.services.agent_channels->snapshot();
+  snapshot.set("live_subscribers", Value(static_cast<int64_t>(call.services.live_views->stack_viewers())));
+  return json_response(200, snapshot);
 }
 
 }  // namespace

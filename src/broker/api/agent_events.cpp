@@ -5,6 +5,8 @@
 #include "broker/db/agent_events.hpp"
 #include "broker/db/agent_targets.hpp"
 #include "broker/db/agents.hpp"
+#include "broker/db/health.hpp"
+#include "broker/pushes.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {
@@ -44,13 +46,17 @@ ApiResult<http::Response> report_event(Call& call) {
     return field_error("invalid_field",
                        "/status must be SUCCESS, FAILURE, IN_PROGRESS or PENDING, got \"" + status + "\"", "/status");
   }
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  std::string stack_id;
+  SINDRI_TRY(event, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
-    SINDRI_TRY(allowed, db::agent_may_report_on(connection, id, object_id));
-    if (!allowed) return not_in_target_state(id, object_id);
-    SINDRI_TRY(event, db::insert_agent_event(connection, {id, object_id, event_type, status, message}));
-    return json_response(201, event);
-  });
+    SINDRI_TRY(placement, db::place_object_for_agent(connection, object_id, id));
+    if (!placement || !placement->reported_on_by_agent) return not_in_target_state(id, object_id);
+    stack_id = placement->stack_id;
+    return db::insert_agent_event(connection, {id, object_id, event_type, status, message});
+  }));
+  show_on_stack(call.services, stack_id, "agent_event", event);
+  show_fleet_agent(call.services, id);
+  return json_response(201, event);
 }
 
 ApiResult<http::Response> list_agent_events(Call& call) {

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "broker/access.hpp"
-#include "broker/agent_channels.hpp"
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/agents.hpp"
@@ -14,6 +13,7 @@
 #include "broker/db/rows.hpp"
 #include "broker/db/stacks.hpp"
 #include "broker/pak.hpp"
+#include "broker/pushes.hpp"
 #include "http/gzip.hpp"
 #include "value/object_literal.hpp"
 
@@ -148,7 +148,7 @@ ApiResult<http::Response> delete_agent(Call& call) {
     SINDRI_CHECK(audit(call, connection, "agent.deleted", "agent", id));
     return empty_response(204);
   }));
-  call.services.agent_channels->close(id, 1008, "the agent was deleted");
+  close_agent_channel(call.services, id, "the agent was deleted");
   return answer;
 }
 
@@ -166,10 +166,11 @@ ApiResult<http::Response> heartbeat(Call& call) {
     reachable = reachable_field;
     latency = latency_field;
   }
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    SINDRI_CHECK(db::record_heartbeat(connection, id, reachable, latency));
-    return empty_response(204);
-  });
+  SINDRI_CHECK(in_write<Ok>(call.db(), [&](store::Connection& connection) {
+    return db::record_heartbeat(connection, id, reachable, latency);
+  }));
+  show_fleet_agent(call.services, id);
+  return empty_response(204);
 }
 
 ApiResult<http::Response> rotate_agent_pak(Call& call) {
@@ -183,7 +184,7 @@ ApiResult<http::Response> rotate_agent_pak(Call& call) {
     return json_response(200, agent_with_pak(std::move(agent), "pak", pak.pak));
   }));
   // A socket opened with the old PAK goes with it.
-  call.services.agent_channels->close(id, 1008, "the agent's PAK was rotated");
+  close_agent_channel(call.services, id, "the agent's PAK was rotated");
   return answer;
 }
 

@@ -74,6 +74,7 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
     return inserted;
   }));
   push_stack_changed(call.services, stack_id);
+  show_on_stack(call.services, stack_id, "deployment_object", object);
   return json_response(201, object);
 }
 

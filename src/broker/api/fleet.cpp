@@ -5,34 +5,13 @@
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/fleet.hpp"
+#include "broker/fleet_record.hpp"
 #include "broker/ids.hpp"
-#include "value/rfc3339.hpp"
 
 namespace sindri::broker {
 namespace {
 
 constexpr int64_t kRecentEvents = 20;
-
-Value age_since(const Value& moment, std::string_view now) {
-  if (!moment.is_string()) return Value();
-  const std::optional<int64_t> seconds = rfc3339::age_seconds(moment.get_string(), now);
-  return seconds ? Value(*seconds) : Value();
-}
-
-// The stored members and what is computed on read: the ages, and whether
-// the agent's WebSocket is open to this broker.
-Value fleet_record(Value stored, std::string_view now, const AgentChannels& channels) {
-  Value heartbeat_age = age_since(*stored.find("last_heartbeat"), now);
-  Value event_age = age_since(*stored.find("last_event_at"), now);
-  stored.set("heartbeat_age_seconds", std::move(heartbeat_age));
-  stored.set("seconds_since_last_event", std::move(event_age));
-  const Value* agent_id = stored.find("agent_id");
-  const std::optional<std::string> since =
-      agent_id != nullptr && agent_id->is_string() ? channels.connected_since(agent_id->get_string()) : std::nullopt;
-  stored.set("ws_connected", Value(since.has_value()));
-  stored.set("connected_since", since ? Value(*since) : Value());
-  return stored;
-}
 
 ApiResult<http::Response> list_fleet(Call& call) {
   SINDRI_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
@@ -51,10 +30,10 @@ ApiResult<http::Response> list_fleet(Call& call) {
 ApiResult<http::Response> get_agent_fleet_status(Call& call) {
   SINDRI_TRY(agent_id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    SINDRI_TRY(stored, db::list_fleet_records(connection, agent_id, {}));
-    if (stored.size() == 0) return not_found("agent", agent_id);
+    SINDRI_TRY(record, load_fleet_record(connection, agent_id, *call.services.agent_channels));
+    if (record.is_null()) return not_found("agent", agent_id);
     SINDRI_TRY(events, db::recent_agent_events(connection, agent_id, kRecentEvents));
-    return json_response(200, Value(Object{{Value("record"), fleet_record(*stored.at(0), now_timestamp(), *call.services.agent_channels)},
+    return json_response(200, Value(Object{{Value("record"), std::move(record)},
                                            {Value("recent_events"), std::move(events)}}));
   });
 }

@@ -10,6 +10,7 @@
 #include "broker/db/deployment_objects.hpp"
 #include "broker/db/events.hpp"
 #include "broker/db/health.hpp"
+#include "broker/pushes.hpp"
 #include "broker/db/stacks.hpp"
 #include "value/rfc3339.hpp"
 #include "value/json.hpp"
@@ -195,7 +196,10 @@ ApiResult<http::Response> update_health_status(Call& call) {
     return forbidden("agent_pak_mismatch", "agent PAK does not match the agent id " + agent_id + " in the path");
   }
   SINDRI_TRY(reports, read_health_update(call.request));
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  std::vector<std::string> stacks(reports.size());
+  bool changed = false;
+  SINDRI_CHECK(in_write<Ok>(call.db(), [&](store::Connection& connection) -> ApiResult<Ok> {
+    changed = false;
     for (size_t i = 0; i < reports.size(); ++i) {
       const db::HealthReport& report = reports[i];
       const std::string pointer = "/deployment_objects/" + std::to_string(i) + "/id";
@@ -210,9 +214,11 @@ ApiResult<http::Response> update_health_status(Call& call) {
         return error;
       }
       SINDRI_TRY(previous, db::upsert_health(connection, agent_id, report));
+      stacks[i] = placement->stack_id;
       // No report yet reads as unknown, so that an agent's first round of
       // reports raises an event only for what is not unknown.
       if (previous.value_or("unknown") != report.status) {
+        changed = true;
         SINDRI_CHECK(db::emit_event(connection, "health.changed",
                                     make_object({{"agent_id", Value(agent_id)},
                                                  {"stack_id", Value(placement->stack_id)},
@@ -221,8 +227,20 @@ ApiResult<http::Response> update_health_status(Call& call) {
                                                  {"new_status", Value(report.status)}})));
       }
     }
-    return empty_response(200);
-  });
+    return Ok{};
+  }));
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const db::HealthReport& report = reports[i];
+    show_on_stack(call.services, stacks[i], "agent_health",
+                  make_object({{"agent_id", Value(agent_id)},
+                               {"deployment_object_id", Value(report.deployment_object_id)},
+                               {"status", Value(report.status)},
+                               {"summary", report.summary_json ? Value(*report.summary_json) : Value()},
+                               {"checked_at", Value(report.checked_at)}}));
+  }
+  // The fleet counts failing and degraded objects.
+  if (changed) show_fleet_agent(call.services, agent_id);
+  return empty_response(200);
 }
 
 ApiResult<http::Response> get_deployment_health(Call& call) {

@@ -8,6 +8,7 @@
 #include "broker/db/agents.hpp"
 #include "broker/db/generators.hpp"
 #include "broker/db/rows.hpp"
+#include "broker/pushes.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {
@@ -51,17 +52,19 @@ ApiResult<http::Response> register_agent(Call& call) {
 ApiResult<http::Response> deregister_agent(Call& call) {
   SINDRI_TRY(generator_id, call.id_param());
   SINDRI_TRY(agent_id, registering_agent(call));
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  SINDRI_CHECK(in_write<Ok>(call.db(), [&](store::Connection& connection) -> ApiResult<Ok> {
     SINDRI_TRY(generator, db::load_generator(connection, generator_id));
     SINDRI_TRY(removed, db::delete_registration(connection, agent_id, generator_id));
     if (!removed) {
       return ApiError{404, "registration_not_found",
                       "agent " + agent_id + " is not registered with generator " + generator_id, Value(), std::nullopt};
     }
-    SINDRI_CHECK(audit(call, connection, "agent.deregistered", "agent", agent_id,
-                       make_object({{"generator_id", Value(generator_id)}})));
-    return empty_response(204);
-  });
+    return audit(call, connection, "agent.deregistered", "agent", agent_id,
+                 make_object({{"generator_id", Value(generator_id)}}));
+  }));
+  // As Brokkr's broker: the agent polls what it may now deploy.
+  push_agent_retargeted(call.services, agent_id);
+  return empty_response(204);
 }
 
 ApiResult<http::Response> registered_agents(Call& call) {

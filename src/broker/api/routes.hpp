@@ -29,6 +29,7 @@ void add_webhook_routes(std::vector<ApiRoute>& routes);             // webhooks.
 void add_health_routes(std::vector<ApiRoute>& routes);              // health.cpp
 void add_fleet_routes(std::vector<ApiRoute>& routes);               // fleet.cpp
 void add_telemetry_routes(std::vector<ApiRoute>& routes);           // telemetry.cpp
+void add_live_view_ticket_routes(std::vector<ApiRoute>& routes);    // live_view_tickets.cpp
 void add_admin_routes(std::vector<ApiRoute>& routes);               // admin.cpp
 void add_admin_config_routes(std::vector<ApiRoute>& routes);        // admin_config.cpp
 

@@ -11,6 +11,7 @@
 #include "broker/db/tags.hpp"
 #include "broker/db/targeting.hpp"
 #include "broker/db/template_targets.hpp"
+#include "broker/pushes.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -22,7 +23,8 @@ struct TagOwner {
   const char* label_schema;
   const char* annotation_schema;
   ApiResult<Ok> (*check_access)(store::Connection&, const Identity&, std::string_view id, bool change);
-  ApiResult<Ok> (*sync)(store::Connection&, std::string_view id);
+  // Answers the agents' targets it added or dropped.
+  ApiResult<Value> (*sync)(store::Connection&, std::string_view id);
 };
 
 ApiResult<Ok> stack_access(store::Connection& connection, const Identity& caller, std::string_view id, bool change) {
@@ -41,9 +43,30 @@ ApiResult<Ok> agent_access(store::Connection& connection, const Identity& caller
 
 // A stack's labels decide both which agents deploy it and which templates
 // may be instantiated into it.
-ApiResult<Ok> sync_stack(store::Connection& connection, std::string_view id) {
-  SINDRI_CHECK(db::sync_targets_for_stack(connection, id));
-  return db::sync_template_targets_for_stack(connection, id);
+ApiResult<Value> sync_stack(store::Connection& connection, std::string_view id) {
+  SINDRI_TRY(changed, db::sync_targets_for_stack(connection, id));
+  SINDRI_CHECK(db::sync_template_targets_for_stack(connection, id));
+  return changed;
+}
+
+// A template's labels change no agent's targets.
+ApiResult<Value> sync_template(store::Connection& connection, std::string_view id) {
+  SINDRI_CHECK(db::sync_template_targets_for_template(connection, id));
+  return Value(Array{});
+}
+
+// A tag write: `write` (Connection&, Value& changed targets) in a write
+// transaction, then target_changed to each agent whose targets changed.
+template <class Write>
+ApiResult<http::Response> write_tags(Call& call, Write write) {
+  Value changed;
+  SINDRI_TRY(response, in_write<http::Response>(call.db(), [&](store::Connection& connection) {
+    return write(connection, changed);
+  }));
+  if (changed.is_array()) {
+    for (const Value& target : changed.get_array()) push_target_changed(call.services, target);
+  }
+  return response;
 }
 
 const TagOwner kStack{db::TagOwner::Stack, "stack", "stack_id", "NewStackLabel", "NewStackAnnotation", stack_access,
@@ -51,7 +74,7 @@ const TagOwner kStack{db::TagOwner::Stack, "stack", "stack_id", "NewStackLabel",
 const TagOwner kAgent{db::TagOwner::Agent, "agent", "agent_id", "NewAgentLabel", "NewAgentAnnotation", agent_access,
                       db::sync_targets_for_agent};
 const TagOwner kTemplate{db::TagOwner::Template, "template", "template_id", "NewTemplateLabel",
-                         "NewTemplateAnnotation", check_template_access, db::sync_template_targets_for_template};
+                         "NewTemplateAnnotation", check_template_access, sync_template};
 
 // The owner's id may be repeated in the body (Brokkr's New*Label shapes
 // carry it); when it is, it must be the path's.
@@ -101,14 +124,15 @@ ApiResult<http::Response> list_tags(Call& call, const TagOwner& owner, ListTags 
 ApiResult<http::Response> add_label(Call& call, const TagOwner& owner) {
   SINDRI_TRY(id, call.id_param());
   SINDRI_TRY(label, read_label(call.request, owner, id));
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  return write_tags(call, [&](store::Connection& connection, Value& changed) -> ApiResult<http::Response> {
     SINDRI_CHECK(owner.check_access(connection, call.caller, id, true));
     auto added = db::insert_label(connection, owner.table, id, label);
     if (!added.ok() && db::is_unique_violation(added.error())) {
       return conflict("label_exists", std::string(owner.entity) + " " + id + " already has label \"" + label + "\"");
     }
     SINDRI_CHECK(added);
-    SINDRI_CHECK(owner.sync(connection, id));
+    SINDRI_TRY(targets, owner.sync(connection, id));
+    changed = std::move(targets);
     return json_response(201, std::move(added).value());
   });
 }
@@ -120,7 +144,7 @@ ApiResult<http::Response> add_annotation(Call& call, const TagOwner& owner) {
   SINDRI_TRY(value, body.required_string("value", kTagRule));
   SINDRI_CHECK(check_owner_field(body, owner, id));
   SINDRI_CHECK(body.finish());
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  return write_tags(call, [&](store::Connection& connection, Value& changed) -> ApiResult<http::Response> {
     SINDRI_CHECK(owner.check_access(connection, call.caller, id, true));
     auto added = db::insert_annotation(connection, owner.table, id, key, value);
     if (!added.ok() && db::is_unique_violation(added.error())) {
@@ -128,7 +152,8 @@ ApiResult<http::Response> add_annotation(Call& call, const TagOwner& owner) {
                       std::string(owner.entity) + " " + id + " already has an annotation \"" + key + "\"");
     }
     SINDRI_CHECK(added);
-    SINDRI_CHECK(owner.sync(connection, id));
+    SINDRI_TRY(targets, owner.sync(connection, id));
+    changed = std::move(targets);
     return json_response(201, std::move(added).value());
   });
 }
@@ -137,7 +162,7 @@ ApiResult<http::Response> remove_tag(Call& call, const TagOwner& owner, RemoveTa
                                      const char* what) {
   SINDRI_TRY(id, call.id_param());
   const std::string& tag = call.params[param];
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  return write_tags(call, [&](store::Connection& connection, Value& changed) -> ApiResult<http::Response> {
     SINDRI_CHECK(owner.check_access(connection, call.caller, id, true));
     SINDRI_TRY(removed, remove(connection, owner.table, id, tag));
     if (!removed) {
@@ -145,7 +170,8 @@ ApiResult<http::Response> remove_tag(Call& call, const TagOwner& owner, RemoveTa
                       std::string(owner.entity) + " " + id + " has no " + what + " \"" + tag + "\"", Value(),
                       std::nullopt};
     }
-    SINDRI_CHECK(owner.sync(connection, id));
+    SINDRI_TRY(targets, owner.sync(connection, id));
+    changed = std::move(targets);
     return empty_response(204);
   });
 }

@@ -1,50 +1,63 @@
 // A stack's telemetry: the Kubernetes events and pod log lines its agents
-// stream, kept for a short window only. The WebSocket channel that fills
-// them comes later; until then every window is empty, in the shapes and with
-// the retention record Brokkr answers.
+// stream over their channel, kept for telemetry.retention (6 hours at most),
+// newest first, with the retention record Brokkr answers.
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 
 #include "broker/access.hpp"
 #include "broker/api/query_params.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/db/stacks.hpp"
+#include "broker/db/telemetry.hpp"
+#include "broker/ids.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {
 namespace {
 
-// Brokkr's hard ceiling: six hours.
-constexpr int64_t kRetentionCeilingSeconds = 6 * 60 * 60;
+// Brokkr's default page and its cap: a larger limit is capped, not refused.
+constexpr int64_t kDefaultLimit = 500;
+constexpr int64_t kMaxLimit = 5000;
 
-Value retention_record() {
+Value retention_record(double retention_seconds, Value oldest_available) {
   return make_object(
-      {{"retention_ceiling_seconds", Value(kRetentionCeilingSeconds)},
-       {"effective_retention_seconds", Value(kRetentionCeilingSeconds)},
-       {"oldest_available_ts", Value()},
+      {{"retention_ceiling_seconds", Value(static_cast<int64_t>(kTelemetryCeilingSeconds))},
+       {"effective_retention_seconds", Value(static_cast<int64_t>(retention_seconds))},
+       {"oldest_available_ts", std::move(oldest_available)},
        {"long_term_sink_hint",
         Value("The broker retains telemetry for at most 6 hours. For long-term log centralisation, ship to Datadog "
               "or equivalent.")}});
 }
 
-// Checks the window asked for and the caller's access to the stack; answers
-// the window's rows under `rows_key`.
-ApiResult<http::Response> telemetry_window(Call& call, std::string_view rows_key) {
+// Checks the window asked for (since clamped to the retention window) and
+// the caller's access to the stack; answers the window's rows under `rows_key`.
+ApiResult<http::Response> telemetry_window(Call& call, db::TelemetryTable table, std::string_view rows_key) {
   SINDRI_TRY(stack_id, call.id_param());
-  // Checked now, used by the statements the WebSocket issue adds: since
-  // (clamped to the ceiling) and limit (default 500; Brokkr caps a larger
-  // one at 5000 rather than refusing it).
-  SINDRI_CHECK(optional_timestamp_query(call.request, "since"));
-  SINDRI_CHECK(optional_int_query(call.request, "limit", 1, INT64_MAX));
+  SINDRI_TRY(since, optional_timestamp_query(call.request, "since"));
+  SINDRI_TRY(limit, optional_int_query(call.request, "limit", 1, INT64_MAX));
+  const double retention = call.services.config.current()->telemetry_retention;
+  const std::string window_start = timestamp_at(
+      std::chrono::system_clock::now() -
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(retention)));
+  const std::string from = since && *since > window_start ? *since : window_start;
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(stack, db::load_stack(connection, stack_id));
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Read));
-    return json_response(200, make_object({{"retention", retention_record()}, {rows_key, Value(Array{})}}));
+    SINDRI_TRY(rows, db::list_telemetry(connection, table, stack_id, from, std::min(limit.value_or(kDefaultLimit), kMaxLimit)));
+    SINDRI_TRY(oldest, db::oldest_telemetry(connection, table, stack_id, window_start));
+    return json_response(200, make_object({{"retention", retention_record(retention, std::move(oldest))},
+                                           {rows_key, std::move(rows)}}));
   });
 }
 
-ApiResult<http::Response> list_telemetry_events(Call& call) { return telemetry_window(call, "events"); }
-ApiResult<http::Response> list_telemetry_logs(Call& call) { return telemetry_window(call, "lines"); }
+ApiResult<http::Response> list_telemetry_events(Call& call) {
+  return telemetry_window(call, db::TelemetryTable::K8sEvents, "events");
+}
+ApiResult<http::Response> list_telemetry_logs(Call& call) {
+  return telemetry_window(call, db::TelemetryTable::PodLogs, "lines");
+}
 
 }  // namespace
 

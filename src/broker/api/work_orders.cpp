@@ -13,6 +13,7 @@
 #include "broker/db/agents.hpp"
 #include "broker/db/events.hpp"
 #include "broker/db/work_orders.hpp"
+#include "broker/pushes.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {
@@ -149,7 +150,8 @@ ApiResult<db::NewWorkOrder> read_new_work_order(const http::Request& request) {
 
 ApiResult<http::Response> create_work_order(Call& call) {
   SINDRI_TRY(order, read_new_work_order(call.request));
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  std::vector<std::string> targeted;
+  SINDRI_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     for (const std::string& agent_id : order.agent_ids) {
       auto agent = db::load_agent(connection, agent_id);
       if (!agent.ok() && agent.error().status == 404) {
@@ -167,8 +169,13 @@ ApiResult<http::Response> create_work_order(Call& call) {
                                              {"work_type", *created.find("work_type")},
                                              {"status", *created.find("status")},
                                              {"created_at", *created.find("created_at")}})));
-    return json_response(201, created);
-  });
+    SINDRI_TRY(agents, db::agents_targeted_by_work_order(connection, id));
+    targeted = std::move(agents);
+    return created;
+  }));
+  // Brokkr pushes to the agents named; those matched by label are told too.
+  push_work_order(call.services, targeted, created);
+  return json_response(201, created);
 }
 
 std::optional<std::string> optional_text_query(const http::Request& request, std::string_view name) {

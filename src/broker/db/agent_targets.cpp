@@ -45,16 +45,6 @@ ApiResult<Ok> remember_target(store::Connection& connection, const Value& agent_
   return Ok{};
 }
 
-ApiResult<bool> agent_may_report_on(store::Connection& connection, std::string_view agent_id,
-                                    std::string_view object_id) {
-  // Both probes are primary keys: the object's id, then (agent, stack).
-  SINDRI_TRY(rows, connection.query("SELECT 1 FROM deployment_objects d JOIN agent_target_history h "
-                                    "ON h.agent_id = $1 AND h.stack_id = d.stack_id "
-                                    "WHERE d.id = $2 AND " SINDRI_LIVE_IN("d"),
-                                    {Value(agent_id), Value(object_id)}));
-  return !rows.empty();
-}
-
 ApiResult<bool> delete_agent_target(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id) {
   SINDRI_TRY(rows, connection.query("DELETE FROM agent_targets WHERE agent_id = $1 AND stack_id = $2 RETURNING id",

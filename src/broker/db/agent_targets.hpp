@@ -23,11 +23,6 @@ ApiResult<Value> insert_agent_target(store::Connection& connection, std::string_
                                      std::string_view stack_id);
 // Records in the history that the agent targets the stack (once per pair).
 ApiResult<Ok> remember_target(store::Connection& connection, const Value& agent_id, const Value& stack_id);
-// Whether deployment object `object_id` exists and is or was in the agent's
-// target state: its stack is targeted now or was before, so that an agent
-// may still report removing what a stack it no longer targets had applied.
-ApiResult<bool> agent_may_report_on(store::Connection& connection, std::string_view agent_id,
-                                    std::string_view object_id);
 // Removes the target, touching the target state; false when there was none.
 ApiResult<bool> delete_agent_target(store::Connection& connection, std::string_view agent_id,
                                     std::string_view stack_id);

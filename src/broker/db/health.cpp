@@ -9,12 +9,13 @@ ApiResult<std::optional<ObjectPlacement>> place_object_for_agent(store::Connecti
                                                                  std::string_view object_id,
                                                                  std::string_view agent_id) {
   SINDRI_TRY(rows, connection.query("SELECT d.stack_id, EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = $2 "
-                                    "AND t.stack_id = d.stack_id) FROM deployment_objects d "
+                                    "AND t.stack_id = d.stack_id), EXISTS (SELECT 1 FROM agent_target_history h "
+                                    "WHERE h.agent_id = $2 AND h.stack_id = d.stack_id) FROM deployment_objects d "
                                     "WHERE d.id = $1 AND " SINDRI_LIVE_IN("d"),
                                     {Value(object_id), Value(agent_id)}));
   if (rows.empty()) return std::optional<ObjectPlacement>();
-  return std::optional<ObjectPlacement>(
-      ObjectPlacement{std::string(rows.rows[0][0].get_string()), is_true(rows.rows[0][1])});
+  return std::optional<ObjectPlacement>(ObjectPlacement{std::string(rows.rows[0][0].get_string()),
+                                                        is_true(rows.rows[0][1]), is_true(rows.rows[0][2])});
 }
 
 ApiResult<std::optional<std::string>> upsert_health(store::Connection& connection, std::string_view agent_id,

@@ -11,10 +11,12 @@
 
 namespace sindri::broker::db {
 
-// Where a live deployment object sits, and whether an agent targets its stack.
+// Where a live deployment object sits, whether an agent targets its stack,
+// and whether it ever did (so may report on its objects, removals included).
 struct ObjectPlacement {
   std::string stack_id;
   bool targeted_by_agent = false;
+  bool reported_on_by_agent = false;
 };
 // None when the object is missing or deleted.
 ApiResult<std::optional<ObjectPlacement>> place_object_for_agent(store::Connection& connection,

@@ -489,6 +489,57 @@ SELECT DISTINCT e.agent_id, d.stack_id FROM agent_events e JOIN deployment_objec
 WHERE NOT EXISTS (SELECT 1 FROM agent_target_history h WHERE h.agent_id = e.agent_id AND h.stack_id = d.stack_id);
 )sql";
 
+// What agents stream from their clusters (Brokkr's migration 18): the
+// Kubernetes events about the objects they applied and the log lines of
+// the pods that opt in, kept for hours and trimmed by created_at, the
+// broker's clock, so that an agent's back-dated timestamps keep nothing.
+// And the one-time tickets a browser opens a live view with (it cannot set
+// Authorization on a WebSocket): a hash, whom it stands for, and when it
+// lapses. And the notices between brokers too large for a NOTIFY, read by
+// the brokers it names them to within seconds.
+constexpr std::string_view kTelemetryTables = R"sql(
+CREATE TABLE agent_k8s_events (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL REFERENCES agents (id),
+  stack_id TEXT NOT NULL REFERENCES stacks (id),
+  observed_at TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  message TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  source TEXT,
+  involved_object TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX agent_k8s_events_stack ON agent_k8s_events (stack_id, created_at);
+CREATE INDEX agent_k8s_events_created ON agent_k8s_events (created_at);
+CREATE TABLE agent_pod_logs (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL REFERENCES agents (id),
+  stack_id TEXT NOT NULL REFERENCES stacks (id),
+  namespace TEXT NOT NULL,
+  pod TEXT NOT NULL,
+  container TEXT NOT NULL,
+  ts TEXT NOT NULL,
+  line TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX agent_pod_logs_stack ON agent_pod_logs (stack_id, created_at);
+CREATE INDEX agent_pod_logs_created ON agent_pod_logs (created_at);
+CREATE TABLE live_view_tickets (
+  ticket_hash TEXT PRIMARY KEY,
+  identity_kind TEXT NOT NULL,
+  identity_id TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+CREATE INDEX live_view_tickets_expires ON live_view_tickets (expires_at);
+CREATE TABLE broker_notices (
+  id TEXT PRIMARY KEY,
+  payload TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX broker_notices_created ON broker_notices (created_at);
+)sql";
+
 }  // namespace
 
 std::span<const store::Migration> broker_migrations() {
@@ -518,6 +569,7 @@ std::span<const store::Migration> broker_migrations() {
       {8, "deployment health", kDeploymentHealthTables, kDeploymentHealthTables},
       {9, "webhook subscriptions and deliveries", kWebhookTables, kWebhookTables},
       {10, "every stack each agent has targeted", kAgentTargetHistory, kAgentTargetHistory},
+      {11, "Kubernetes events and pod log lines agents stream; live view tickets; large notices", kTelemetryTables, kTelemetryTables},
   };
   return migrations;
 }

@@ -18,38 +18,46 @@ namespace {
   "  (SELECT 1 FROM agent_annotations aa WHERE aa.agent_id = a.id AND aa.key = sa.key AND aa.value = sa.value))"
 
 // Drops the engine's targets that no longer match, adds the missing ones, and
-// tells cached target states that something changed. `stale` deletes,
-// `missing` selects (agent id, stack id) pairs; both take the id as $1.
-ApiResult<Ok> sync_targets(store::Connection& connection, std::string_view id, const char* stale, const char* missing) {
+// tells cached target states that something changed. `stale` deletes
+// (returning id, agent id, stack id), `missing` selects (agent id, stack id)
+// pairs; both take the id as $1.
+ApiResult<Value> sync_targets(store::Connection& connection, std::string_view id, const char* stale,
+                              const char* missing) {
   const Value key(id);
-  SINDRI_CHECK(connection.query(stale, {key}));
+  SINDRI_TRY(dropped, connection.query(stale, {key}));
+  Array changed;
+  for (size_t i = 0; i < dropped.size(); ++i) changed.push_back(row_object(dropped, i));
   SINDRI_TRY(pairs, connection.query(missing, {key}));
   for (const auto& row : pairs.rows) {
-    SINDRI_CHECK(connection.query(
-        "INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) VALUES ($1, $2, $3, TRUE)",
-        {Value(new_uuid()), row[0], row[1]}));
+    SINDRI_TRY(added, connection.query("INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) "
+                                       "VALUES ($1, $2, $3, TRUE) RETURNING id, agent_id, stack_id",
+                                       {Value(new_uuid()), row[0], row[1]}));
+    changed.push_back(row_object(added, 0));
     SINDRI_CHECK(remember_target(connection, row[0], row[1]));
   }
-  return touch_target_state(connection);
+  SINDRI_CHECK(touch_target_state(connection));
+  return Value(std::move(changed));
 }
 
 }  // namespace
 
-ApiResult<Ok> sync_targets_for_stack(store::Connection& connection, std::string_view stack_id) {
+ApiResult<Value> sync_targets_for_stack(store::Connection& connection, std::string_view stack_id) {
   return sync_targets(
       connection, stack_id,
       "DELETE FROM agent_targets WHERE stack_id = $1 AND matched_by_labels AND agent_id NOT IN "
-      "(SELECT a.id FROM agents a, stacks s WHERE s.id = $1 AND " SINDRI_LIVE_IN("a") " AND " SINDRI_AGENT_MATCHES_STACK ")",
+      "(SELECT a.id FROM agents a, stacks s WHERE s.id = $1 AND " SINDRI_LIVE_IN("a") " AND " SINDRI_AGENT_MATCHES_STACK ") "
+      "RETURNING id, agent_id, stack_id",
       "SELECT a.id, s.id FROM agents a, stacks s WHERE s.id = $1 AND " SINDRI_LIVE_IN("s")
       " AND " SINDRI_LIVE_IN("a") " AND " SINDRI_AGENT_MATCHES_STACK
       " AND NOT EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = a.id AND t.stack_id = s.id)");
 }
 
-ApiResult<Ok> sync_targets_for_agent(store::Connection& connection, std::string_view agent_id) {
+ApiResult<Value> sync_targets_for_agent(store::Connection& connection, std::string_view agent_id) {
   return sync_targets(
       connection, agent_id,
       "DELETE FROM agent_targets WHERE agent_id = $1 AND matched_by_labels AND stack_id NOT IN "
-      "(SELECT s.id FROM agents a, stacks s WHERE a.id = $1 AND " SINDRI_AGENT_MATCHES_STACK ")",
+      "(SELECT s.id FROM agents a, stacks s WHERE a.id = $1 AND " SINDRI_AGENT_MATCHES_STACK ") "
+      "RETURNING id, agent_id, stack_id",
       "SELECT a.id, s.id FROM agents a, stacks s WHERE a.id = $1 AND " SINDRI_LIVE_IN("a")
       " AND " SINDRI_LIVE_IN("s") " AND " SINDRI_AGENT_MATCHES_STACK
       " AND NOT EXISTS (SELECT 1 FROM agent_targets t WHERE t.agent_id = a.id AND t.stack_id = s.id)");

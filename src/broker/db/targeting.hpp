@@ -4,7 +4,8 @@
 // them (labels by text, annotations by key and value). Targets the engine
 // made are marked as such; targets added by hand through the API are left
 // alone. Call the sync for whichever side's labels or annotations changed,
-// inside the same write transaction.
+// inside the same write transaction; each answers the targets it added or
+// dropped ({id, agent_id, stack_id}), for pushes once it has committed.
 
 #include <string_view>
 
@@ -13,7 +14,7 @@
 
 namespace sindri::broker::db {
 
-ApiResult<Ok> sync_targets_for_stack(store::Connection& connection, std::string_view stack_id);
-ApiResult<Ok> sync_targets_for_agent(store::Connection& connection, std::string_view agent_id);
+ApiResult<Value> sync_targets_for_stack(store::Connection& connection, std::string_view stack_id);
+ApiResult<Value> sync_targets_for_agent(store::Connection& connection, std::string_view agent_id);
 
 }  // namespace sindri::broker::db

@@ -71,6 +71,16 @@ ApiResult<Value> insert_work_order(store::Connection& connection, const NewWorkO
   return row_object(rows, 0);
 }
 
+ApiResult<std::vector<std::string>> agents_targeted_by_work_order(store::Connection& connection,
+                                                                  std::string_view work_order_id) {
+  SINDRI_TRY(rows, connection.query("SELECT a.id FROM agents a, work_orders WHERE work_orders.id = $1 AND " SINDRI_LIVE_IN(
+                                        "a") " AND " SINDRI_WORK_ORDER_TARGETS("a.id"),
+                                    {Value(work_order_id)}));
+  std::vector<std::string> agent_ids;
+  for (const auto& row : rows.rows) agent_ids.emplace_back(row[0].get_string());
+  return agent_ids;
+}
+
 ApiResult<Value> list_work_orders(store::Connection& connection, const std::optional<std::string>& status,
                                   const std::optional<std::string>& work_type) {
   SINDRI_TRY(rows, connection.query("SELECT " SINDRI_WORK_ORDER_COLUMNS " FROM work_orders "

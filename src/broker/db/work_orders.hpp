@@ -30,6 +30,9 @@ struct NewWorkOrder {
 };
 // Inserts the work order (PENDING) and its targeting; answers it.
 ApiResult<Value> insert_work_order(store::Connection& connection, const NewWorkOrder& order);
+// The live agents the work order targets: by name, label or annotation.
+ApiResult<std::vector<std::string>> agents_targeted_by_work_order(store::Connection& connection,
+                                                                  std::string_view work_order_id);
 
 // Active work orders, newest first; a filter that is nullopt filters nothing.
 ApiResult<Value> list_work_orders(store::Connection& connection, const std::optional<std::string>& status,

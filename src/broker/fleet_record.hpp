@@ -1,0 +1,21 @@
+#pragma once
+// One agent's FleetAgentRecord: the stored members (db/fleet.hpp) and what
+// is computed on read: the ages, and whether its WebSocket is open to this
+// broker.
+
+#include <string_view>
+
+#include "broker/api_error.hpp"
+#include "store/database.hpp"
+
+namespace sindri::broker {
+
+class AgentChannels;
+
+// Completes a stored record as of `now`.
+Value fleet_record(Value stored, std::string_view now, const AgentChannels& channels);
+// The live agent's record; null when there is no such live agent.
+ApiResult<Value> load_fleet_record(store::Connection& connection, std::string_view agent_id,
+                                   const AgentChannels& channels);
+
+}  // namespace sindri::broker
