@@ -2,6 +2,7 @@
 
 #include "broker/agent_channels.hpp"
 #include "broker/db/agent_targets.hpp"
+#include "broker/db/deployment_objects.hpp"
 #include "broker/db/stacks.hpp"
 #include "broker/fleet_record.hpp"
 #include "broker/live_views.hpp"
@@ -39,21 +40,34 @@ void deliver_target_changed(const Services& services, const Value& target) {
   services.agent_channels->push({agent_id}, channel_frame("target_changed", target));
 }
 
-void deliver_stack_changed(const Services& services, const std::string& stack_id) {
-  if (services.agent_channels->empty()) return;
+void deliver_stack_changed(const Services& services, const std::string& stack_id, const std::string& object_id) {
+  const bool agents_here = !services.agent_channels->empty();
+  const bool viewed_here = !object_id.empty() && services.live_views->watched(stack_id);
+  if (!agents_here && !viewed_here) return;
   struct Recipients {
     std::vector<std::string> agents;
     Value stack;
+    Value object;
   };
   auto recipients = in_read<Recipients>(services.db, [&](store::Connection& connection) -> ApiResult<Recipients> {
+    Recipients found;
+    if (viewed_here) {
+      SINDRI_TRY(object, db::load_deployment_object(connection, object_id));
+      found.object = std::move(object);
+    }
+    if (!agents_here) return found;
     SINDRI_TRY(targeting, db::agents_targeting(connection, stack_id));
-    std::vector<std::string> agents = services.agent_channels->connected_among(targeting);
-    if (agents.empty()) return Recipients{};
+    found.agents = services.agent_channels->connected_among(targeting);
+    if (found.agents.empty()) return found;
     // A deleted stack too: its deletion marker is what agents must fetch.
     SINDRI_TRY(stack, db::load_any_stack(connection, stack_id));
-    return Recipients{std::move(agents), std::move(stack)};
+    found.stack = std::move(stack);
+    return found;
   });
   if (!recipients.ok()) return warn_not_delivered(services, "stack_changed", "stack_id", stack_id, recipients.error());
+  if (!recipients->object.is_null()) {
+    services.live_views->publish_stack(stack_id, channel_frame("deployment_object", recipients->object));
+  }
   if (recipients->agents.empty()) return;
   services.note_write();
   services.agent_channels->push(recipients->agents, channel_frame("stack_changed", recipients->stack));
@@ -89,8 +103,10 @@ void push_target_changed(const Services& services, const Value& target) {
   services.notices->publish(make_object({{"kind", Value("target_changed")}, {"target", target}}));
 }
 
-void push_stack_changed(const Services& services, const std::string& stack_id) {
-  services.notices->publish(make_object({{"kind", Value("stack_changed")}, {"stack_id", Value(stack_id)}}));
+void push_stack_changed(const Services& services, const std::string& stack_id, const std::string& object_id) {
+  Value notice = make_object({{"kind", Value("stack_changed")}, {"stack_id", Value(stack_id)}});
+  if (!object_id.empty()) notice.set("object_id", Value(object_id));
+  services.notices->publish(notice);
 }
 
 void push_work_order(const Services& services, const std::vector<std::string>& agent_ids, const Value& work_order) {
@@ -123,7 +139,7 @@ void deliver_notice(const Services& services, const Value& notice) {
   if (kind == "target_changed") {
     if (const Value* target = notice.find("target")) deliver_target_changed(services, *target);
   } else if (kind == "stack_changed") {
-    deliver_stack_changed(services, text_member(notice, "stack_id"));
+    deliver_stack_changed(services, text_member(notice, "stack_id"), text_member(notice, "object_id"));
   } else if (kind == "work_order") {
     deliver_work_order(services, notice);
   } else if (kind == "agent_closed") {

@@ -17,8 +17,10 @@ void push_target_changed(const Services& services, const Value& target);
 // target_changed naming no one target (nil ids), as after a deregistration.
 void push_agent_retargeted(const Services& services, const std::string& agent_id);
 // stack_changed, with the stack, to every agent that targets it (a new
-// deployment object, the stack deleted).
-void push_stack_changed(const Services& services, const std::string& stack_id);
+// deployment object, the stack deleted); the new object `object_id`, when
+// given, to the stack's live viewers (read by a broker that has some: the
+// notice itself stays small).
+void push_stack_changed(const Services& services, const std::string& stack_id, const std::string& object_id = {});
 // work_order, with the work order, to the agents it names.
 void push_work_order(const Services& services, const std::vector<std::string>& agent_ids, const Value& work_order);
 // Closes the agent's socket wherever it is open (1008, `reason`).

@@ -73,8 +73,7 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     return inserted;
   }));
-  push_stack_changed(call.services, stack_id);
-  show_on_stack(call.services, stack_id, "deployment_object", object);
+  push_stack_changed(call.services, stack_id, std::string(object.find("id")->get_string()));
   return json_response(201, object);
 }
 

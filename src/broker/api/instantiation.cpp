@@ -145,8 +145,7 @@ ApiResult<http::Response> store_rendered(const Services& services, const Identit
     }
     return inserted;
   }));
-  push_stack_changed(services, stack_id);
-  show_on_stack(services, stack_id, "deployment_object", object);
+  push_stack_changed(services, stack_id, std::string(object.find("id")->get_string()));
   return json_response(201, object);
 }
 
