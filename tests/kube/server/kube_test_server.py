@@ -82,8 +82,12 @@ What it models, and where each behaviour comes from (kubernetes.io):
   answers with itself in phase Terminating (deletionTimestamp set) and stays
   so for --namespace-termination-delay seconds; then it and everything in it
   are gone.
-- GET /api/v1/namespaces/{ns}/pods/{name}/log: text/plain from the pod's
-  annotation sindri-test/log.<container> or sindri-test/log, tailLines.
+- GET /api/v1/namespaces/{ns}/pods/{name}/log: text/plain, the lines of the
+  pod's annotation sindri-test/log.<container> or sindri-test/log (written
+  at its creationTimestamp) and then those POST /_test/logs appended;
+  container, tailLines, sinceTime (lines at or after it) and timestamps=true
+  (each line after its time in RFC3339Nano, as the kubelet writes it).
+  follow=true is not modeled: the answer ends after the lines there are.
 - Errors are always Status objects (reference/kubernetes-api/common-
   definitions/status): kind Status, apiVersion v1, status Failure, message,
   reason, code, details {name, group, kind, causes}.
@@ -125,6 +129,10 @@ the CA only; anything that reaches loopback is a test):
                                   kind the server knows and a name are all
                                   it checks
   GET    /_test/objects           everything stored, as a JSON array
+  POST   /_test/logs/NS/POD/CONTAINER  appends the body's lines to that
+                                  container's log, each stamped now (a
+                                  microsecond after the line before at
+                                  least); 404 when the pod does not exist
   POST   /_test/reset             back to the start: only the default
                                   namespaces, no requests, no failures
 """
@@ -148,6 +156,7 @@ sys.dont_write_bytecode = True
 from kube_api.api import Api  # noqa: E402 - after the line above
 from kube_api.documents import VERSION, as_table, openapi_v3  # noqa: E402
 from kube_api.errors import ApiError, parse_json_body  # noqa: E402
+from kube_api.resource_types import type_by_kind  # noqa: E402
 from kube_api.store import Store  # noqa: E402
 
 
@@ -348,6 +357,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return 201, server.api.put_verbatim(parse_json_body(body))
             if path == "/_test/objects" and method == "GET":
                 return 200, copy.deepcopy(store.all_objects())
+            if path.startswith("/_test/logs/") and method == "POST":
+                parts = [urllib.parse.unquote(p) for p in path[len("/_test/logs/"):].split("/")]
+                if len(parts) != 3:
+                    raise ApiError(404, "POST /_test/logs/NAMESPACE/POD/CONTAINER")
+                pod = store.table(type_by_kind("v1", "Pod")).get((parts[0], parts[1]))
+                if pod is None:
+                    raise ApiError(404, f'pods "{parts[1]}" not found')
+                store.append_log(pod["metadata"]["uid"], parts[2], body.splitlines())
+                return 200, {"appended": len(body.splitlines())}
             if path == "/_test/reset" and method == "POST":
                 store.reset()
                 server.requests.clear()
