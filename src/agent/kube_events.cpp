@@ -92,7 +92,9 @@ void KubeEventForwarder::pass() {
     const Value* metadata = event.find("metadata");
     if (metadata == nullptr) continue;
     std::string key(string_member(*metadata, "uid"));
-    if (key.empty()) key = std::string(string_member(*metadata, "namespace")) + "/" + std::string(string_member(*metadata, "name"));
+    if (key.empty()) {
+      key = std::string(string_member(*metadata, "namespace")) + "/" + std::string(string_member(*metadata, "name"));
+    }
     const std::string version(string_member(*metadata, "resourceVersion"));
     auto known = versions_.find(key);
     const bool changed = known == versions_.end() || known->second != version;

@@ -91,8 +91,16 @@ void PodLogForwarder::scan() {
       std::string key = std::string(uid) + "/" + std::string(container_name);
       if (!tails_.contains(key)) {
         log_("following the log of " + describe(ns, name, container_name) + " (stack " + std::string(stack_id) + ")");
-        tails_.emplace(key, Tail{std::string(ns), std::string(name), std::string(container_name),
-                                 std::string(stack_id), since_micros_, 0, LogRateLimit(lines_per_second_), {}, {}});
+        tails_.emplace(key, Tail{.ns = std::string(ns),
+                                 .pod = std::string(name),
+                                 .container = std::string(container_name),
+                                 .stack_id = std::string(stack_id),
+                                 .cursor_micros = since_micros_,
+                                 .lines_at_cursor = 0,
+                                 .rate = LogRateLimit(lines_per_second_),
+                                 .gaps = {},
+                                 .last_failure = {},
+                                 .warned_untimed = false});
       }
       wanted.insert(std::move(key));
     }
@@ -174,7 +182,11 @@ void PodLogForwarder::read(Tail& tail) {
     const std::optional<int64_t> micros =
         space == std::string_view::npos ? std::nullopt : rfc3339::parse_micros(line.substr(0, space));
     if (!micros) {
-      if (!line.empty()) log_("the log of " + describe(tail.ns, tail.pod, tail.container) + ": a line without a timestamp skipped");
+      if (!line.empty() && !tail.warned_untimed) {
+        log_("the log of " + describe(tail.ns, tail.pod, tail.container) +
+             " has lines without a timestamp (timestamps=true), which are not sent");
+        tail.warned_untimed = true;
+      }
       continue;
     }
     if (*micros < cursor) continue;

@@ -84,6 +84,7 @@ class PodLogForwarder {
     LogRateLimit rate;
     std::array<Gap, kGapReasons> gaps;
     std::string last_failure;
+    bool warned_untimed = false;
   };
 
   void read(Tail& tail);

@@ -34,7 +34,9 @@ Value yaml(const std::string& text) {
   return *parsed;
 }
 
-std::string member(const Value& object, std::string_view key) { return std::string(sindri::string_member(object, key)); }
+std::string member(const Value& object, std::string_view key) {
+  return std::string(sindri::string_member(object, key));
+}
 bool is_null(const Value& object, std::string_view key) {
   const Value* found = object.find(key);
   return found != nullptr && found->is_null();
@@ -123,7 +125,9 @@ class AgentTelemetry : public ::testing::Test {
   std::vector<std::string> lines_of(const std::string& pod, const std::string& container) const {
     std::vector<std::string> lines;
     for (const Value& frame : recorder_.frames("pod_log_line")) {
-      if (member(frame, "pod") == pod && member(frame, "container") == container) lines.push_back(member(frame, "line"));
+      if (member(frame, "pod") == pod && member(frame, "container") == container) {
+        lines.push_back(member(frame, "line"));
+      }
     }
     return lines;
   }
@@ -340,8 +344,8 @@ TEST_F(AgentTelemetry, ALogThatFailsOrAPodDeletedMidStreamIsLoggedAndTheAgentGoe
   auto pod_type = client.find_type("v1", "Pod");
   ASSERT_TRUE(pod_type.ok()) << pod_type.error().message;
   ASSERT_TRUE(client.remove(*pod_type, "apps", "doomed").ok());
-  ASSERT_TRUE(eventually([&] { return agent->log().find("no longer following the log of container app of pod apps/doomed") != std::string::npos; }))
-      << agent->log();
+  const std::string forgotten = "no longer following the log of container app of pod apps/doomed";
+  ASSERT_TRUE(eventually([&] { return agent->log().find(forgotten) != std::string::npos; })) << agent->log();
   cluster_.append_log("apps", "web-1", "app", "still here");
   ASSERT_TRUE(eventually([&] { return lines_of("web-1", "app").size() == 2; })) << agent->log();
   EXPECT_EQ(lines_of("web-1", "app"), (std::vector<std::string>{"kept", "still here"}));
