@@ -8,17 +8,30 @@
 #include "value/json.hpp"
 #include "value/members.hpp"
 #include "value/rfc3339.hpp"
+#include "value/utf8.hpp"
 
 namespace sindri::agent {
 namespace {
 
 constexpr auto kRateWindow = std::chrono::seconds(1);
 constexpr int64_t kMicrosPerSecond = 1'000'000;
+// What one read of a log may bring (limitBytes), and one line sent: so that
+// a chatty container, and the frames waiting for the channel, hold bounded memory.
+constexpr size_t kReadLimitBytes = 8 * 1024 * 1024;
+constexpr size_t kLineLimitBytes = 16 * 1024;
 
 constexpr std::array<std::string_view, 3> kGapReasonNames = {"rate_limit", "buffer_full", "disconnected"};
 
 std::string describe(std::string_view ns, std::string_view pod, std::string_view container) {
   return "container " + std::string(container) + " of pod " + std::string(ns) + "/" + std::string(pod);
+}
+
+// `line` cut to kLineLimitBytes, between UTF-8 characters.
+std::string_view bounded(std::string_view line) {
+  if (line.size() <= kLineLimitBytes) return line;
+  size_t end = kLineLimitBytes;
+  while (end > 0 && is_utf8_continuation(line[end])) --end;
+  return line.substr(0, end);
 }
 
 }  // namespace
@@ -153,7 +166,8 @@ void PodLogForwarder::read(Tail& tail) {
   const int64_t since_second = tail.cursor_micros - tail.cursor_micros % kMicrosPerSecond;
   const std::string path = "/api/v1/namespaces/" + http::percent_encode(tail.ns) + "/pods/" +
                            http::percent_encode(tail.pod) + "/log?container=" + http::percent_encode(tail.container) +
-                           "&timestamps=true&sinceTime=" + http::percent_encode(rfc3339::format_micros(since_second));
+                           "&timestamps=true&sinceTime=" + http::percent_encode(rfc3339::format_micros(since_second)) +
+                           "&limitBytes=" + std::to_string(kReadLimitBytes);
   auto text = client_.get_text(path);
   if (!text.ok()) {
     if (text.error().message != tail.last_failure) {
@@ -173,7 +187,11 @@ void PodLogForwarder::read(Tail& tail) {
   const int64_t cursor = tail.cursor_micros;
   const uint64_t taken_at_cursor = tail.lines_at_cursor;
   uint64_t seen_at_cursor = 0;
+  bool advanced = false;
   std::string_view rest = *text;
+  const bool cut = rest.size() >= kReadLimitBytes;
+  // The last line of a cut answer may be cut too: the next read brings it whole.
+  if (cut) rest = rest.substr(0, rest.rfind('\n') + 1);
   while (!rest.empty()) {
     const size_t end = rest.find('\n');
     std::string_view line = rest.substr(0, end);
@@ -196,7 +214,16 @@ void PodLogForwarder::read(Tail& tail) {
       tail.lines_at_cursor = 0;
     }
     ++tail.lines_at_cursor;
-    forward(tail, rfc3339::format_micros(*micros), line.substr(space + 1));
+    advanced = true;
+    forward(tail, rfc3339::format_micros(*micros), bounded(line.substr(space + 1)));
+  }
+  if (cut && !advanced) {
+    // Every read from this second would stop at the same place: the rest of it is skipped.
+    log_("the log of " + describe(tail.ns, tail.pod, tail.container) + " holds more than " +
+         std::to_string(kReadLimitBytes) + " bytes written within the second " + rfc3339::format_micros(since_second) +
+         "; the rest of that second is not sent");
+    tail.cursor_micros = since_second + kMicrosPerSecond;
+    tail.lines_at_cursor = 0;
   }
 }
 

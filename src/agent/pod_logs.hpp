@@ -6,7 +6,8 @@
 // reads whole answers only, so "following" is reading each container's log
 // every agent.pod_log_interval with timestamps=true and sinceTime, keeping
 // the lines after the last one sent (by their timestamps); a pod's log
-// from before the agent started is not sent.
+// from before the agent started is not sent. A read brings at most 8 MiB
+// (limitBytes), and a line longer than 16 KiB is cut.
 //
 // At most agent.pod_log_lines_per_second lines a container each second; the
 // lines over it are dropped and, when the second is over, one log_gap

@@ -253,6 +253,10 @@ TEST_F(AgentTelemetry, LogLinesOfPodsThatOptInGoUpInOrderAtMostTheRate) {
   cluster_.append_log("apps", "web-1", "app", "four");
   ASSERT_TRUE(eventually([&] { return lines_of("web-1", "app").size() >= 4; })) << agent->log();
   EXPECT_EQ(lines_of("web-1", "app"), (std::vector<std::string>{"one", "two", "three", "four"}));
+  // A line too long for a frame is cut.
+  cluster_.append_log("apps", "web-1", "app", std::string(20'000, 'x'));
+  ASSERT_TRUE(eventually([&] { return lines_of("web-1", "app").size() >= 5; })) << agent->log();
+  EXPECT_EQ(lines_of("web-1", "app")[4], std::string(16 * 1024, 'x'));
   for (const Value& line : recorder_.frames("pod_log_line")) {
     EXPECT_EQ(member(line, "agent_id"), agent_id_);
     EXPECT_EQ(member(line, "stack_id"), stack_id_);

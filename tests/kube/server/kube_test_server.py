@@ -85,8 +85,9 @@ What it models, and where each behaviour comes from (kubernetes.io):
 - GET /api/v1/namespaces/{ns}/pods/{name}/log: text/plain, the lines of the
   pod's annotation sindri-test/log.<container> or sindri-test/log (written
   at its creationTimestamp) and then those POST /_test/logs appended;
-  container, tailLines, sinceTime (lines at or after it) and timestamps=true
-  (each line after its time in RFC3339Nano, as the kubelet writes it).
+  container, tailLines, sinceTime (lines at or after it), timestamps=true
+  (each line after its time in RFC3339Nano, as the kubelet writes it) and
+  limitBytes (the answer cut after that many bytes).
   follow=true is not modeled: the answer ends after the lines there are.
 - Errors are always Status objects (reference/kubernetes-api/common-
   definitions/status): kind Status, apiVersion v1, status Failure, message,

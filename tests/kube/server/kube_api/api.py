@@ -166,7 +166,10 @@ class Api:
         if stamped:
             lines = [(micros, f"{rfc3339_nano(micros)} {line}" + ("" if line.endswith("\n") else "\n"))
                      for micros, line in lines]
-        return "".join(line for _, line in lines)
+        text = "".join(line for _, line in lines)
+        if int_parameter(query, "limitBytes") > 0:
+            text = text.encode()[:int_parameter(query, "limitBytes")].decode(errors="ignore")
+        return text
 
     # -- writing ----------------------------------------------------------
     def check_body(self, rtype, namespace, name, obj, creating):
