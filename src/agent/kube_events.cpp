@@ -4,6 +4,7 @@
 #include "kube/client.hpp"
 #include "value/json.hpp"
 #include "value/members.hpp"
+#include "value/pointer.hpp"
 #include "value/rfc3339.hpp"
 
 namespace sindri::agent {
@@ -13,6 +14,9 @@ namespace {
 // stack is looked up again after this long, and at most this many are kept.
 constexpr auto kStackTtl = std::chrono::minutes(5);
 constexpr size_t kStackCacheCapacity = 10'000;
+// A Pod's ReplicaSet's Deployment: the events worth most (a pull that fails,
+// a crash loop) are about pods, whose owner the agent applied.
+constexpr int kOwnersFollowed = 2;
 
 Value string_or_null(std::string_view text) { return text.empty() ? Value() : Value(text); }
 
@@ -22,6 +26,21 @@ std::string observed_at(const Value& event) {
     if (auto stamp = rfc3339::normalized(string_member(event, field))) return *stamp;
   }
   return rfc3339::now();
+}
+
+// The ownerReference marked controller, with all a lookup needs; null when none.
+const Value* controller_of(const Value& object) {
+  const Value* owners = follow_pointer(object, "/metadata/ownerReferences");
+  if (owners == nullptr || !owners->is_array()) return nullptr;
+  for (const Value& owner : owners->get_array()) {
+    const Value* controller = owner.find("controller");
+    if (controller == nullptr || !controller->is_bool() || !controller->get_bool()) continue;
+    for (const char* field : {"uid", "apiVersion", "kind", "name"}) {
+      if (string_member(owner, field).empty()) return nullptr;
+    }
+    return &owner;
+  }
+  return nullptr;
 }
 
 std::string describe_event(const Value& event) {
@@ -126,26 +145,33 @@ void KubeEventForwarder::forward(const Value& event) {
       return;
     }
   }
-  const std::optional<std::string> stack_id = stack_of(*involved);
+  const std::optional<std::string> stack_id =
+      stack_of(*involved, string_member(*involved, "namespace"), kOwnersFollowed);
   if (!stack_id || stack_id->empty()) return;
   if (uplink_.send(frame(event, agent_id_, *stack_id)) != Queued::yes) ++dropped_;
 }
 
-std::optional<std::string> KubeEventForwarder::stack_of(const Value& involved) {
-  const std::string uid(string_member(involved, "uid"));
+std::optional<std::string> KubeEventForwarder::stack_of(const Value& reference, std::string_view ns,
+                                                         int owners_left) {
+  const std::string uid(string_member(reference, "uid"));
   const auto now = Clock::now();
   if (auto known = stacks_.find(uid); known != stacks_.end() && known->second.expires > now) {
     return known->second.stack_id;
   }
   std::string stack_id;
-  auto type = client_.find_type(string_member(involved, "apiVersion"), string_member(involved, "kind"));
+  auto type = client_.find_type(string_member(reference, "apiVersion"), string_member(reference, "kind"));
   if (type.ok()) {
-    const std::string_view ns = type->namespaced ? string_member(involved, "namespace") : std::string_view();
-    auto object = client_.get(*type, ns, string_member(involved, "name"));
-    if (object.ok()) {
-      // Another object of that name (the one the event was about was deleted and made again) is not it.
-      if (string_at(*object, "/metadata/uid") == uid) stack_id = std::string(annotation_of(*object, kStackAnnotation));
-    } else if (object.error().status != 404) {
+    auto object = client_.get(*type, type->namespaced ? ns : std::string_view(), string_member(reference, "name"));
+    // Another object of that name (the one the event was about was deleted and made again) is not it.
+    if (object.ok() && string_at(*object, "/metadata/uid") == uid) {
+      stack_id = std::string(annotation_of(*object, kStackAnnotation));
+      const Value* controller = stack_id.empty() && owners_left > 0 ? controller_of(*object) : nullptr;
+      if (controller != nullptr) {
+        std::optional<std::string> owners = stack_of(*controller, ns, owners_left - 1);
+        if (!owners) return std::nullopt;
+        stack_id = std::move(*owners);
+      }
+    } else if (!object.ok() && object.error().status != 404) {
       log_("Kubernetes events about " + uid + ": " + object.error().message);
       return std::nullopt;
     }

@@ -2,7 +2,9 @@
 // The Kubernetes events of the objects this agent applied, sent up the
 // broker's channel as Brokkr's agent sends them (kube_events.rs): a k8s_event
 // frame for each core/v1 Event, new or updated, whose involvedObject carries
-// the stack annotation (k8s.brokkr.io/stack) itself. The cluster's events
+// the stack annotation (k8s.brokkr.io/stack) itself or, beyond Brokkr, has
+// a controller that does (a Pod of a ReplicaSet of an applied Deployment,
+// up to two owners). The cluster's events
 // are listed every agent.telemetry_list_interval (kube::Client has no watch)
 // and told apart by uid and resourceVersion; those there at the first list
 // are not sent. Frames the channel cannot take are dropped, as Brokkr's are.
@@ -37,9 +39,11 @@ class KubeEventForwarder {
 
  private:
   void forward(const Value& event);
-  // The stack annotation of the object `involved` names ("" when it has
-  // none, or is gone); nullopt when the cluster could not say.
-  std::optional<std::string> stack_of(const Value& involved);
+  // The stack annotation of the object `reference` (an involvedObject or an
+  // ownerReference) names in `ns`, else that of its controller, followed up
+  // to `owners_left` owners; "" when none has one or the object is gone;
+  // nullopt when the cluster could not say.
+  std::optional<std::string> stack_of(const Value& reference, std::string_view ns, int owners_left);
   void log_once(const std::string& line);
 
   using Clock = std::chrono::steady_clock;

@@ -173,6 +173,18 @@ TEST_F(AgentTelemetry, EventsAboutTheStacksObjectsGoUpAsK8sEvents) {
                            "  name: api\n  uid: " + deployment_uid + "\nreason: ScalingReplicaSet\n"
                            "message: Scaled up replica set api-1 to 1\nsource:\n  component: deployment-controller\n"
                            "lastTimestamp: \"2026-11-27T03:00:00Z\"\ncount: 1\n"));
+  // A pod of a ReplicaSet of the Deployment: its events are the stack's too.
+  cluster_.put_object(yaml("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: api-1\n  namespace: apps\n"
+                           "  ownerReferences:\n  - {apiVersion: apps/v1, kind: Deployment, name: api, uid: " +
+                           deployment_uid + ", controller: true}\n"));
+  cluster_.put_object(yaml("apiVersion: v1\nkind: Pod\nmetadata:\n  name: api-1-x\n  namespace: apps\n"
+                           "  ownerReferences:\n  - {apiVersion: apps/v1, kind: ReplicaSet, name: api-1, uid: " +
+                           uid_of("ReplicaSet", "api-1") + ", controller: true}\n"));
+  const std::string pod_uid = uid_of("Pod", "api-1-x");
+  cluster_.put_object(yaml("apiVersion: v1\nkind: Event\nmetadata:\n  name: api-1-x.1\n  namespace: apps\n"
+                           "involvedObject:\n  apiVersion: v1\n  kind: Pod\n  namespace: apps\n  name: api-1-x\n"
+                           "  uid: " + pod_uid + "\nreason: BackOff\ntype: Warning\n"
+                           "message: Back-off pulling image\nsource:\n  component: kubelet\n"));
   // Bad input: no involvedObject, one without its uid; then an event with
   // nothing but its involvedObject; events about objects of no stack.
   cluster_.put_object(yaml("apiVersion: v1\nkind: Event\nmetadata:\n  name: bare.1\n  namespace: apps\n"));
@@ -188,14 +200,22 @@ TEST_F(AgentTelemetry, EventsAboutTheStacksObjectsGoUpAsK8sEvents) {
                            "involvedObject:\n  apiVersion: v1\n  kind: ConfigMap\n  namespace: apps\n  name: old\n"
                            "  uid: " + old_uid + "\n"));
 
-  ASSERT_TRUE(eventually([&] { return recorder_.frames("k8s_event").size() >= 2; })) << agent->log();
+  ASSERT_TRUE(eventually([&] { return recorder_.frames("k8s_event").size() >= 3; })) << agent->log();
   // The second list after them has passed them all: nothing more comes.
   const size_t seen = requests_to("/api/v1/events");
   ASSERT_TRUE(eventually([&] { return requests_to("/api/v1/events") >= seen + 2; })) << agent->log();
   const std::vector<Value> events = recorder_.frames("k8s_event");
-  ASSERT_EQ(events.size(), 2u) << sindri::to_json(Value(sindri::Array(events.begin(), events.end())));
+  ASSERT_EQ(events.size(), 3u) << sindri::to_json(Value(sindri::Array(events.begin(), events.end())));
 
-  const Value& scaled = events[0];
+  // Events of one list go up in the list's order, by name.
+  const auto about = [&](const std::string& name) {
+    for (const Value& event : events) {
+      if (member(*event.find("involved_object"), "name") == name) return event;
+    }
+    return Value();
+  };
+  const Value scaled = about("api");
+  ASSERT_TRUE(scaled.is_object());
   EXPECT_EQ(member(scaled, "agent_id"), agent_id_);
   EXPECT_EQ(member(scaled, "stack_id"), stack_id_);
   EXPECT_EQ(member(scaled, "observed_at"), "2026-11-27T03:00:00.000000Z");
@@ -210,9 +230,18 @@ TEST_F(AgentTelemetry, EventsAboutTheStacksObjectsGoUpAsK8sEvents) {
   EXPECT_EQ(member(involved, "name"), "api");
   EXPECT_EQ(member(involved, "uid"), deployment_uid);
 
+  const Value pulled = about("api-1-x");
+  ASSERT_TRUE(pulled.is_object());
+  EXPECT_EQ(member(pulled, "stack_id"), stack_id_);
+  EXPECT_EQ(member(pulled, "reason"), "BackOff");
+  EXPECT_EQ(member(pulled, "event_type"), "Warning");
+  EXPECT_EQ(member(pulled, "source"), "kubelet");
+  EXPECT_EQ(member(*pulled.find("involved_object"), "kind"), "Pod");
+  EXPECT_EQ(member(*pulled.find("involved_object"), "uid"), pod_uid);
+
   // Every field is there, null when the event has none.
-  const Value& bare = events[1];
-  EXPECT_EQ(member(*bare.find("involved_object"), "name"), "old");
+  const Value bare = about("old");
+  ASSERT_TRUE(bare.is_object());
   EXPECT_TRUE(is_null(bare, "reason"));
   EXPECT_TRUE(is_null(bare, "message"));
   EXPECT_TRUE(is_null(bare, "source"));
@@ -227,9 +256,9 @@ TEST_F(AgentTelemetry, EventsAboutTheStacksObjectsGoUpAsK8sEvents) {
   updated.set("metadata", Value(sindri::Object{{"name", Value("api.1")}, {"namespace", Value("apps")},
                                                {"uid", Value(uid_of("Event", "api.1"))}}));
   cluster_.put_object(updated);
-  ASSERT_TRUE(eventually([&] { return recorder_.frames("k8s_event").size() == 3; })) << agent->log();
-  EXPECT_EQ(member(recorder_.frames("k8s_event")[2], "message"), "again");
-  EXPECT_EQ(member(recorder_.frames("k8s_event")[2], "event_type"), "Warning");
+  ASSERT_TRUE(eventually([&] { return recorder_.frames("k8s_event").size() == 4; })) << agent->log();
+  EXPECT_EQ(member(recorder_.frames("k8s_event")[3], "message"), "again");
+  EXPECT_EQ(member(recorder_.frames("k8s_event")[3], "event_type"), "Warning");
 
   const std::string log = agent->log();
   EXPECT_NE(log.find("Kubernetes event apps/bare.1 skipped: it has no involvedObject"), std::string::npos) << log;
