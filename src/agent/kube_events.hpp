@@ -61,7 +61,7 @@ class KubeEventForwarder {
   std::unordered_map<std::string, std::string> versions_;   // event uid -> resourceVersion
   std::unordered_map<std::string, KnownStack> stacks_;      // involved object uid -> its stack
   std::string last_failure_;
-  size_t dropped_ = 0;  // frames the channel could not take since the last pass that sent one
+  size_t dropped_ = 0;  // frames the channel could not take in this pass, logged at its end
 };
 
 }  // namespace sindri::agent

@@ -352,6 +352,31 @@ TEST_F(AgentTelemetry, LinesWhileTheChannelIsDownAreCountedInADisconnectedGap) {
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
+// 20,000 lines read at once, with no rate limit in the way, overflow the
+// channel's queue of 4096 frames: every line either goes up, in order, or
+// is counted in a buffer_full gap.
+TEST_F(AgentTelemetry, LinesOverTheChannelsQueueAreCountedInBufferFullGaps) {
+  put_pod("web-1", true, {"app"});
+  auto agent = start_agent({"--pod-log-lines-per-second", "1000000"});
+  ASSERT_TRUE(eventually([&] {
+    return recorder_.open_sockets() == 1 && agent->log().find("container app of pod apps/web-1") != std::string::npos;
+  })) << agent->log();
+  constexpr int kLines = 20'000;
+  std::string flood;
+  for (int i = 0; i < kLines; ++i) flood += std::to_string(i) + "\n";
+  cluster_.append_log("apps", "web-1", "app", flood);
+  const auto accounted = [&] {
+    uint64_t dropped = 0;
+    for (const Value& gap : gaps("buffer_full")) dropped += static_cast<uint64_t>(gap.find("dropped_count")->get_int());
+    return lines_of("web-1", "app").size() + dropped;
+  };
+  ASSERT_TRUE(eventually([&] { return accounted() == kLines; })) << accounted() << "\n" << agent->log();
+  EXPECT_FALSE(gaps("buffer_full").empty());
+  const std::vector<std::string> sent = lines_of("web-1", "app");
+  for (size_t i = 1; i < sent.size(); ++i) ASSERT_LT(std::stoi(sent[i - 1]), std::stoi(sent[i])) << i;
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
 TEST_F(AgentTelemetry, ALogThatFailsOrAPodDeletedMidStreamIsLoggedAndTheAgentGoesOn) {
   put_pod("web-1", true, {"app"});
   put_pod("doomed", true, {"app"});
