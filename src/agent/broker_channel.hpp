@@ -29,8 +29,8 @@ namespace sindri::agent {
 
 class BrokerChannel : public Uplink {
  public:
-  // Frames waiting to be sent: a few seconds of every container's log lines
-  // at their rate limit, and never more memory than that.
+  // Frames waiting to be sent, at most: a channel slower than the telemetry
+  // costs frames (which their producers count), never memory.
   static constexpr size_t kOutboxCapacity = 4096;
 
   // Starts connecting at once, unless agent.ws_force_rest.
