@@ -88,7 +88,8 @@ What it models, and where each behaviour comes from (kubernetes.io):
   container, tailLines, sinceTime (lines at or after it), timestamps=true
   (each line after its time in RFC3339Nano, as the kubelet writes it) and
   limitBytes (the answer cut after that many bytes).
-  follow=true is not modeled: the answer ends after the lines there are.
+  follow=true answers chunked: those lines, then each line appended (looked
+  for every 20 ms), ending when the pod is deleted.
 - Errors are always Status objects (reference/kubernetes-api/common-
   definitions/status): kind Status, apiVersion v1, status Failure, message,
   reason, code, details {name, group, kind, causes}.
@@ -154,7 +155,7 @@ import urllib.parse
 # Run from the source tree: no __pycache__ beside the modules.
 sys.dont_write_bytecode = True
 
-from kube_api.api import Api  # noqa: E402 - after the line above
+from kube_api.api import Api, LogFollower  # noqa: E402 - after the line above
 from kube_api.documents import VERSION, as_table, openapi_v3  # noqa: E402
 from kube_api.errors import ApiError, parse_json_body  # noqa: E402
 from kube_api.resource_types import type_by_kind  # noqa: E402
@@ -228,6 +229,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def follow(self, follower):
+        """A followed log, chunked: what there is, then each line appended (looked
+        for every 20 ms) until the pod goes or the client hangs up."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+        text, gone = follower.first_text, False
+        try:
+            while True:
+                if text:
+                    data = text.encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+                if gone:
+                    break
+                time.sleep(0.02)
+                with self.server.store.lock:
+                    text, gone = self.server.api.appended_log(follower)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
+
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
@@ -249,6 +275,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 raise ApiError(failure["status"], f"injected failure: {failure['status']} for {method} {url.path}")
             self.authenticate(method, url.path)
             code, answer, content_type = self.dispatch(method, url.path, query, body)
+            if isinstance(answer, LogFollower):
+                self.follow(answer)
+                return
             self.send(code, answer, content_type)
         except ApiError as error:
             self.send(error.code, error.status())
@@ -306,6 +335,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if sub == "log":
                 if method != "GET":
                     raise ApiError(405, "the server does not allow this method on the requested resource")
+                if query.get("follow") in ("true", "1"):
+                    return 200, api.follow_pod_log(namespace, name, query), "text/plain"
                 return 200, api.pod_log(namespace, name, query), "text/plain"
             if query.get("watch") in ("true", "1"):
                 raise ApiError(405, "watch is not modeled by the test server")

@@ -117,6 +117,35 @@ TEST_F(KubeTestServerObjects, AppendedLogLinesAreStampedAndReadSinceATime) {
   EXPECT_EQ(call("POST", "/_test/logs/default/nobody/app", "x").status, 404);
 }
 
+// follow=true streams what there is, then each line appended, and ends
+// (with the lines not yet sent) when the pod is deleted.
+TEST_F(KubeTestServerObjects, AFollowedLogGetsAppendedLinesUntilThePodGoes) {
+  auto pod = sindri::parse_json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default",
+    "annotations":{"sindri-test/log":"first\n"}}})");
+  ASSERT_TRUE(pod.ok());
+  server_->put_object(pod.value());
+  std::string followed;
+  std::thread follower([&] {
+    sindri::http::Client client(server_->url());
+    client.set_ca_file(server_->ca_file);
+    client.set_authorization("Bearer test-token");
+    auto answer = client.request("GET", "/api/v1/namespaces/default/pods/p/log?container=app&follow=true");
+    if (answer.ok()) followed = answer->body;
+  });
+  // Once the follower has asked, lines are appended: in its first answer or as it follows.
+  const auto following = [&] {
+    for (const Value requests = server_->requests(); const Value& request : requests.get_array()) {
+      if (text(request, "/query").find("follow=true") != std::string::npos) return true;
+    }
+    return false;
+  };
+  for (int tries = 0; tries < 500 && !following(); ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  server_->append_log("default", "p", "app", "second\nthird");
+  EXPECT_EQ(call("DELETE", "/api/v1/namespaces/default/pods/p").status, 200);
+  follower.join();
+  EXPECT_EQ(followed, "first\nsecond\nthird\n");
+}
+
 TEST_F(KubeTestServerObjects, DeletionPropagatesToDependentsOrOrphansThem) {
   const std::string configmaps = "/api/v1/namespaces/default/configmaps";
   const auto owned_by = [&](const std::string& name, const std::string& owner_uid) {
