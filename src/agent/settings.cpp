@@ -159,7 +159,7 @@ const std::array kSettings = {
                  .variable = "SINDRI_AGENT_POD_LOG_INTERVAL",
                  .flag = "--pod-log-interval",
                  .unit = "seconds",
-                 .description = "How often the followed pods' logs are read for new lines",
+                 .description = "How often the followed pods' logs are read for new lines (at most 1)",
                  .field = &AgentSettings::pod_log_interval},
     AgentSetting{.key = "agent.pod_log_lines_per_second",
                  .variable = "SINDRI_AGENT_POD_LOG_LINES_PER_SECOND",
@@ -434,7 +434,11 @@ Status validate_settings(const AgentSettings& settings) {
     return make_error("agent.deployment_health_interval: must be more than 0");
   }
   if (settings.telemetry_list_interval <= 0) return make_error("agent.telemetry_list_interval: must be more than 0");
-  if (settings.pod_log_interval <= 0) return make_error("agent.pod_log_interval: must be more than 0");
+  // The rate limit counts the lines of each second as they are read: read less often, and a read
+  // would bring more than a second's lines to one count.
+  if (settings.pod_log_interval <= 0 || settings.pod_log_interval > 1) {
+    return make_error("agent.pod_log_interval: must be more than 0 and at most 1 (second)");
+  }
   if (settings.pod_log_lines_per_second < 1) return make_error("agent.pod_log_lines_per_second: expected at least 1");
   return Ok{};
 }
