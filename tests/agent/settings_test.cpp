@@ -164,7 +164,8 @@ TEST_F(SettingsTest, BadValuesNameWhereTheyCameFrom) {
             "agent.pod_log_lines_per_second: expected at least 1");
   EXPECT_EQ(error_of({{"SINDRI_AGENT_TELEMETRY_LIST_INTERVAL", "0"}}),
             "agent.telemetry_list_interval: must be more than 0");
-  EXPECT_EQ(error_of({{"SINDRI_AGENT_TELEMETRY", "off"}}), "SINDRI_AGENT_TELEMETRY: expected true or false, got \"off\"");
+  EXPECT_EQ(error_of({{"SINDRI_AGENT_TELEMETRY", "off"}}),
+            "SINDRI_AGENT_TELEMETRY: expected true or false, got \"off\"");
 
   const std::string unknown = write("unknown.yaml", "agent:\n  polling_intervall: 5\n");
   EXPECT_EQ(error_of({{"SINDRI_AGENT_CONFIG_FILE", unknown}}), unknown + ": agent.polling_intervall: unknown setting");
