@@ -98,7 +98,8 @@ void BrokerChannel::run() {
       refusals = refused ? refusals + 1 : 0;
       if (refusals >= kRefusalsBeforeGivingUp) {
         log_("the broker refused the agent channel " + std::to_string(refusals) +
-             " times in a row; polling by REST only from now on: " + failure.message);
+             " times in a row; polling by REST only from now on, and sending no telemetry: " + failure.message);
+        gave_up_ = true;
         return;
       }
       log_("the agent channel is not open (" + failure.message + "); polling by REST meanwhile");

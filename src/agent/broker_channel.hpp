@@ -47,6 +47,7 @@ class BrokerChannel : public Uplink {
   bool connected() const { return connected_; }
   // Queues a frame while the channel is open.
   Queued send(std::string frame) override;
+  bool gave_up() const override { return gave_up_; }
 
   // The channel's URL for these settings.
   static std::string url_of(const AgentSettings& settings);
@@ -65,6 +66,7 @@ class BrokerChannel : public Uplink {
   std::atomic<bool> target_push_{false};
   std::atomic<bool> work_push_{false};
   std::atomic<bool> connected_{false};
+  std::atomic<bool> gave_up_{false};
   std::mutex outbox_mutex_;
   std::deque<std::string> outbox_;  // guarded by outbox_mutex_
   std::thread thread_;

@@ -21,7 +21,8 @@ class ClusterTelemetry : public TelemetryStreams {
  public:
   ClusterTelemetry(kube::Client& client, const AgentSettings& settings, const std::string& agent_id, Uplink& uplink,
                    const std::function<void(const std::string&)>& log)
-      : list_interval_(settings.telemetry_list_interval),
+      : uplink_(uplink),
+        list_interval_(settings.telemetry_list_interval),
         log_interval_(settings.pod_log_interval),
         events_(client, agent_id, settings.watch_namespace, uplink, log),
         logs_(client, agent_id, settings.watch_namespace, settings.pod_log_lines_per_second, now_micros(), uplink,
@@ -40,13 +41,14 @@ class ClusterTelemetry : public TelemetryStreams {
  private:
   void forward_events() {
     do {
+      if (uplink_.gave_up()) return;
       events_.pass();
     } while (wait_until(Clock::now() + seconds(list_interval_), stopping_));
   }
 
   void forward_logs() {
     auto next_scan = Clock::now();
-    while (!stopping_) {
+    while (!stopping_ && !uplink_.gave_up()) {
       if (Clock::now() >= next_scan) {
         logs_.scan();
         next_scan = Clock::now() + seconds(list_interval_);
@@ -56,6 +58,7 @@ class ClusterTelemetry : public TelemetryStreams {
     }
   }
 
+  const Uplink& uplink_;
   const double list_interval_, log_interval_;
   std::atomic<bool> stopping_{false};
   KubeEventForwarder events_;

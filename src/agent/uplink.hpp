@@ -17,6 +17,9 @@ class Uplink {
  public:
   virtual ~Uplink() = default;
   virtual Queued send(std::string frame) = 0;
+  // True once the channel will never open again (the broker refused it for
+  // good): producers stop rather than read what they could never send.
+  virtual bool gave_up() const = 0;
 };
 
 // Telemetry producers, running until destroyed (which stops and joins them).

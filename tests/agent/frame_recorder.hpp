@@ -56,8 +56,10 @@ class FrameRecorder {
     return sockets_.size();
   }
 
-  // Closes every socket (1001) and answers 503 to new ones while down.
-  void go_down() {
+  // Closes every socket (1001) and answers `status` (503: try again; 401:
+  // the PAK is refused) to new ones while down.
+  void go_down(int status = 503) {
+    refusal_ = status;
     down_ = true;
     std::vector<sindri::http::WebSocketPtr> sockets;
     {
@@ -76,7 +78,7 @@ class FrameRecorder {
       return response;
     }
     if (down_) {
-      response.status = 503;
+      response.status = refusal_;
       return response;
     }
     auto handler = std::make_shared<sindri::http::WebSocketHandler>();
@@ -100,6 +102,7 @@ class FrameRecorder {
   std::vector<std::string> frames_;
   std::vector<sindri::http::WebSocketPtr> sockets_;
   std::atomic<bool> down_{false};
+  std::atomic<int> refusal_{503};
   sindri::http::Server server_;  // last: stopped before what its handlers use goes
 };
 

@@ -416,6 +416,26 @@ TEST_F(AgentTelemetry, ALogThatFailsOrAPodDeletedMidStreamIsLoggedAndTheAgentGoe
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
+// A channel the broker refuses for good (401, five times in a row) ends
+// the telemetry: nothing it reads could ever be sent.
+TEST_F(AgentTelemetry, TelemetryStopsWhenTheBrokerRefusesTheChannelForGood) {
+  put_pod("web-1", true, {"app"});
+  auto agent = start_agent();
+  ASSERT_TRUE(eventually([&] {
+    return recorder_.open_sockets() == 1 && agent->log().find("container app of pod apps/web-1") != std::string::npos;
+  })) << agent->log();
+  recorder_.go_down(401);
+  ASSERT_TRUE(eventually([&] { return agent->log().find("sending no telemetry") != std::string::npos; }))
+      << agent->log();
+  const std::string log_path = "/api/v1/namespaces/apps/pods/web-1/log";
+  const size_t reads = requests_to(log_path);
+  // Ten of the intervals the log would be read at.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_LE(requests_to(log_path), reads + 1);  // one read may have been under way
+  EXPECT_TRUE(agent->running());
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
 TEST_F(AgentTelemetry, NothingIsSentWithTelemetryOff) {
   put_pod("web-1", true, {"app"});
   auto agent = start_agent({"--telemetry", "false"});
