@@ -1,6 +1,8 @@
 #include "agent/pod_logs.hpp"
 
+#include <array>
 #include <set>
+#include <utility>
 
 #include "agent/documents.hpp"
 #include "http/server.hpp"
