@@ -131,6 +131,10 @@ class Loop {
     worker_ =
         std::make_unique<TaskWorker>(settings_, run_.hooks, agent_id_, [this](const std::string& line) { log(line); });
     channel_ = std::make_unique<BrokerChannel>(settings_, [this](const std::string& line) { log(line); });
+    // Telemetry has no REST path: without the channel there is nowhere to send it.
+    if (settings_.telemetry && !settings_.ws_force_rest && run_.hooks.start_telemetry) {
+      telemetry_ = run_.hooks.start_telemetry(agent_id_, *channel_);
+    }
     return Ok{};
   }
 
@@ -282,6 +286,7 @@ class Loop {
   std::unique_ptr<Tasks> tasks_;
   std::unique_ptr<TaskWorker> worker_;  // after what its pass uses: stopped and waited for first
   std::unique_ptr<BrokerChannel> channel_;
+  std::unique_ptr<TelemetryStreams> telemetry_;  // after the channel it sends through: stopped first
   int64_t refusals_ = 0;
   bool failing_ = false;
   std::string fatal_;  // a refused PAK met while reporting an apply

@@ -21,6 +21,7 @@
 #include "agent/metrics.hpp"
 #include "agent/settings.hpp"
 #include "agent/sink.hpp"
+#include "agent/uplink.hpp"
 #include "value/result.hpp"
 #include "value/value.hpp"
 
@@ -45,6 +46,8 @@ struct SinkHooks {
   std::function<TaskOutcome(const Value& work_order, const std::atomic<bool>& stopping)> run_work_order;
   // Told where the agent's metrics are, to count the cluster's operations.
   std::function<void(AgentMetrics&)> observe_into;
+  // Starts sending the cluster's telemetry (events, pod logs) up `uplink`.
+  std::function<std::unique_ptr<TelemetryStreams>(const std::string& agent_id, Uplink& uplink)> start_telemetry;
 };
 
 // Makes the sink once the agent's id (its owner-id) is known.

@@ -60,6 +60,26 @@ void BrokerChannel::take(const std::string& frame) {
   if (kind == "error") log_("the broker's channel refused a frame: " + frame);
 }
 
+Queued BrokerChannel::send(std::string frame) {
+  if (!connected_) return Queued::disconnected;
+  std::lock_guard lock(outbox_mutex_);
+  if (outbox_.size() >= kOutboxCapacity) return Queued::full;
+  outbox_.push_back(std::move(frame));
+  return Queued::yes;
+}
+
+bool BrokerChannel::send_queued(http::WebSocketClient& socket) {
+  std::deque<std::string> frames;
+  {
+    std::lock_guard lock(outbox_mutex_);
+    frames.swap(outbox_);
+  }
+  for (const std::string& frame : frames) {
+    if (!socket.send(frame)) return false;
+  }
+  return true;
+}
+
 void BrokerChannel::run() {
   const std::string url = url_of(settings_);
   http::WebSocketClientOptions options;
@@ -78,7 +98,8 @@ void BrokerChannel::run() {
       refusals = refused ? refusals + 1 : 0;
       if (refusals >= kRefusalsBeforeGivingUp) {
         log_("the broker refused the agent channel " + std::to_string(refusals) +
-             " times in a row; polling by REST only from now on: " + failure.message);
+             " times in a row; polling by REST only from now on, and sending no telemetry: " + failure.message);
+        gave_up_ = true;
         return;
       }
       log_("the agent channel is not open (" + failure.message + "); polling by REST meanwhile");
@@ -93,6 +114,7 @@ void BrokerChannel::run() {
     // Whatever changed while the channel was down is read at once.
     target_push_ = true;
     while (!stopping_) {
+      if (!send_queued(*socket)) break;
       std::optional<std::string> frame = socket->read(kReadSlice);
       if (frame) {
         take(*frame);
@@ -101,11 +123,17 @@ void BrokerChannel::run() {
       }
     }
     connected_ = false;
+    {
+      // Frames queued for a socket that ended are lost with it.
+      std::lock_guard lock(outbox_mutex_);
+      outbox_.clear();
+    }
     if (stopping_) {
       socket->close(1001);
       return;
     }
-    log_("the agent channel ended (" + socket->ended()->message + "); polling by REST meanwhile");
+    const std::string why = socket->ended() ? socket->ended()->message : "a frame could not be sent";
+    log_("the agent channel ended (" + why + "); polling by REST meanwhile");
     if (!wait_backoff(backoff)) return;
     backoff = std::min(backoff * 2, settings_.broker_backoff_max);
   }

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "agent/kube_sink.hpp"
+#include "agent/telemetry.hpp"
 #include "agent/workloads/deployment_health.hpp"
 #include "agent/workloads/diagnostics.hpp"
 #include "agent/workloads/work_order.hpp"
@@ -11,8 +12,9 @@
 
 namespace sindri::agent {
 
-KubeWiring::KubeWiring(const AgentSettings& settings, std::unique_ptr<kube::Client> client)
-    : settings_(settings), client_(std::move(client)) {}
+KubeWiring::KubeWiring(const AgentSettings& settings, std::unique_ptr<kube::Client> client,
+                       std::function<void(const std::string&)> log)
+    : settings_(settings), client_(std::move(client)), log_(std::move(log)) {}
 
 KubeWiring::~KubeWiring() = default;
 
@@ -26,7 +28,7 @@ Result<std::unique_ptr<KubeWiring>> KubeWiring::connect(const AgentSettings& set
   log("cluster " + config->server + " from " + config->source);
   kube::RetryPolicy retry{settings.kube_retry_initial, settings.kube_retry_max, settings.kube_retry_give_up};
   return std::unique_ptr<KubeWiring>(
-      new KubeWiring(settings, std::make_unique<kube::Client>(std::move(*config), retry)));
+      new KubeWiring(settings, std::make_unique<kube::Client>(std::move(*config), retry), std::move(log)));
 }
 
 void KubeWiring::stop_when(const std::atomic<bool>* stopping) {
@@ -68,6 +70,9 @@ SinkHooks KubeWiring::hooks() {
   hooks.run_work_order = [&client, timing](const Value& work_order, const std::atomic<bool>& stopping) {
     const WorkOrderOutcome outcome = run_work_order(client, work_order, timing, stopping);
     return TaskOutcome{outcome.success, outcome.message, outcome.retryable};
+  };
+  hooks.start_telemetry = [&client, settings = settings_, log = log_](const std::string& agent_id, Uplink& uplink) {
+    return start_telemetry(client, settings, agent_id, uplink, log);
   };
   hooks.observe_into = [&client](AgentMetrics& metrics) {
     client.on_operation([&metrics](const kube::OperationRecord& record) {

@@ -3,7 +3,7 @@
 // (kube::load_cluster_config: agent.kubeconfig, else $KUBECONFIG, else
 // in-cluster, else ~/.kube/config), one kube::Client with the agent's retry
 // settings, the Kubernetes sink and the workload hooks (deployment health,
-// diagnostics, work orders) on that client.
+// diagnostics, work orders) and the telemetry producers on that client.
 
 #include <atomic>
 #include <functional>
@@ -35,9 +35,11 @@ class KubeWiring {
   SinkHooks hooks();
 
  private:
-  KubeWiring(const AgentSettings& settings, std::unique_ptr<kube::Client> client);
+  KubeWiring(const AgentSettings& settings, std::unique_ptr<kube::Client> client,
+             std::function<void(const std::string&)> log);
   AgentSettings settings_;
   std::unique_ptr<kube::Client> client_;
+  std::function<void(const std::string&)> log_;
   const std::atomic<bool>* stopping_ = nullptr;
 };
 

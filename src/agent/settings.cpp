@@ -142,6 +142,30 @@ const std::array kSettings = {
                  .flag = "--ws-force-rest",
                  .description = "Never open the broker's agent channel; only poll (true or false)",
                  .field = &AgentSettings::ws_force_rest},
+    AgentSetting{.key = "agent.telemetry",
+                 .variable = "SINDRI_AGENT_TELEMETRY",
+                 .flag = "--telemetry",
+                 .description = "Send the Kubernetes events of applied objects and the log lines of pods annotated "
+                                "brokkr.io/stream-logs: \"true\" up the agent channel (true or false)",
+                 .field = &AgentSettings::telemetry},
+    AgentSetting{.key = "agent.telemetry_list_interval",
+                 .variable = "SINDRI_AGENT_TELEMETRY_LIST_INTERVAL",
+                 .flag = "--telemetry-list-interval",
+                 .unit = "seconds",
+                 .description = "How often the cluster's events are listed for new ones, and its pods for those "
+                                "whose logs to follow",
+                 .field = &AgentSettings::telemetry_list_interval},
+    AgentSetting{.key = "agent.pod_log_interval",
+                 .variable = "SINDRI_AGENT_POD_LOG_INTERVAL",
+                 .flag = "--pod-log-interval",
+                 .unit = "seconds",
+                 .description = "How often the followed pods' logs are read for new lines (at most 1)",
+                 .field = &AgentSettings::pod_log_interval},
+    AgentSetting{.key = "agent.pod_log_lines_per_second",
+                 .variable = "SINDRI_AGENT_POD_LOG_LINES_PER_SECOND",
+                 .flag = "--pod-log-lines-per-second",
+                 .description = "Log lines sent per container each second; the rest are counted in a log_gap",
+                 .field = &AgentSettings::pod_log_lines_per_second},
     AgentSetting{.key = "agent.sink",
                  .variable = "SINDRI_AGENT_SINK",
                  .flag = "--sink",
@@ -409,6 +433,13 @@ Status validate_settings(const AgentSettings& settings) {
   if (settings.deployment_health_interval <= 0) {
     return make_error("agent.deployment_health_interval: must be more than 0");
   }
+  if (settings.telemetry_list_interval <= 0) return make_error("agent.telemetry_list_interval: must be more than 0");
+  // The rate limit counts the lines of each second as they are read: read less often, and a read
+  // would bring more than a second's lines to one count.
+  if (settings.pod_log_interval <= 0 || settings.pod_log_interval > 1) {
+    return make_error("agent.pod_log_interval: must be more than 0 and at most 1 (second)");
+  }
+  if (settings.pod_log_lines_per_second < 1) return make_error("agent.pod_log_lines_per_second: expected at least 1");
   return Ok{};
 }
 

@@ -44,6 +44,8 @@ struct AgentSettings {
   bool insecure_skip_tls_verify = false;
   std::string ws_url;  // empty: from broker_url
   bool ws_force_rest = false;
+  bool telemetry = true;
+  int64_t pod_log_lines_per_second = 100;
   std::string sink = "kubernetes";
   // Seconds, fractions allowed, so that tests run in fractions of a second.
   double startup_retry_interval = 1;
@@ -59,6 +61,8 @@ struct AgentSettings {
   double job_poll_interval = 5;
   double work_order_claim_timeout = 3600;
   int64_t auth_failure_limit = 5;
+  double telemetry_list_interval = 2;
+  double pod_log_interval = 1;
 
   bool operator==(const AgentSettings&) const = default;
 };

@@ -66,6 +66,10 @@ TEST_F(SettingsTest, DefaultsAreTheIssues) {
   EXPECT_EQ(defaults.kube_retry_max, 60);
   EXPECT_EQ(defaults.kube_retry_give_up, 300);
   EXPECT_EQ(defaults.sink, "kubernetes");
+  EXPECT_TRUE(defaults.telemetry);
+  EXPECT_EQ(defaults.pod_log_lines_per_second, 100);
+  EXPECT_EQ(defaults.telemetry_list_interval, 2);
+  EXPECT_EQ(defaults.pod_log_interval, 1);
 }
 
 TEST_F(SettingsTest, EachLayerOverridesTheOneBefore) {
@@ -154,6 +158,14 @@ TEST_F(SettingsTest, BadValuesNameWhereTheyCameFrom) {
             "agent.broker_url: expected http://... or https://..., got \"broker:8080\"");
   EXPECT_EQ(error_of({{"SINDRI_AGENT_AGENT_NAME", ""}}),
             "agent.agent_name is not set (--agent-name or SINDRI_AGENT_AGENT_NAME)");
+  EXPECT_EQ(error_of({}, {{&by_flag("--pod-log-interval"), "2"}}),
+            "agent.pod_log_interval: must be more than 0 and at most 1 (second)");
+  EXPECT_EQ(error_of({{"SINDRI_AGENT_POD_LOG_LINES_PER_SECOND", "0"}}),
+            "agent.pod_log_lines_per_second: expected at least 1");
+  EXPECT_EQ(error_of({{"SINDRI_AGENT_TELEMETRY_LIST_INTERVAL", "0"}}),
+            "agent.telemetry_list_interval: must be more than 0");
+  EXPECT_EQ(error_of({{"SINDRI_AGENT_TELEMETRY", "off"}}),
+            "SINDRI_AGENT_TELEMETRY: expected true or false, got \"off\"");
 
   const std::string unknown = write("unknown.yaml", "agent:\n  polling_intervall: 5\n");
   EXPECT_EQ(error_of({{"SINDRI_AGENT_CONFIG_FILE", unknown}}), unknown + ": agent.polling_intervall: unknown setting");

@@ -123,6 +123,11 @@ class KubeTestServer {
   // be served (or its CRD stored) and it needs a name (and a namespace when
   // namespaced); nothing else is checked.
   void put_object(const sindri::Value& object) { control("POST", "/_test/objects", sindri::to_json(object)); }
+  // Appends `lines` (newline-separated) to the log of a container of a pod
+  // that exists, each line stamped now.
+  void append_log(std::string_view ns, std::string_view pod, std::string_view container, std::string_view lines) {
+    control("POST", "/_test/logs/" + std::string(ns) + "/" + std::string(pod) + "/" + std::string(container), lines);
+  }
   // Every stored object, as a JSON array.
   sindri::Value objects() const { return control("GET", "/_test/objects"); }
   // Back to a fresh server: the default namespaces only, no requests, no failures.

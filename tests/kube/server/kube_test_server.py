@@ -82,8 +82,14 @@ What it models, and where each behaviour comes from (kubernetes.io):
   answers with itself in phase Terminating (deletionTimestamp set) and stays
   so for --namespace-termination-delay seconds; then it and everything in it
   are gone.
-- GET /api/v1/namespaces/{ns}/pods/{name}/log: text/plain from the pod's
-  annotation sindri-test/log.<container> or sindri-test/log, tailLines.
+- GET /api/v1/namespaces/{ns}/pods/{name}/log: text/plain, the lines of the
+  pod's annotation sindri-test/log.<container> or sindri-test/log (written
+  at its creationTimestamp) and then those POST /_test/logs appended;
+  container, tailLines, sinceTime (lines at or after it), timestamps=true
+  (each line after its time in RFC3339Nano, as the kubelet writes it) and
+  limitBytes (the answer cut after that many bytes).
+  follow=true answers chunked: those lines, then each line appended (looked
+  for every 20 ms), ending when the pod is deleted.
 - Errors are always Status objects (reference/kubernetes-api/common-
   definitions/status): kind Status, apiVersion v1, status Failure, message,
   reason, code, details {name, group, kind, causes}.
@@ -125,6 +131,10 @@ the CA only; anything that reaches loopback is a test):
                                   kind the server knows and a name are all
                                   it checks
   GET    /_test/objects           everything stored, as a JSON array
+  POST   /_test/logs/NS/POD/CONTAINER  appends the body's lines to that
+                                  container's log, each stamped now (a
+                                  microsecond after the line before at
+                                  least); 404 when the pod does not exist
   POST   /_test/reset             back to the start: only the default
                                   namespaces, no requests, no failures
 """
@@ -145,9 +155,10 @@ import urllib.parse
 # Run from the source tree: no __pycache__ beside the modules.
 sys.dont_write_bytecode = True
 
-from kube_api.api import Api  # noqa: E402 - after the line above
+from kube_api.api import Api, LogFollower  # noqa: E402 - after the line above
 from kube_api.documents import VERSION, as_table, openapi_v3  # noqa: E402
 from kube_api.errors import ApiError, parse_json_body  # noqa: E402
+from kube_api.resource_types import type_by_kind  # noqa: E402
 from kube_api.store import Store  # noqa: E402
 
 
@@ -218,6 +229,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def follow(self, follower):
+        """A followed log, chunked: what there is, then each line appended (looked
+        for every 20 ms) until the pod goes or the client hangs up."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+        text, gone = follower.first_text, False
+        try:
+            while True:
+                if text:
+                    data = text.encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+                if gone:
+                    break
+                time.sleep(0.02)
+                with self.server.store.lock:
+                    text, gone = self.server.api.appended_log(follower)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
+
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
@@ -239,6 +275,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 raise ApiError(failure["status"], f"injected failure: {failure['status']} for {method} {url.path}")
             self.authenticate(method, url.path)
             code, answer, content_type = self.dispatch(method, url.path, query, body)
+            if isinstance(answer, LogFollower):
+                self.follow(answer)
+                return
             self.send(code, answer, content_type)
         except ApiError as error:
             self.send(error.code, error.status())
@@ -296,6 +335,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if sub == "log":
                 if method != "GET":
                     raise ApiError(405, "the server does not allow this method on the requested resource")
+                if query.get("follow") in ("true", "1"):
+                    return 200, api.follow_pod_log(namespace, name, query), "text/plain"
                 return 200, api.pod_log(namespace, name, query), "text/plain"
             if query.get("watch") in ("true", "1"):
                 raise ApiError(405, "watch is not modeled by the test server")
@@ -348,6 +389,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return 201, server.api.put_verbatim(parse_json_body(body))
             if path == "/_test/objects" and method == "GET":
                 return 200, copy.deepcopy(store.all_objects())
+            if path.startswith("/_test/logs/") and method == "POST":
+                parts = [urllib.parse.unquote(p) for p in path[len("/_test/logs/"):].split("/")]
+                if len(parts) != 3:
+                    raise ApiError(404, "POST /_test/logs/NAMESPACE/POD/CONTAINER")
+                pod = store.table(type_by_kind("v1", "Pod")).get((parts[0], parts[1]))
+                if pod is None:
+                    raise ApiError(404, f'pods "{parts[1]}" not found')
+                store.append_log(pod["metadata"]["uid"], parts[2], body.splitlines())
+                return 200, {"appended": len(body.splitlines())}
             if path == "/_test/reset" and method == "POST":
                 store.reset()
                 server.requests.clear()

@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "kube/server/server_test_fixture.hpp"
+#include "value/rfc3339.hpp"
 
 namespace {
 
@@ -78,6 +82,68 @@ TEST_F(KubeTestServerObjects, PutObjectStoresStatusAndLogsAreServed) {
   const Value objects = server_->objects();
   for (const Value& object : objects.get_array()) found |= text(object, "/metadata/name") == "p";
   EXPECT_TRUE(found);
+}
+
+// Lines a test appends come after the annotation's, each stamped later than
+// the one before; timestamps=true writes the stamps as the kubelet does,
+// sinceTime keeps the lines at or after it, limitBytes cuts the answer.
+TEST_F(KubeTestServerObjects, AppendedLogLinesAreStampedAndReadSinceATime) {
+  auto pod = sindri::parse_json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default",
+    "creationTimestamp":"2026-01-01T00:00:00Z","annotations":{"sindri-test/log.app":"old\n"}}})");
+  ASSERT_TRUE(pod.ok());
+  server_->put_object(pod.value());
+  server_->append_log("default", "p", "app", "new 1\nnew 2");
+  const std::string log = "/api/v1/namespaces/default/pods/p/log?container=app";
+  EXPECT_EQ(call("GET", log).body, "old\nnew 1\nnew 2\n");
+
+  std::vector<std::pair<std::string, std::string>> stamped;  // (time, line)
+  std::istringstream lines(call("GET", log + "&timestamps=true").body);
+  for (std::string line; std::getline(lines, line);) {
+    stamped.emplace_back(line.substr(0, line.find(' ')), line.substr(line.find(' ') + 1));
+  }
+  ASSERT_EQ(stamped.size(), 3u);
+  EXPECT_EQ(stamped[0], (std::pair<std::string, std::string>{"2026-01-01T00:00:00Z", "old"}));
+  EXPECT_EQ(stamped[1].second, "new 1");
+  EXPECT_EQ(stamped[2].second, "new 2");
+  const auto first = sindri::rfc3339::parse_micros(stamped[1].first);
+  const auto next = sindri::rfc3339::parse_micros(stamped[2].first);
+  ASSERT_TRUE(first && next) << stamped[1].first << " " << stamped[2].first;
+  EXPECT_LT(*first, *next);
+  const std::string new_stamp = stamped[1].first;
+  EXPECT_EQ(call("GET", log + "&sinceTime=" + new_stamp).body, "new 1\nnew 2\n");
+  EXPECT_EQ(call("GET", log + "&sinceTime=2030-01-01T00:00:00Z").body, "");
+  EXPECT_EQ(call("GET", log + "&limitBytes=6").body, "old\nne");
+  EXPECT_EQ(call("GET", log + "&sinceTime=yesterday").status, 400);
+  EXPECT_EQ(call("POST", "/_test/logs/default/nobody/app", "x").status, 404);
+}
+
+// follow=true streams what there is, then each line appended, and ends
+// (with the lines not yet sent) when the pod is deleted.
+TEST_F(KubeTestServerObjects, AFollowedLogGetsAppendedLinesUntilThePodGoes) {
+  auto pod = sindri::parse_json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default",
+    "annotations":{"sindri-test/log":"first\n"}}})");
+  ASSERT_TRUE(pod.ok());
+  server_->put_object(pod.value());
+  std::string followed;
+  std::thread follower([&] {
+    sindri::http::Client client(server_->url());
+    client.set_ca_file(server_->ca_file);
+    client.set_authorization("Bearer test-token");
+    auto answer = client.request("GET", "/api/v1/namespaces/default/pods/p/log?container=app&follow=true");
+    if (answer.ok()) followed = answer->body;
+  });
+  // Once the follower has asked, lines are appended: in its first answer or as it follows.
+  const auto following = [&] {
+    for (const Value requests = server_->requests(); const Value& request : requests.get_array()) {
+      if (text(request, "/query").find("follow=true") != std::string::npos) return true;
+    }
+    return false;
+  };
+  for (int tries = 0; tries < 500 && !following(); ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  server_->append_log("default", "p", "app", "second\nthird");
+  EXPECT_EQ(call("DELETE", "/api/v1/namespaces/default/pods/p").status, 200);
+  follower.join();
+  EXPECT_EQ(followed, "first\nsecond\nthird\n");
 }
 
 TEST_F(KubeTestServerObjects, DeletionPropagatesToDependentsOrOrphansThem) {

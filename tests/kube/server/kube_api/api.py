@@ -4,6 +4,7 @@ verbatim store."""
 
 import base64
 import copy
+import datetime
 import json
 import random
 import re
@@ -145,14 +146,45 @@ class Api:
         pod = self.store.table(type_by_kind("v1", "Pod")).get((namespace, name))
         if pod is None:
             raise ApiError(404, f'pods "{name}" not found', details={"name": name, "kind": "pods"})
-        annotations = pod.get("metadata", {}).get("annotations") or {}
+        metadata = pod.get("metadata", {})
+        annotations = metadata.get("annotations") or {}
         container = query.get("container", "")
         text = annotations.get(f"sindri-test/log.{container}", annotations.get("sindri-test/log", ""))
+        # The annotation's lines were written when the pod was made; appended ones when appended.
+        created = micros_of(metadata.get("creationTimestamp", "")) or 0
+        lines = [(created, line) for line in text.splitlines(keepends=True)]
+        appended = self.store.pod_logs.get((metadata.get("uid"), container), [])
+        lines += [(micros, line + "\n") for micros, line in appended]
+        if "sinceTime" in query:
+            since = micros_of(query["sinceTime"])
+            if since is None:
+                raise ApiError(400, f"parsing time \"{query['sinceTime']}\" as RFC 3339: invalid")
+            lines = [entry for entry in lines if entry[0] >= since]
         if "tailLines" in query:
-            lines = text.splitlines(keepends=True)
             tail = int_parameter(query, "tailLines")
-            text = "".join(lines[-tail:]) if tail > 0 else ""
+            lines = lines[-tail:] if tail > 0 else []
+        text = log_text(lines, query.get("timestamps") in ("true", "1"))
+        if int_parameter(query, "limitBytes") > 0:
+            text = text.encode()[:int_parameter(query, "limitBytes")].decode(errors="ignore")
         return text
+
+    def follow_pod_log(self, namespace, name, query):
+        """follow=true: the log as pod_log answers it, then what a follower needs
+        to send the lines appended after it."""
+        text = self.pod_log(namespace, name, query)
+        pod = self.store.table(type_by_kind("v1", "Pod"))[(namespace, name)]
+        uid = pod["metadata"].get("uid")
+        container = query.get("container", "")
+        return LogFollower(namespace, name, uid, container, query.get("timestamps") in ("true", "1"), text,
+                           len(self.store.pod_logs.get((uid, container), [])))
+
+    def appended_log(self, follower):
+        """The lines appended since the follower's last, and whether its pod is gone (or made again)."""
+        pod = self.store.table(type_by_kind("v1", "Pod")).get((follower.namespace, follower.name))
+        lines = self.store.pod_logs.get((follower.uid, follower.container), [])[follower.delivered:]
+        follower.delivered += len(lines)
+        gone = pod is None or pod["metadata"].get("uid") != follower.uid
+        return log_text([(micros, line + "\n") for micros, line in lines], follower.stamped), gone
 
     # -- writing ----------------------------------------------------------
     def check_body(self, rtype, namespace, name, obj, creating):
@@ -462,3 +494,44 @@ def without_write_stamps(obj):
 
 def spec_of(obj):
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
+
+
+def micros_of(text):
+    """Microseconds since the epoch of an RFC 3339 timestamp, None if it is not one."""
+    try:
+        stamp = datetime.datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    if stamp.tzinfo is None:
+        return None
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    return (stamp - epoch) // datetime.timedelta(microseconds=1)
+
+
+def rfc3339_nano(micros):
+    """Go's RFC3339Nano, as the kubelet stamps log lines: trailing zeros of the fraction left out."""
+    seconds, fraction = divmod(micros, 1_000_000)
+    whole = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    nanos = f"{fraction * 1000:09d}".rstrip("0")
+    return f"{whole}.{nanos}Z" if nanos else f"{whole}Z"
+
+
+class LogFollower:
+    """A log followed (follow=true): its first answer, and how many appended lines it has had."""
+
+    def __init__(self, namespace, name, uid, container, stamped, first_text, delivered):
+        self.namespace = namespace
+        self.name = name
+        self.uid = uid
+        self.container = container
+        self.stamped = stamped
+        self.first_text = first_text
+        self.delivered = delivered
+
+
+def log_text(lines, stamped):
+    """[(microseconds, line)] as a log answer, each line after its time in RFC3339Nano when stamped."""
+    if stamped:
+        return "".join(f"{rfc3339_nano(micros)} {line}" + ("" if line.endswith("\n") else "\n")
+                       for micros, line in lines)
+    return "".join(line for _, line in lines)

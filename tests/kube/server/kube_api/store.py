@@ -29,6 +29,8 @@ class Store:
             self.objects = {}  # (group, plural) -> {(namespace, name): object}
             self.custom_types = {}  # crd name -> CustomType
             self.terminating = {}  # namespace -> monotonic time it goes
+            self.pod_logs = {}  # (pod uid, container) -> [(microseconds since the epoch, line)]
+            self.last_log_micros = 0
             for name in DEFAULT_NAMESPACES:
                 self.store(type_by_kind("v1", "Namespace"), self.new_object(name_label(
                     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
@@ -75,6 +77,15 @@ class Store:
                         for key in [k for k in table if k[0] == namespace]:
                             del table[key]
                     self.table(NAMESPACE_TYPE).pop(("", namespace), None)
+
+    def append_log(self, uid, container, lines):
+        """Lines a container writes now, each stamped a microsecond after the last
+        at least, so that their timestamps order them."""
+        with self.lock:
+            log = self.pod_logs.setdefault((uid, container), [])
+            for line in lines:
+                self.last_log_micros = max(time.time_ns() // 1000, self.last_log_micros + 1)
+                log.append((self.last_log_micros, line))
 
     def served_types(self):
         now = time.monotonic()
