@@ -9,6 +9,7 @@
 
 #include "agent/agent_process.hpp"
 #include "agent/frame_recorder.hpp"
+#include "http/websocket_client.hpp"
 #include "kube/client.hpp"
 #include "kube/config.hpp"
 #include "kube/server/kube_test_server.hpp"
@@ -76,7 +77,9 @@ class AgentTelemetry : public ::testing::Test {
     ASSERT_EQ(object.status, 201) << object.body;
   }
 
-  std::unique_ptr<AgentProcess> start_agent(const std::vector<std::string>& more = {}) {
+  // The agent, its channel going to the recorder, or with `to_broker` to
+  // the broker's own.
+  std::unique_ptr<AgentProcess> start_agent(const std::vector<std::string>& more = {}, bool to_broker = false) {
     std::vector<std::string> args = {"--broker-url", broker_.url(), "--pak-file", pak_file_.string(),
                                      "--agent-name", "a1", "--cluster-name", "c1", "--sink", "kubernetes",
                                      "--kubeconfig", cluster_.kubeconfig_path(), "--health-port", "0",
@@ -84,8 +87,11 @@ class AgentTelemetry : public ::testing::Test {
                                      "--startup-retry-interval", "0.05", "--broker-backoff-initial", "0.02",
                                      "--broker-backoff-max", "0.1", "--kube-retry-initial", "0.02",
                                      "--kube-retry-max", "0.05", "--kube-retry-give-up", "0.2",
-                                     "--ws-url", recorder_.url(), "--telemetry-list-interval", "0.05",
-                                     "--pod-log-interval", "0.05"};
+                                     "--telemetry-list-interval", "0.05", "--pod-log-interval", "0.05"};
+    if (!to_broker) {
+      args.push_back("--ws-url");
+      args.push_back(recorder_.url());
+    }
     args.insert(args.end(), more.begin(), more.end());
     return std::make_unique<AgentProcess>(std::move(args), broker_.dir() / "agent.log");
   }
@@ -447,6 +453,57 @@ TEST_F(AgentTelemetry, NothingIsSentWithTelemetryOff) {
   EXPECT_EQ(agent->log().find("Kubernetes events"), std::string::npos) << agent->log();
   EXPECT_EQ(requests_to("/api/v1/namespaces/apps/pods/web-1/log"), 0u);
   EXPECT_TRUE(recorder_.frames("pod_log_line").empty());
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
+// Through the real broker: what the agent streams is stored for the
+// stack's history and shown to its live viewers as it arrives.
+TEST_F(AgentTelemetry, WhatTheAgentStreamsReachesTheStacksHistoryAndLiveView) {
+  put_pod("web-1", true, {"app"});
+  sindri::http::WebSocketClientOptions options;
+  options.headers = {{"Authorization", "Bearer " + broker_.admin_pak()}};
+  sindri::http::WebSocketEnd failure;
+  auto view = sindri::http::WebSocketClient::connect(
+      "ws://127.0.0.1:" + std::to_string(broker_.port()) + "/api/v1/stacks/" + stack_id_ + "/live", options, failure);
+  ASSERT_NE(view, nullptr) << failure.message;
+  auto agent = start_agent({}, true);
+  ASSERT_TRUE(eventually([&] {
+    Reply connections = call(*admin_, "GET", "/api/v1/admin/ws/connections");
+    return connections.json.find("connected_agents")->get_int() == 1 &&
+           connections.json.find("live_subscribers")->get_int() == 1 && !uid_of("Deployment", "api").empty() &&
+           agent->log().find("container app of pod apps/web-1") != std::string::npos &&
+           agent->log().find("(the 0 there already are not sent)") != std::string::npos;
+  })) << agent->log();
+
+  cluster_.append_log("apps", "web-1", "app", "hello, broker");
+  const std::string deployment_uid = uid_of("Deployment", "api");
+  cluster_.put_object(yaml("apiVersion: v1\nkind: Event\nmetadata:\n  name: api.1\n  namespace: apps\n"
+                           "involvedObject:\n  apiVersion: apps/v1\n  kind: Deployment\n  namespace: apps\n"
+                           "  name: api\n  uid: " + deployment_uid + "\nreason: ScalingReplicaSet\n"
+                           "message: Scaled up replica set api-1 to 1\n"));
+  Reply lines, events;
+  ASSERT_TRUE(eventually([&] {
+    lines = call(*admin_, "GET", "/api/v1/stacks/" + stack_id_ + "/logs");
+    events = call(*admin_, "GET", "/api/v1/stacks/" + stack_id_ + "/events");
+    return lines.json.find("lines")->size() == 1 && events.json.find("events")->size() == 1;
+  })) << lines.body << events.body << agent->log();
+  EXPECT_EQ(text_of(*lines.json.find("lines")->at(0), "line"), "hello, broker");
+  EXPECT_EQ(text_of(*lines.json.find("lines")->at(0), "agent_id"), agent_id_);
+  EXPECT_EQ(text_of(*events.json.find("events")->at(0), "reason"), "ScalingReplicaSet");
+  EXPECT_EQ(text_of(*events.json.find("events")->at(0)->find("involved_object"), "uid"), deployment_uid);
+
+  std::vector<std::string> shown;
+  while (auto frame = view->read(std::chrono::seconds(5))) {
+    auto parsed = sindri::parse_json(*frame);
+    ASSERT_TRUE(parsed.ok()) << *frame;
+    shown.push_back(text_of(*parsed, "type"));
+    if (std::count(shown.begin(), shown.end(), "pod_log_line") == 1 &&
+        std::count(shown.begin(), shown.end(), "k8s_event") == 1) {
+      break;
+    }
+  }
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), "pod_log_line"), 1);
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), "k8s_event"), 1);
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
