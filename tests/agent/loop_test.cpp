@@ -161,6 +161,32 @@ TEST_F(AgentLoop, APushOverTheChannelIsAppliedLongBeforeTheNextPoll) {
   EXPECT_NE(log().find("agent channel open at ws://"), std::string::npos) << log();
 }
 
+// Polling once an hour, the agent deploys a stack a label change made over
+// REST gives it: the broker pushes the target its matching engine adds.
+TEST_F(AgentLoop, ALabelChangeOverRestIsPushedAndAppliedLongBeforeTheNextPoll) {
+  run_.settings.polling_interval = 3600;
+  Reply stack = call(*admin_, "POST", "/api/v1/stacks", R"({"name":"later","generator_id":")" + generator_id_ + "\"}");
+  ASSERT_EQ(stack.status, 201) << stack.body;
+  const std::string later = text_of(stack.json, "id");
+  deploy(later, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: relabelled\n");
+  std::atomic<bool> stopping{false};
+  int code = -1;
+  std::thread agent([&] { code = run_agent(run_, stopping); });
+  const bool connected = eventually([&] { return channels_open(*admin_) == 1; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const bool untouched = !fs::exists(sink_ / later);
+  const int labelled = call(*admin_, "POST", "/api/v1/stacks/" + later + "/labels", R"("env=prod")").status;
+  const bool applied =
+      eventually([&] { return fs::exists(sink_ / later / "core_ConfigMap_default_relabelled.yaml"); });
+  stopping = true;
+  agent.join();
+  ASSERT_TRUE(connected) << log();
+  EXPECT_TRUE(untouched);
+  EXPECT_EQ(labelled, 201);
+  EXPECT_TRUE(applied) << log();
+  EXPECT_EQ(code, 0) << log();
+}
+
 TEST_F(AgentLoop, WithWsForceRestTheChannelIsNeverOpened) {
   run_.settings.ws_force_rest = true;
   std::atomic<bool> stopping{false};
