@@ -510,6 +510,9 @@ http::Response Broker::metrics_text() {
     gauges.push_back({"sindri_notices_listener_losses_total",
                       "Times the connection listening for other brokers' notices was lost",
                       static_cast<double>(bus_->losses()), true});
+    gauges.push_back({"sindri_notices_dropped_total",
+                      "Notices not sent to other brokers because too many were queued",
+                      static_cast<double>(bus_->dropped()), true});
   }
   for (const auto& source : gauge_sources_) source(gauges);
   http::Response response;

@@ -12,7 +12,7 @@ namespace sindri::broker {
 namespace {
 
 constexpr std::string_view kTopic = "sindri_notices";
-// How long a wait for notices lasts before the thread looks at stopping_.
+// How long a wait for notices lasts before the listener looks at stopping_.
 constexpr auto kWaitSlice = std::chrono::milliseconds(200);
 
 std::string cause_of(const ApiError& error) { return error.cause ? error.cause->message : error.message; }
@@ -27,7 +27,8 @@ NoticeBus::NoticeBus(store::Database& db, Logger& log, const LiveConfig& config,
       broker_id_(std::move(broker_id)),
       deliver_(std::move(deliver)),
       replay_(std::move(replay)),
-      thread_([this] { run(); }) {}
+      listener_([this] { listen_loop(); }),
+      sender_([this] { send_loop(); }) {}
 
 NoticeBus::~NoticeBus() {
   {
@@ -35,25 +36,83 @@ NoticeBus::~NoticeBus() {
     stopping_ = true;
   }
   wake_.notify_all();
-  thread_.join();
+  listener_.join();
+  sender_.join();
+}
+
+bool NoticeBus::stopping() {
+  std::lock_guard lock(mutex_);
+  return stopping_;
 }
 
 void NoticeBus::send(const Value& notice) {
-  Value sent = notice;
-  sent.set("origin", Value(broker_id_));
-  std::string payload = to_json(sent);
-  if (payload.size() > store::kMaxNoticeBytes) {
+  std::string text = to_json(notice);
+  {
+    std::lock_guard lock(mutex_);
+    if (queued_.size() >= kMaxQueuedNotices) {
+      ++dropped_;
+      return;
+    }
+    queued_.push_back(std::move(text));
+  }
+  wake_.notify_all();
+}
+
+void NoticeBus::send_loop() {
+  for (;;) {
+    std::deque<std::string> batch;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queued_.empty(); });
+      if (queued_.empty()) return;
+      batch.swap(queued_);
+    }
+    notify_all(std::move(batch));
+  }
+}
+
+void NoticeBus::notify_all(std::deque<std::string> notices) {
+  const std::string head = R"({"origin":")" + broker_id_ + R"(","notices":[)";
+  std::string payload = head;
+  bool empty = true;
+  const auto flush = [&] {
+    if (empty) return;
+    payload += "]}";
+    notify(payload);
+    payload = head;
+    empty = true;
+  };
+  for (const std::string& notice : notices) {
+    if (!empty && payload.size() + notice.size() + 3 > store::kMaxNoticeBytes) flush();
+    if (!empty) payload += ',';
+    payload += notice;
+    empty = false;
+  }
+  flush();
+}
+
+void NoticeBus::notify(const std::string& payload) {
+  std::string sent = payload;
+  if (sent.size() > store::kMaxNoticeBytes) {
     auto stored = in_write<std::string>(db_, [&](store::Connection& connection) {
       return db::store_notice(connection, payload);
     });
     if (!stored.ok()) {
-      log_.warn("notice not sent to other brokers", {{"cause", Value(cause_of(stored.error()))}});
+      log_.warn("notices not sent to other brokers", {{"cause", Value(cause_of(stored.error()))}});
       return;
     }
-    payload = to_json(make_object({{"origin", Value(broker_id_)}, {"stored", Value(*stored)}}));
+    sent = to_json(make_object({{"origin", Value(broker_id_)}, {"stored", Value(*stored)}}));
   }
-  if (auto sent_status = db_.notify(kTopic, payload); !sent_status.ok()) {
-    log_.warn("notice not sent to other brokers", {{"cause", Value(sent_status.error().message)}});
+  if (auto notified = db_.notify(kTopic, sent); !notified.ok()) {
+    log_.warn("notices not sent to other brokers", {{"cause", Value(notified.error().message)}});
+  }
+}
+
+void NoticeBus::deliver_list(const Value& payload) {
+  const Value* notices = payload.find("notices");
+  if (notices == nullptr || !notices->is_array()) return;
+  for (const Value& notice : notices->get_array()) {
+    if (notice.is_object()) deliver_(notice);
   }
 }
 
@@ -63,16 +122,16 @@ void NoticeBus::take(const std::string& payload) {
   const Value* origin = parsed->find("origin");
   if (origin != nullptr && origin->is_string() && origin->get_string() == broker_id_) return;
   const Value* stored = parsed->find("stored");
-  if (stored == nullptr || !stored->is_string()) return deliver_(parsed.value());
+  if (stored == nullptr || !stored->is_string()) return deliver_list(*parsed);
   auto text = in_read<std::string>(db_, [&](store::Connection& connection) {
     return db::load_notice(connection, stored->get_string());
   });
   if (!text.ok()) {
-    log_.warn("a stored notice could not be read", {{"id", *stored}, {"cause", Value(cause_of(text.error()))}});
+    log_.warn("stored notices could not be read", {{"id", *stored}, {"cause", Value(cause_of(text.error()))}});
     return;
   }
-  auto notice = parse_json(*text);
-  if (notice.ok() && notice->is_object()) deliver_(notice.value());
+  auto list = parse_json(*text);
+  if (list.ok() && list->is_object()) deliver_list(*list);
 }
 
 bool NoticeBus::pause(double seconds) {
@@ -80,13 +139,9 @@ bool NoticeBus::pause(double seconds) {
   return !wake_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stopping_; });
 }
 
-void NoticeBus::run() {
+void NoticeBus::listen_loop() {
   bool lost_before = false;
-  for (;;) {
-    {
-      std::lock_guard lock(mutex_);
-      if (stopping_) return;
-    }
+  while (!stopping()) {
     auto listener = db_.listen(kTopic);
     if (!listener.ok()) {
       log_.warn("cannot listen for other brokers' notices", {{"cause", Value(listener.error().message)}});
@@ -98,11 +153,7 @@ void NoticeBus::run() {
       log_.info("listening for other brokers' notices again; agents connected here poll at once", {});
       replay_();
     }
-    for (;;) {
-      {
-        std::lock_guard lock(mutex_);
-        if (stopping_) return;
-      }
+    while (!stopping()) {
       auto payloads = (*listener)->wait(kWaitSlice);
       if (!payloads.ok()) {
         listening_ = false;

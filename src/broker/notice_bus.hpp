@@ -1,15 +1,18 @@
 #pragma once
 // Carries notices (notices.hpp) between brokers sharing a PostgreSQL
-// database: each is sent with NOTIFY right after the change committed, and
-// every broker LISTENs on a connection of its own, on a thread of its own,
-// handing what others sent to its sockets. A notice larger than NOTIFY
-// carries goes through the broker_notices table, the NOTIFY naming its row.
-// When the listening connection is lost, the bus opens another after
-// notices.reconnect_interval and then re-reads what it may have missed: it
-// asks every agent connected here to poll its target state at once.
+// database. A request never waits for it: send() queues the notice, and a
+// sender thread NOTIFYs what has queued, many notices to a payload
+// {"origin", "notices": [...]} (a payload larger than NOTIFY carries goes
+// through the broker_notices table, the NOTIFY naming its row). Every
+// broker LISTENs on a connection of its own, on a listener thread, and
+// hands what the others sent to its sockets. When the listening connection
+// is lost, the bus opens another after notices.reconnect_interval and then
+// asks every agent connected here to poll at once, since it may have missed
+// notices meanwhile.
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -26,26 +29,35 @@ class NoticeBus {
   using Deliver = std::function<void(const Value& notice)>;
   using Replay = std::function<void()>;
 
-  // Starts listening at once; `deliver` gets other brokers' notices,
-  // `replay` runs after a lost connection is listening again.
+  // Starts listening and sending at once; `deliver` gets other brokers'
+  // notices, `replay` runs after a lost connection is listening again.
   NoticeBus(store::Database& db, Logger& log, const LiveConfig& config, std::string broker_id, Deliver deliver,
             Replay replay);
-  ~NoticeBus();  // stops listening and waits for the thread
+  ~NoticeBus();  // sends what is queued, stops both threads and waits for them
   NoticeBus(const NoticeBus&) = delete;
   NoticeBus& operator=(const NoticeBus&) = delete;
 
-  // Sends a notice this broker published to the others.
+  // Queues a notice this broker published for the others; past
+  // kMaxQueuedNotices queued, it is dropped and counted (agents poll anyway).
   void send(const Value& notice);
-  // Whether the bus is listening now (for /metrics and tests).
+
   bool listening() const { return listening_; }
-  // How many times the listening connection was lost.
   uint64_t losses() const { return losses_; }
+  uint64_t dropped() const { return dropped_; }
+
+  static constexpr size_t kMaxQueuedNotices = 10000;
 
  private:
-  void run();
+  void listen_loop();
+  void send_loop();
+  // NOTIFYs `notices` (JSON texts) in as few payloads as fit.
+  void notify_all(std::deque<std::string> notices);
+  void notify(const std::string& payload);
   void take(const std::string& payload);
+  void deliver_list(const Value& list);
   // Waits `seconds` or until stopping; false when stopping.
   bool pause(double seconds);
+  bool stopping();
 
   store::Database& db_;
   Logger& log_;
@@ -55,10 +67,13 @@ class NoticeBus {
   Replay replay_;
   std::atomic<bool> listening_{false};
   std::atomic<uint64_t> losses_{0};
+  std::atomic<uint64_t> dropped_{0};
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  std::thread thread_;
+  std::deque<std::string> queued_;  // notices' JSON texts
+  std::thread listener_;
+  std::thread sender_;
 };
 
 }  // namespace sindri::broker
