@@ -6,6 +6,7 @@
 #include "broker/agent_channels.hpp"
 #include "broker/agent_telemetry.hpp"
 #include "broker/api_error.hpp"
+#include "broker/db/agent_connections.hpp"
 #include "broker/pushes.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
@@ -76,6 +77,7 @@ class Channel {
   void opened(const http::WebSocketPtr& socket) {
     counters_ = context_.services.agent_channels->attach(agent_id_, socket, authorization_);
     context_.services.log.info("agent channel opened", {{"agent_id", Value(agent_id_)}, {"remote", Value(remote_)}});
+    share_connection(true);
     show_fleet_agent(context_.services, agent_id_);
   }
 
@@ -116,6 +118,7 @@ class Channel {
     context_.services.agent_channels->detach(agent_id_, socket.get());
     context_.services.log.info("agent channel closed",
                                {{"agent_id", Value(agent_id_)}, {"code", Value(int64_t{code})}});
+    share_connection(false);
     show_fleet_agent(context_.services, agent_id_);
   }
 
@@ -145,6 +148,21 @@ class Channel {
     auto error = parse_json(response.payload());
     reply_error(socket, kind, response.status,
                 error.ok() ? std::move(error).value() : Value(std::string(response.payload())));
+  }
+
+  // Brokers sharing a database say whose socket is open where (db/agent_connections.hpp).
+  void share_connection(bool open) {
+    const Services& services = context_.services;
+    if (!services.db.carries_notices()) return;
+    auto shared = in_write<Ok>(services.db, [&](store::Connection& connection) {
+      return open ? db::record_connection(connection, agent_id_, services.broker_id, counters_->connected_since)
+                  : db::forget_connection(connection, agent_id_, services.broker_id, counters_->connected_since);
+    });
+    if (!shared.ok()) {
+      services.log.warn("the agent's socket is not shared with other brokers",
+                        {{"agent_id", Value(agent_id_)},
+                         {"cause", Value(shared.error().cause ? shared.error().cause->message : shared.error().message)}});
+    }
   }
 
   void reply_error(const http::WebSocketPtr& socket, std::string_view kind, int status, Value details) {

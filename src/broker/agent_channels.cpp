@@ -11,12 +11,13 @@ AgentChannels::AgentChannels(PakCheck pak_still_valid) : pak_still_valid_(std::m
 std::shared_ptr<AgentChannels::Counters> AgentChannels::attach(const std::string& agent_id, http::WebSocketPtr socket,
                                                                std::string authorization) {
   auto counters = std::make_shared<Counters>();
+  counters->connected_since = rfc3339::now();
   http::WebSocketPtr replaced;
   {
     std::lock_guard lock(mutex_);
     Entry& entry = entries_[agent_id];
     replaced = std::move(entry.socket);
-    entry = Entry{std::move(socket), rfc3339::now(), counters, std::move(authorization)};
+    entry = Entry{std::move(socket), counters->connected_since, counters, std::move(authorization)};
   }
   if (replaced) replaced->close(1000, "replaced by a newer connection of the same agent");
   return counters;

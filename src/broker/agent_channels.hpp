@@ -20,10 +20,12 @@ namespace sindri::broker {
 
 class AgentChannels {
  public:
-  // Messages in (decoded frames from the agent) and out (frames sent).
+  // Messages in (decoded frames from the agent) and out (frames sent), and
+  // when the socket was registered (set once, by attach).
   struct Counters {
     std::atomic<uint64_t> in{0};
     std::atomic<uint64_t> out{0};
+    std::string connected_since;
   };
 
   // Whether a socket's Authorization still names its agent: asked before

@@ -106,6 +106,7 @@ Broker::Broker(store::Database& db, Logger& log, LiveConfig& config)
   services_.agent_channels = &agent_channels_;
   services_.live_views = &live_views_;
   services_.notices = &notices_;
+  services_.broker_id = broker_id_;
   services_.note_write = [this] { counters_.wrote(false); };
 }
 
@@ -165,8 +166,13 @@ http::Response Broker::refuse_unauthenticated(const http::Request& request, cons
 
 void Broker::start_background_jobs() {
   jobs_ = std::make_unique<JobRunner>(db_, log_, config_, broker_id_,
-                                      periodic_passes(db_, log_, config_, webhook_key_, auth_failures_));
+                                      periodic_passes(db_, log_, config_, webhook_key_, auth_failures_, broker_id_));
   if (!db_.carries_notices()) return;
+  // At once: the pass waits its first interval, and until then other
+  // brokers would count this one's sockets as closed.
+  if (auto present = record_broker_presence(db_, broker_id_); !present.ok()) {
+    log_.warn("cannot record this broker's presence", {{"cause", Value(present.error().message)}});
+  }
   bus_ = std::make_unique<NoticeBus>(
       db_, log_, config_, broker_id_, [this](const Value& notice) { deliver_notice(services_, notice); },
       [this] { nudge_connected_agents(services_); });

@@ -61,6 +61,7 @@ struct BrokerConfig {
   double telemetry_retention = 21600;
   double telemetry_trim_interval = 60;
   double notices_reconnect_interval = 1;
+  double notices_presence_interval = 10;
   std::vector<std::string> cors_allowed_origins;
   int64_t cors_max_age_seconds = 3600;
   double config_watch_debounce = 5;

@@ -60,6 +60,8 @@ struct Services {
   // and the agents' sockets on every broker (pushes.hpp); set by the broker.
   LiveViews* live_views = nullptr;
   Notices* notices = nullptr;
+  // This broker among those sharing the database; set by the broker.
+  std::string broker_id = {};
   // Makes this broker read the database's counters afresh for the next
   // request: before a push, whose agent polls at once. Set by the broker.
   std::function<void()> note_write = [] {};

@@ -1,9 +1,11 @@
 #include "broker/fleet_record.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 
 #include "broker/agent_channels.hpp"
+#include "broker/config.hpp"
 #include "broker/db/fleet.hpp"
 #include "broker/ids.hpp"
 #include "value/rfc3339.hpp"
@@ -25,16 +27,22 @@ Value fleet_record(Value stored, std::string_view now, const AgentChannels& chan
   stored.set("heartbeat_age_seconds", std::move(heartbeat_age));
   stored.set("seconds_since_last_event", std::move(event_age));
   const Value* agent_id = stored.find("agent_id");
-  const std::optional<std::string> since =
+  const std::optional<std::string> here =
       agent_id != nullptr && agent_id->is_string() ? channels.connected_since(agent_id->get_string()) : std::nullopt;
-  stored.set("ws_connected", Value(since.has_value()));
-  stored.set("connected_since", since ? Value(*since) : Value());
+  if (here) stored.set("connected_since", Value(*here));
+  stored.set("ws_connected", Value(stored.find("connected_since")->is_string()));
   return stored;
 }
 
+std::string presence_cutoff(const BrokerConfig& config) {
+  return timestamp_at(std::chrono::system_clock::now() -
+                      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                          std::chrono::duration<double>(3 * config.notices_presence_interval)));
+}
+
 ApiResult<Value> load_fleet_record(store::Connection& connection, std::string_view agent_id,
-                                   const AgentChannels& channels) {
-  SINDRI_TRY(stored, db::list_fleet_records(connection, agent_id, {}));
+                                   const AgentChannels& channels, const BrokerConfig& config) {
+  SINDRI_TRY(stored, db::list_fleet_records(connection, agent_id, {}, presence_cutoff(config)));
   if (stored.size() == 0) return Value();
   return fleet_record(*stored.at(0), now_timestamp(), channels);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // One agent's FleetAgentRecord: the stored members (db/fleet.hpp) and what
 // is computed on read: the ages, and whether its WebSocket is open to this
-// broker.
+// broker or, as the database says, to another that is alive.
 
 #include <string_view>
 
@@ -11,11 +11,14 @@
 namespace sindri::broker {
 
 class AgentChannels;
+struct BrokerConfig;
 
+// Brokers seen since then are alive: three notices.presence_interval ago.
+std::string presence_cutoff(const BrokerConfig& config);
 // Completes a stored record as of `now`.
 Value fleet_record(Value stored, std::string_view now, const AgentChannels& channels);
 // The live agent's record; null when there is no such live agent.
 ApiResult<Value> load_fleet_record(store::Connection& connection, std::string_view agent_id,
-                                   const AgentChannels& channels);
+                                   const AgentChannels& channels, const BrokerConfig& config);
 
 }  // namespace sindri::broker

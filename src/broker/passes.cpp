@@ -1,5 +1,6 @@
 #include "broker/passes.hpp"
 
+#include "broker/db/agent_connections.hpp"
 #include "broker/db/agent_events.hpp"
 #include "broker/db/audit.hpp"
 #include "broker/db/diagnostics.hpp"
@@ -81,9 +82,16 @@ ApiResult<size_t> trim_telemetry(store::Database& db, const BrokerConfig& config
   return total + tickets + notices;
 }
 
+ApiResult<size_t> record_broker_presence(store::Database& db, const std::string& broker_id) {
+  SINDRI_CHECK(in_write<Ok>(db, [&](store::Connection& connection) {
+    return db::record_presence(connection, broker_id, now_timestamp());
+  }));
+  return size_t{1};
+}
+
 std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config,
                                          const std::optional<WebhookKey>& webhook_key,
-                                         AuthFailureLog& auth_failures) {
+                                         AuthFailureLog& auth_failures, const std::string& broker_id) {
   std::vector<PeriodicJob> jobs;
   jobs.push_back({"template_targets",
                   [](const BrokerConfig& c) { return static_cast<double>(c.template_targets_interval); }, true,
@@ -98,6 +106,10 @@ std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const
                   [&db, &auth_failures] { return auth_failures.flush(db, std::chrono::system_clock::now()); }});
   jobs.push_back({"retention", [](const BrokerConfig& c) { return c.retention_interval; }, true,
                   [&db, &config] { return delete_past_retention(db, *config.current()); }});
+  if (db.carries_notices()) {
+    jobs.push_back({"presence", [](const BrokerConfig& c) { return c.notices_presence_interval; }, false,
+                    [&db, broker_id] { return record_broker_presence(db, broker_id); }});
+  }
   jobs.push_back({"telemetry_trim", [](const BrokerConfig& c) { return c.telemetry_trim_interval; }, true,
                   [&db, &config] { return trim_telemetry(db, *config.current()); }});
   return jobs;

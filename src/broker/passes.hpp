@@ -15,14 +15,17 @@ namespace sindri::broker {
 
 // The passes read their settings from `config` at each round; webhooks
 // are sent with `webhook_key` once it is set; `auth_failures` is this
-// broker's, flushed on audit.flush_interval.
+// broker's, flushed on audit.flush_interval; on PostgreSQL, the broker
+// `broker_id` records its presence every notices.presence_interval.
 std::vector<PeriodicJob> periodic_passes(store::Database& db, Logger& log, const LiveConfig& config,
                                          const std::optional<WebhookKey>& webhook_key,
-                                         AuthFailureLog& auth_failures);
+                                         AuthFailureLog& auth_failures, const std::string& broker_id);
 
 // Deletes audit entries and agent events past their retention
 // (audit.retention_days, agent_events.retention_days); answers how many.
 ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig& config);
+// Records that broker `broker_id` is alive now (db/agent_connections.hpp).
+ApiResult<size_t> record_broker_presence(store::Database& db, const std::string& broker_id);
 // Deletes streamed Kubernetes events and pod log lines older than
 // telemetry.retention, lapsed live-view tickets and old stored notices;
 // answers how many.

@@ -90,7 +90,7 @@ void deliver_work_order(const Services& services, const Value& notice) {
 void deliver_fleet_agent(const Services& services, const std::string& agent_id) {
   if (services.live_views->fleet_viewers() == 0) return;
   auto record = in_read<Value>(services.db, [&](store::Connection& connection) {
-    return load_fleet_record(connection, agent_id, *services.agent_channels);
+    return load_fleet_record(connection, agent_id, *services.agent_channels, *services.config.current());
   });
   if (!record.ok()) return warn_not_delivered(services, "fleet_update", "agent_id", agent_id, record.error());
   if (record->is_null()) return;

@@ -90,6 +90,32 @@ TEST_F(Brokers, ViewersOnOneBrokerSeeWhatAnAgentOnAnotherStreamsAndLargeObjects)
   EXPECT_NE(text_of(*shown.find("body"), "yaml_content").find(large), std::string::npos);
 }
 
+TEST_F(Brokers, EveryBrokersFleetSaysAnAgentIsConnectedToAnother) {
+  WebSocketClientOptions options;
+  options.headers = {{"Authorization", "Bearer " + broker_->admin_pak()}};
+  WebSocketEnd failure;
+  auto view = WebSocketClient::connect("ws://127.0.0.1:" + std::to_string(b().port()) + "/api/v1/fleet/live", options,
+                                       failure);
+  ASSERT_NE(view, nullptr) << failure.message;
+  for (int i = 0; i < 500 && metric(b(), "sindri_ws_fleet_viewers") != 1; ++i) std::this_thread::sleep_for(10ms);
+  auto agent = open_agent();  // on A
+  ASSERT_NE(agent, nullptr);
+  Value update = next_frame(*view);
+  EXPECT_EQ(text_of(update, "type"), "fleet_update") << to_json(update);
+  EXPECT_TRUE(update.find("body")->find("ws_connected")->get_bool()) << to_json(update);
+  for (BrokerProcess* broker : {&b(), &c()}) {
+    Reply fleet = call(*broker->client(broker_->admin_pak()), "GET", "/api/v1/fleet");
+    ASSERT_EQ(fleet.status, 200) << fleet.body;
+    EXPECT_TRUE(fleet.json.at(0)->find("ws_connected")->get_bool()) << fleet.body;
+    EXPECT_FALSE(fleet.json.at(0)->find("connected_since")->is_null()) << fleet.body;
+  }
+  agent->close();
+  Value gone = next_frame(*view);
+  EXPECT_FALSE(gone.find("body")->find("ws_connected")->get_bool()) << to_json(gone);
+  Reply fleet = call(*c().client(broker_->admin_pak()), "GET", "/api/v1/fleet");
+  EXPECT_FALSE(fleet.json.at(0)->find("ws_connected")->get_bool()) << fleet.body;
+}
+
 TEST_F(Brokers, APakRotatedThroughOneBrokerClosesTheSocketOnAnother) {
   auto agent = open_agent();  // on A
   ASSERT_NE(agent, nullptr);

@@ -495,8 +495,9 @@ WHERE NOT EXISTS (SELECT 1 FROM agent_target_history h WHERE h.agent_id = e.agen
 // broker's clock, so that an agent's back-dated timestamps keep nothing.
 // And the one-time tickets a browser opens a live view with (it cannot set
 // Authorization on a WebSocket): a hash, whom it stands for, and when it
-// lapses. And the notices between brokers too large for a NOTIFY, read by
-// the brokers it names them to within seconds.
+// lapses. And, for brokers sharing a database: the notices between them too
+// large for a NOTIFY, which agent's socket is open to which broker, and when
+// each broker last said it was alive (a crashed broker's sockets lapse).
 constexpr std::string_view kTelemetryTables = R"sql(
 CREATE TABLE agent_k8s_events (
   id TEXT PRIMARY KEY,
@@ -538,6 +539,15 @@ CREATE TABLE broker_notices (
   created_at TEXT NOT NULL
 );
 CREATE INDEX broker_notices_created ON broker_notices (created_at);
+CREATE TABLE agent_connections (
+  agent_id TEXT PRIMARY KEY REFERENCES agents (id),
+  broker_id TEXT NOT NULL,
+  connected_since TEXT NOT NULL
+);
+CREATE TABLE broker_presence (
+  broker_id TEXT PRIMARY KEY,
+  seen_at TEXT NOT NULL
+);
 )sql";
 
 }  // namespace
@@ -569,7 +579,7 @@ std::span<const store::Migration> broker_migrations() {
       {8, "deployment health", kDeploymentHealthTables, kDeploymentHealthTables},
       {9, "webhook subscriptions and deliveries", kWebhookTables, kWebhookTables},
       {10, "every stack each agent has targeted", kAgentTargetHistory, kAgentTargetHistory},
-      {11, "Kubernetes events and pod log lines agents stream; live view tickets; large notices", kTelemetryTables, kTelemetryTables},
+      {11, "streamed telemetry; live view tickets; notices and sockets between brokers", kTelemetryTables, kTelemetryTables},
   };
   return migrations;
 }

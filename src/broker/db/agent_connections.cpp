@@ -1,0 +1,29 @@
+#include "broker/db/agent_connections.hpp"
+
+namespace sindri::broker::db {
+
+ApiResult<Ok> record_connection(store::Connection& connection, std::string_view agent_id, std::string_view broker_id,
+                                std::string_view connected_since) {
+  SINDRI_CHECK(connection.query("INSERT INTO agent_connections (agent_id, broker_id, connected_since) "
+                                "VALUES ($1, $2, $3) ON CONFLICT (agent_id) DO UPDATE SET "
+                                "broker_id = excluded.broker_id, connected_since = excluded.connected_since",
+                                {Value(agent_id), Value(broker_id), Value(connected_since)}));
+  return Ok{};
+}
+
+ApiResult<Ok> forget_connection(store::Connection& connection, std::string_view agent_id, std::string_view broker_id,
+                                std::string_view connected_since) {
+  SINDRI_CHECK(connection.query("DELETE FROM agent_connections WHERE agent_id = $1 AND broker_id = $2 "
+                                "AND connected_since = $3",
+                                {Value(agent_id), Value(broker_id), Value(connected_since)}));
+  return Ok{};
+}
+
+ApiResult<Ok> record_presence(store::Connection& connection, std::string_view broker_id, std::string_view now) {
+  SINDRI_CHECK(connection.query("INSERT INTO broker_presence (broker_id, seen_at) VALUES ($1, $2) "
+                                "ON CONFLICT (broker_id) DO UPDATE SET seen_at = excluded.seen_at",
+                                {Value(broker_id), Value(now)}));
+  return Ok{};
+}
+
+}  // namespace sindri::broker::db
