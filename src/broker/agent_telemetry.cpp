@@ -3,6 +3,7 @@
 #include "broker/api/request_body.hpp"
 #include "broker/db/telemetry.hpp"
 #include "broker/pushes.hpp"
+#include "value/object_literal.hpp"
 #include "value/rfc3339.hpp"
 
 namespace sindri::broker {
@@ -84,11 +85,13 @@ ApiResult<Value> store_pod_log_line(const Services& services, const std::string&
                          [&](store::Connection& connection) { return db::insert_pod_log_line(connection, line); });
 }
 
-// A gap is shown as the agent sent it, once its stack is one the agent targeted.
-ApiResult<Value> check_log_gap(const Services& services, const std::string& agent_id, BodyObject& body,
-                               const Value& frame_body) {
+// A gap is shown, never stored, once its stack is one the agent targeted:
+// built from the checked fields and the socket's agent, so that nothing an
+// agent adds reaches viewers.
+ApiResult<Value> check_log_gap(const Services& services, const std::string& agent_id, BodyObject& body) {
+  body.ignore("agent_id");
   SINDRI_TRY(stack_id, body.required_string("stack_id", kUuidRule));
-  SINDRI_CHECK(required_timestamp(body, "since_ts"));
+  SINDRI_TRY(since_ts, required_timestamp(body, "since_ts"));
   SINDRI_TRY(dropped, body.optional_int("dropped_count", 0, INT64_MAX));
   if (!dropped) return field_error("missing_field", "/dropped_count is required by LogGap", "/dropped_count");
   SINDRI_TRY(reason, body.required_string("reason"));
@@ -100,9 +103,11 @@ ApiResult<Value> check_log_gap(const Services& services, const std::string& agen
   SINDRI_CHECK(in_read<Ok>(services.db, [&](store::Connection& connection) {
     return db::check_reporting_stack(connection, agent_id, stack_id);
   }));
-  Value shown = frame_body;
-  shown.set("stack_id", Value(stack_id));
-  return shown;
+  return make_object({{"agent_id", Value(agent_id)},
+                      {"stack_id", Value(stack_id)},
+                      {"since_ts", Value(since_ts)},
+                      {"dropped_count", Value(*dropped)},
+                      {"reason", Value(reason)}});
 }
 
 }  // namespace
@@ -117,7 +122,7 @@ ApiResult<Ok> take_telemetry(const Services& services, const std::string& agent_
   BodyObject body(frame_body, schema);
   ApiResult<Value> shown = type == "k8s_event"      ? store_k8s_event(services, agent_id, body)
                            : type == "pod_log_line" ? store_pod_log_line(services, agent_id, body)
-                                                    : check_log_gap(services, agent_id, body, frame_body);
+                                                    : check_log_gap(services, agent_id, body);
   if (!shown.ok()) return shown.error();
   const Value* stack_id = shown->find("stack_id");
   show_on_stack(services, std::string(stack_id->get_string()), type, *shown);

@@ -415,9 +415,7 @@ ApiResult<Identity> Broker::live_viewer(const http::Request& request) {
     if (!holder.ok()) return holder.error();
     if (!*holder) return unauthorized("the ticket is unknown, used or lapsed; ask POST /api/v1/ws/tickets for another");
     Identity viewer;
-    viewer.kind = (*holder)->kind == "admin"       ? Identity::Kind::Admin
-                  : (*holder)->kind == "generator" ? Identity::Kind::Generator
-                                                   : Identity::Kind::Agent;
+    viewer.kind = (*holder)->kind == "admin" ? Identity::Kind::Admin : Identity::Kind::Generator;
     viewer.id = std::move((*holder)->id);
     return viewer;
   }
@@ -430,13 +428,32 @@ ApiResult<Identity> Broker::live_viewer(const http::Request& request) {
   }
   http::Request probe;
   probe.headers = {{"Authorization", *pak}};
-  return authenticate(db_, probe, credentials_, counters.credentials);
+  auto viewer = authenticate(db_, probe, credentials_, counters.credentials);
+  if (!viewer.ok() && viewer.error().status == 401) {
+    return unauthorized("the subprotocol brokkr.pak.<PAK> does not hold a known PAK: " + viewer.error().message);
+  }
+  return viewer;
 }
 
 http::Response Broker::open_live_view(http::Request& request, LiveViewPath view) {
   if (request.method != "GET") return live_view_method_not_allowed(request);
+  // Before a ticket is taken: a request that is no upgrade must not use it up.
+  if (!request.wants_websocket()) {
+    http::Response response =
+        render_error(426, "upgrade_required", "a live view is a WebSocket: ask with Upgrade: websocket");
+    response.headers.push_back({"Upgrade", "websocket"});
+    return response;
+  }
   auto viewer = live_viewer(request);
-  if (!viewer.ok()) return refuse_unauthenticated(request, viewer.error());
+  if (!viewer.ok()) {
+    if (viewer.error().status == 401) return refuse_unauthenticated(request, viewer.error());
+    return error_response(viewer.error());
+  }
+  // As GET /stacks/{id}/events and /logs: admins and generators.
+  if (viewer->kind == Identity::Kind::Agent) {
+    return error_response(forbidden("agent_pak_not_allowed", "agent PAKs open no live view; the agent channel is "
+                                                             "/internal/ws/agent"));
+  }
   if (view.fleet && !viewer->is_admin()) {
     return error_response(forbidden("admin_required", "the fleet's live view is the admin's"));
   }
@@ -451,12 +468,6 @@ http::Response Broker::open_live_view(http::Request& request, LiveViewPath view)
       return check_stack_access(connection, *viewer, stack, StackAccess::Read);
     });
     if (!readable.ok()) return error_response(readable.error());
-  }
-  if (!request.wants_websocket()) {
-    http::Response response =
-        render_error(426, "upgrade_required", "a live view is a WebSocket: ask with Upgrade: websocket");
-    response.headers.push_back({"Upgrade", "websocket"});
-    return response;
   }
   http::Response response;
   response.websocket = live_view_handler(live_views_, log_, std::move(view), viewer->key(), request);

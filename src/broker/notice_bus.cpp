@@ -144,6 +144,8 @@ void NoticeBus::listen_loop() {
   while (!stopping()) {
     auto listener = db_.listen(kTopic);
     if (!listener.ok()) {
+      // Agents may connect meanwhile, and hear nothing from other brokers.
+      lost_before = true;
       log_.warn("cannot listen for other brokers' notices", {{"cause", Value(listener.error().message)}});
       if (!pause(config_.current()->notices_reconnect_interval)) return;
       continue;

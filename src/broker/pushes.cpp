@@ -17,6 +17,18 @@ std::string text_member(const Value& notice, std::string_view key) {
   return member != nullptr && member->is_string() ? std::string(member->get_string()) : std::string();
 }
 
+// A socket's queue holds 4 MiB: YAML past this stays out of a frame (the
+// agent reads a work order it claims; a viewer reads the object by id).
+constexpr size_t kMaxFrameYaml = 1024 * 1024;
+
+Value within_frame_limit(Value object, bool mark) {
+  const Value* yaml = object.find("yaml_content");
+  if (yaml == nullptr || !yaml->is_string() || yaml->get_string().size() <= kMaxFrameYaml) return object;
+  object.set("yaml_content", Value(""));
+  if (mark) object.set("yaml_content_omitted", Value(true));
+  return object;
+}
+
 // The target of a target_changed that names no one target, as Brokkr's
 // broker sends it: nil ids beside the agent's.
 Value unnamed_target(const std::string& agent_id) {
@@ -66,7 +78,8 @@ void deliver_stack_changed(const Services& services, const std::string& stack_id
   });
   if (!recipients.ok()) return warn_not_delivered(services, "stack_changed", "stack_id", stack_id, recipients.error());
   if (!recipients->object.is_null()) {
-    services.live_views->publish_stack(stack_id, channel_frame("deployment_object", recipients->object));
+    services.live_views->publish_stack(stack_id,
+                                       channel_frame("deployment_object", within_frame_limit(recipients->object, true)));
   }
   if (recipients->agents.empty()) return;
   services.note_write();
@@ -84,7 +97,8 @@ void deliver_work_order(const Services& services, const Value& notice) {
   agent_ids = services.agent_channels->connected_among(agent_ids);
   if (agent_ids.empty()) return;
   services.note_write();
-  services.agent_channels->push(agent_ids, channel_frame("work_order", *work_order));
+  // Brokkr's agents decode a WorkOrder: the member stays, empty.
+  services.agent_channels->push(agent_ids, channel_frame("work_order", within_frame_limit(*work_order, false)));
 }
 
 void deliver_fleet_agent(const Services& services, const std::string& agent_id) {

@@ -8,11 +8,15 @@
 #include <cerrno>
 #include <charconv>
 #include <random>
+#include <span>
 #include <thread>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "store/backend.hpp"
 #include "store/pool.hpp"
+#include "value/digest.hpp"
 
 namespace sindri::store {
 
@@ -346,12 +350,25 @@ DbStatus use_schema(PgConnection& conn, const std::string& schema, bool create) 
   return conn.execute_script("SET search_path TO " + quoted);
 }
 
-DbResult<std::unique_ptr<PgConnection>> connect(const std::string& url, const std::string& schema, bool create) {
+// TCP keepalives that find a dead server within about 20 s.
+constexpr std::pair<const char*, const char*> kListenerKeepalives[] = {
+    {"keepalives", "1"}, {"keepalives_idle", "10"}, {"keepalives_interval", "3"}, {"keepalives_count", "3"}};
+
+DbResult<std::unique_ptr<PgConnection>> connect(const std::string& url, const std::string& schema, bool create,
+                                                std::span<const std::pair<const char*, const char*>> extra = {}) {
   // Keywords are applied in order and the URL comes last, so its own
   // connect_timeout wins over the default.
-  const char* const keywords[] = {"connect_timeout", "dbname", nullptr};
-  const char* const values[] = {kConnectTimeoutSeconds, url.c_str(), nullptr};
-  PGconn* raw = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
+  std::vector<const char*> keywords = {"connect_timeout"};
+  std::vector<const char*> values = {kConnectTimeoutSeconds};
+  for (const auto& [keyword, value] : extra) {
+    keywords.push_back(keyword);
+    values.push_back(value);
+  }
+  keywords.push_back("dbname");
+  values.push_back(url.c_str());
+  keywords.push_back(nullptr);
+  values.push_back(nullptr);
+  PGconn* raw = PQconnectdbParams(keywords.data(), values.data(), /*expand_dbname=*/1);
   if (!raw) return DbError{DbError::Kind::Unavailable, "cannot connect to PostgreSQL: out of memory"};
   auto conn = std::make_unique<PgConnection>(raw);
   if (PQstatus(raw) != CONNECTION_OK) {
@@ -374,11 +391,13 @@ DbResult<std::unique_ptr<PgConnection>> connect(const std::string& url, const st
 }
 
 // A tenant schema's brokers hear only each other: the channel carries the
-// schema's name (channel names are identifiers, at most 63 bytes).
+// schema's name, or where that would pass the 63 bytes of an identifier, a
+// digest of it.
 std::string channel_of(std::string_view topic, const std::string& schema) {
   std::string channel(topic);
-  if (!schema.empty()) channel += "_" + schema;
-  return channel.substr(0, 63);
+  if (schema.empty()) return channel;
+  channel += "_";
+  return channel.size() + schema.size() <= 63 ? channel + schema : channel + sha256_hex(schema).substr(0, 32);
 }
 
 class PgListener final : public Listener {
@@ -462,7 +481,9 @@ class PgDatabase final : public Database {
   bool carries_notices() const override { return true; }
 
   DbResult<std::unique_ptr<Listener>> listen(std::string_view topic) override {
-    DbResult<std::unique_ptr<PgConnection>> conn = connect(url_, {}, false);
+    // A connection that only waits must probe the server itself, or a
+    // server gone without a word (failover, a partition) goes unnoticed.
+    DbResult<std::unique_ptr<PgConnection>> conn = connect(url_, {}, false, kListenerKeepalives);
     if (!conn.ok()) return std::move(conn).error();
     // An identifier in double quotes: the channel holds only a topic and a
     // valid schema name.

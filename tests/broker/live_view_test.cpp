@@ -177,9 +177,15 @@ TEST_P(LiveViews, AStacksViewSeesItsObjectsEventsHealthAndTelemetryAsTheyArrive)
   EXPECT_FALSE(text_of(line, "id").empty()) << "shown as stored";
   ASSERT_TRUE(agent->send(k8s_event(agent_id_, stack_id_, "Scheduled")));
   EXPECT_EQ(text_of(next_of(*view, "k8s_event"), "reason"), "Scheduled");
-  ASSERT_TRUE(agent->send(R"({"type":"log_gap","body":{"agent_id":")" + agent_id_ + R"(","stack_id":")" + stack_id_ +
-                          R"(","since_ts":"2026-11-27T10:00:00Z","dropped_count":42,"reason":"rate_limit"}})"));
-  EXPECT_EQ(next_of(*view, "log_gap").find("dropped_count")->get_int(), 42);
+  // A gap is shown as checked: extra fields dropped, the agent the socket's.
+  ASSERT_TRUE(agent->send(R"({"type":"log_gap","body":{"stack_id":")" + stack_id_ +
+                          R"(","since_ts":"2026-11-27T10:00:00+01:00","dropped_count":42,"reason":"rate_limit",)"
+                          R"("padding":"not for viewers"}})"));
+  Value gap = next_of(*view, "log_gap");
+  EXPECT_EQ(gap.find("dropped_count")->get_int(), 42) << to_json(gap);
+  EXPECT_EQ(text_of(gap, "agent_id"), agent_id_);
+  EXPECT_EQ(gap.find("padding"), nullptr) << to_json(gap);
+  EXPECT_EQ(text_of(gap, "since_ts").substr(0, 20), "2026-11-27T09:00:00.") << to_json(gap);
 
   // Over the socket as over REST: an event and a health report.
   ASSERT_TRUE(agent->send(R"({"type":"agent_event","body":{"agent_id":")" + agent_id_ +
@@ -197,6 +203,23 @@ TEST_P(LiveViews, AStacksViewSeesItsObjectsEventsHealthAndTelemetryAsTheyArrive)
   EXPECT_EQ(text_of(report, "deployment_object_id"), object_id);
 }
 
+// An object's YAML past 1 MiB stays out of the frame, so that a viewer's
+// 4 MiB queue is never overrun by one object; the viewer reads it by id.
+TEST_P(LiveViews, AnObjectTooLargeForAFrameIsShownWithoutItsYaml) {
+  auto view = watch(stack_view(), generator_pak_);
+  ASSERT_NE(view, nullptr);
+  const std::string large(1536 * 1024, 'x');
+  Reply object = call(*generator_, "POST", "/api/v1/stacks/" + stack_id_ + "/deployment-objects",
+                      R"({"yaml_content":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  x: )" +
+                          large + "\\n\"}");
+  ASSERT_EQ(object.status, 201) << object.body.substr(0, 300);
+  Value shown = next_of(*view, "deployment_object");
+  EXPECT_EQ(text_of(shown, "id"), text_of(object.json, "id"));
+  EXPECT_EQ(text_of(shown, "yaml_content"), "");
+  EXPECT_TRUE(shown.find("yaml_content_omitted")->get_bool());
+  EXPECT_FALSE(view->ended().has_value());
+}
+
 TEST_P(LiveViews, AStacksViewOpensAsItsStackIsReadAndRefusesBeforeTheUpgrade) {
   WebSocketEnd failure;
   EXPECT_EQ(open_view(stack_view(), {}, failure), nullptr);
@@ -205,11 +228,12 @@ TEST_P(LiveViews, AStacksViewOpensAsItsStackIsReadAndRefusesBeforeTheUpgrade) {
   ASSERT_EQ(stranger.status, 201);
   EXPECT_EQ(open_view(stack_view(), {{"Authorization", "Bearer " + text_of(stranger.json, "pak")}}, failure), nullptr);
   EXPECT_EQ(failure.refused_status, 403) << failure.message;
-  // An agent that does not target the stack may not read it; one that does may.
+  // Agents read no stack's telemetry over REST, and open no view, even of a
+  // stack they target.
+  target_stack();
   EXPECT_EQ(open_view(stack_view(), {{"Authorization", "Bearer " + agent_pak_}}, failure), nullptr);
   EXPECT_EQ(failure.refused_status, 403) << failure.message;
-  target_stack();
-  EXPECT_NE(open_view(stack_view(), {{"Authorization", "Bearer " + agent_pak_}}, failure), nullptr) << failure.message;
+  EXPECT_EQ(call(*broker_->client(agent_pak_), "POST", "/api/v1/ws/tickets").status, 403);
   const std::vector<sindri::http::Header> admin = {{"Authorization", "Bearer " + broker_->admin_pak()}};
   EXPECT_EQ(open_view("/api/v1/stacks/00000000-0000-4000-8000-000000000000/live", admin, failure), nullptr);
   EXPECT_EQ(failure.refused_status, 404) << failure.message;
@@ -230,10 +254,17 @@ TEST_P(LiveViews, BrowsersOpenAViewByBrokkrsSubprotocolOrAOneTimeTicket) {
             nullptr);
   EXPECT_EQ(failure.refused_status, 401) << failure.message;
 
+  // Offered without brokkr.v1, the PAK still opens it, and nothing is echoed.
+  auto bare = open_view(stack_view(), {{"Sec-WebSocket-Protocol", "brokkr.pak." + generator_pak_}}, failure);
+  ASSERT_NE(bare, nullptr) << failure.message;
+  EXPECT_EQ(bare->subprotocol(), "");
+
   Reply ticket = call(*generator_, "POST", "/api/v1/ws/tickets");
   ASSERT_EQ(ticket.status, 201) << ticket.body;
   EXPECT_EQ(ticket.json.find("expires_in_seconds")->get_int(), 30);
   const std::string with_ticket = stack_view() + "?ticket=" + text_of(ticket.json, "ticket");
+  // A plain GET (no upgrade) is refused without using the ticket up.
+  EXPECT_EQ(call(*broker_->client(""), "GET", with_ticket).status, 426);
   EXPECT_NE(open_view(with_ticket, {}, failure), nullptr) << failure.message;
   EXPECT_EQ(open_view(with_ticket, {}, failure), nullptr) << "a ticket opens one view";
   EXPECT_EQ(failure.refused_status, 401) << failure.message;

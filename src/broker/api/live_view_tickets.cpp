@@ -32,7 +32,7 @@ ApiResult<http::Response> create_ticket(Call& call) {
 }  // namespace
 
 void add_live_view_ticket_routes(std::vector<ApiRoute>& routes) {
-  routes.push_back({"POST", "/ws/tickets", Allow::Admin | Allow::Generator | Allow::Agent, create_ticket});
+  routes.push_back({"POST", "/ws/tickets", Allow::Admin | Allow::Generator, create_ticket});
 }
 
 }  // namespace sindri::broker
