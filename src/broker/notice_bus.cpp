@@ -58,6 +58,16 @@ void NoticeBus::send(const Value& notice) {
   wake_.notify_all();
 }
 
+ApiResult<Ok> NoticeBus::stage(store::Connection& connection, const Value& notice) {
+  const std::string payload = R"({"origin":")" + broker_id_ + R"(","notices":[)" + to_json(notice) + "]}";
+  if (payload.size() > store::kMaxNoticeBytes) {
+    send(notice);
+    return Ok{};
+  }
+  SINDRI_CHECK(db_.notify_in(connection, kTopic, payload));
+  return Ok{};
+}
+
 void NoticeBus::send_loop() {
   for (;;) {
     std::deque<std::string> batch;

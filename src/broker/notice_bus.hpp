@@ -1,7 +1,8 @@
 #pragma once
 // Carries notices (notices.hpp) between brokers sharing a PostgreSQL
-// database. A request never waits for it: send() queues the notice, and a
-// sender thread NOTIFYs what has queued, many notices to a payload
+// database. A write's control notices are NOTIFYed in its transaction
+// (stage()). For the copies viewers get a request never waits: send()
+// queues the notice, and a sender thread NOTIFYs what has queued, many notices to a payload
 // {"origin", "notices": [...]} (a payload larger than NOTIFY carries goes
 // through the broker_notices table, the NOTIFY naming its row). Every
 // broker LISTENs on a connection of its own, on a listener thread, and
@@ -18,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "broker/api_error.hpp"
 #include "broker/config.hpp"
 #include "broker/log.hpp"
 #include "store/database.hpp"
@@ -40,6 +42,9 @@ class NoticeBus {
   // Queues a notice this broker published for the others; past
   // kMaxQueuedNotices queued, it is dropped and counted (agents poll anyway).
   void send(const Value& notice);
+  // NOTIFYs a control notice within the transaction of `connection` (one
+  // too large for a NOTIFY is queued instead).
+  ApiResult<Ok> stage(store::Connection& connection, const Value& notice);
 
   bool listening() const { return listening_; }
   uint64_t losses() const { return losses_; }

@@ -2,20 +2,28 @@
 // Notices: what a committed change must tell the sockets connected to every
 // broker, as JSON objects {"kind": ...}:
 //   target_changed {target}          the target's agent polls at once
-//   stack_changed {stack_id}         every agent targeting the stack polls
-//   work_order {agent_ids, work_order}
+//   stack_changed {stack_id, object_id?}
+//                                    every agent targeting the stack polls;
+//                                    the stack's viewers see the new object
+//   work_order {work_order_id}       every agent it targets runs a task pass
 //   agent_closed {agent_id, reason}  its socket closes (PAK rotated, deleted)
 //   stack_frame {stack_id, frame}    a frame for the stack's live viewers
 //   fleet_agent {agent_id}           a fleet_update for fleet viewers
-// A notice is delivered to this broker's sockets at once and, where brokers
-// share a database (PostgreSQL), carried to the others (notice_bus.hpp).
-// Notices are hints and copies: what they say is in the database, which
-// agents poll and viewers read, so a lost one costs a wait, never data.
+// The first four are a write's control notices, staged in its transaction
+// (StagedNotices): where brokers share a database (PostgreSQL) they reach
+// the others with the commit and never without it. The last two, copies
+// for viewers, are published after the fact and carried asynchronously
+// (notice_bus.hpp). Either way a notice is delivered to this broker's
+// sockets once the change committed. Notices are hints and copies: what
+// they say is in the database, which agents poll and viewers read, so a
+// lost one costs a wait, never data.
 
 #include <functional>
 #include <string>
+#include <vector>
 
-#include "value/value.hpp"
+#include "broker/api_error.hpp"
+#include "store/database.hpp"
 
 namespace sindri::broker {
 
@@ -23,20 +31,44 @@ class Notices {
  public:
   using Deliver = std::function<void(const Value& notice)>;
   using Carry = std::function<void(const Value& notice)>;
+  using Stage = std::function<ApiResult<Ok>(store::Connection& connection, const Value& notice)>;
 
   // `deliver` hands a notice to this broker's sockets.
   explicit Notices(Deliver deliver) : deliver_(std::move(deliver)) {}
 
-  // Set once before serving: how a notice reaches the other brokers.
-  void carry_with(Carry carry) { carry_ = std::move(carry); }
-
+  // Set once before serving: how notices reach the other brokers, after
+  // the fact and within a transaction.
+  void carry_with(Carry carry, Stage stage) {
+    carry_ = std::move(carry);
+    stage_ = std::move(stage);
+  }
   // Whether notices go to other brokers too.
   bool carries() const { return static_cast<bool>(carry_); }
+
+  // A copy for viewers: delivered here, and carried to the others.
   void publish(const Value& notice) const;
+  // A control notice within the write's transaction; see StagedNotices.
+  ApiResult<Ok> stage(store::Connection& connection, const Value& notice) const;
+  void deliver_here(const Value& notice) const { deliver_(notice); }
 
  private:
   Deliver deliver_;
   Carry carry_;
+  Stage stage_;
+};
+
+// The control notices of one write: stage() them in its transaction (which
+// may run again: a notice staged twice is kept once), deliver() them here
+// once it committed.
+class StagedNotices {
+ public:
+  explicit StagedNotices(const Notices& notices) : notices_(notices) {}
+  ApiResult<Ok> stage(store::Connection& connection, Value notice);
+  void deliver() const;
+
+ private:
+  const Notices& notices_;
+  std::vector<Value> staged_;
 };
 
 }  // namespace sindri::broker

@@ -4,6 +4,7 @@
 #include "broker/db/agent_targets.hpp"
 #include "broker/db/deployment_objects.hpp"
 #include "broker/db/stacks.hpp"
+#include "broker/db/work_orders.hpp"
 #include "broker/fleet_record.hpp"
 #include "broker/live_views.hpp"
 #include "broker/notices.hpp"
@@ -86,19 +87,27 @@ void deliver_stack_changed(const Services& services, const std::string& stack_id
   services.agent_channels->push(recipients->agents, channel_frame("stack_changed", recipients->stack));
 }
 
-void deliver_work_order(const Services& services, const Value& notice) {
-  const Value* named = notice.find("agent_ids");
-  const Value* work_order = notice.find("work_order");
-  if (named == nullptr || !named->is_array() || work_order == nullptr) return;
-  std::vector<std::string> agent_ids;
-  for (const Value& id : named->get_array()) {
-    if (id.is_string()) agent_ids.emplace_back(id.get_string());
-  }
-  agent_ids = services.agent_channels->connected_among(agent_ids);
-  if (agent_ids.empty()) return;
+void deliver_work_order(const Services& services, const std::string& work_order_id) {
+  if (services.agent_channels->empty()) return;
+  struct Recipients {
+    std::vector<std::string> agents;
+    Value work_order;
+  };
+  auto recipients = in_read<Recipients>(services.db, [&](store::Connection& connection) -> ApiResult<Recipients> {
+    SINDRI_TRY(targeted, db::agents_targeted_by_work_order(connection, work_order_id));
+    std::vector<std::string> agents = services.agent_channels->connected_among(targeted);
+    if (agents.empty()) return Recipients{};
+    SINDRI_TRY(active, db::find_work_order(connection, work_order_id));
+    // Claimed and completed already: nothing to push.
+    if (!active) return Recipients{};
+    return Recipients{std::move(agents), std::move(*active)};
+  });
+  if (!recipients.ok()) return warn_not_delivered(services, "work_order", "work_order_id", work_order_id, recipients.error());
+  if (recipients->agents.empty()) return;
   services.note_write();
   // Brokkr's agents decode a WorkOrder: the member stays, empty.
-  services.agent_channels->push(agent_ids, channel_frame("work_order", within_frame_limit(*work_order, false)));
+  services.agent_channels->push(recipients->agents,
+                                channel_frame("work_order", within_frame_limit(recipients->work_order, false)));
 }
 
 void deliver_fleet_agent(const Services& services, const std::string& agent_id) {
@@ -113,27 +122,24 @@ void deliver_fleet_agent(const Services& services, const std::string& agent_id) 
 
 }  // namespace
 
-void push_target_changed(const Services& services, const Value& target) {
-  services.notices->publish(make_object({{"kind", Value("target_changed")}, {"target", target}}));
+Value target_changed_notice(const Value& target) {
+  return make_object({{"kind", Value("target_changed")}, {"target", target}});
 }
 
-void push_stack_changed(const Services& services, const std::string& stack_id, const std::string& object_id) {
+Value agent_retargeted_notice(const std::string& agent_id) { return target_changed_notice(unnamed_target(agent_id)); }
+
+Value stack_changed_notice(const std::string& stack_id, const std::string& object_id) {
   Value notice = make_object({{"kind", Value("stack_changed")}, {"stack_id", Value(stack_id)}});
   if (!object_id.empty()) notice.set("object_id", Value(object_id));
-  services.notices->publish(notice);
+  return notice;
 }
 
-void push_work_order(const Services& services, const std::vector<std::string>& agent_ids, const Value& work_order) {
-  if (agent_ids.empty()) return;
-  Array ids;
-  for (const std::string& id : agent_ids) ids.emplace_back(id);
-  services.notices->publish(make_object(
-      {{"kind", Value("work_order")}, {"agent_ids", Value(std::move(ids))}, {"work_order", work_order}}));
+Value work_order_notice(const std::string& work_order_id) {
+  return make_object({{"kind", Value("work_order")}, {"work_order_id", Value(work_order_id)}});
 }
 
-void close_agent_channel(const Services& services, const std::string& agent_id, const std::string& reason) {
-  services.notices->publish(
-      make_object({{"kind", Value("agent_closed")}, {"agent_id", Value(agent_id)}, {"reason", Value(reason)}}));
+Value agent_closed_notice(const std::string& agent_id, const std::string& reason) {
+  return make_object({{"kind", Value("agent_closed")}, {"agent_id", Value(agent_id)}, {"reason", Value(reason)}});
 }
 
 void show_on_stack(const Services& services, const std::string& stack_id, std::string_view type, const Value& body) {
@@ -155,7 +161,7 @@ void deliver_notice(const Services& services, const Value& notice) {
   } else if (kind == "stack_changed") {
     deliver_stack_changed(services, text_member(notice, "stack_id"), text_member(notice, "object_id"));
   } else if (kind == "work_order") {
-    deliver_work_order(services, notice);
+    deliver_work_order(services, text_member(notice, "work_order_id"));
   } else if (kind == "agent_closed") {
     services.agent_channels->close(text_member(notice, "agent_id"), 1008, text_member(notice, "reason"));
   } else if (kind == "stack_frame") {
@@ -163,10 +169,6 @@ void deliver_notice(const Services& services, const Value& notice) {
   } else if (kind == "fleet_agent") {
     deliver_fleet_agent(services, text_member(notice, "agent_id"));
   }
-}
-
-void push_agent_retargeted(const Services& services, const std::string& agent_id) {
-  push_target_changed(services, unnamed_target(agent_id));
 }
 
 void nudge_connected_agents(const Services& services) {

@@ -1,30 +1,31 @@
 #pragma once
-// Publishing notices (notices.hpp) after a change has committed, and
-// delivering them to this broker's sockets: pushes to agents are hints that
-// make an agent poll at once, never the state itself; live viewers get
-// copies of what was stored.
+// The notices (notices.hpp) changes make, and their delivery to this
+// broker's sockets: pushes to agents are hints that make an agent poll at
+// once, never the state itself; live viewers get copies of what was stored.
 
 #include <string>
 #include <string_view>
-#include <vector>
-
 #include "broker/context.hpp"
 
 namespace sindri::broker {
 
+// A write's control notices (notices.hpp), for it to stage in its
+// transaction and deliver once committed (StagedNotices):
 // target_changed, with the target row {id, agent_id, stack_id}, to its agent.
-void push_target_changed(const Services& services, const Value& target);
+Value target_changed_notice(const Value& target);
 // target_changed naming no one target (nil ids), as after a deregistration.
-void push_agent_retargeted(const Services& services, const std::string& agent_id);
+Value agent_retargeted_notice(const std::string& agent_id);
 // stack_changed, with the stack, to every agent that targets it (a new
 // deployment object, the stack deleted); the new object `object_id`, when
 // given, to the stack's live viewers (read by a broker that has some: the
 // notice itself stays small).
-void push_stack_changed(const Services& services, const std::string& stack_id, const std::string& object_id = {});
-// work_order, with the work order, to the agents it names.
-void push_work_order(const Services& services, const std::vector<std::string>& agent_ids, const Value& work_order);
+Value stack_changed_notice(const std::string& stack_id, const std::string& object_id = {});
+// work_order, with the work order, to every agent it targets (name, label
+// or annotation).
+Value work_order_notice(const std::string& work_order_id);
 // Closes the agent's socket wherever it is open (1008, `reason`).
-void close_agent_channel(const Services& services, const std::string& agent_id, const std::string& reason);
+Value agent_closed_notice(const std::string& agent_id, const std::string& reason);
+
 // A frame {type, body} for the stack's live viewers.
 void show_on_stack(const Services& services, const std::string& stack_id, std::string_view type, const Value& body);
 // A fleet_update of the agent for fleet viewers.

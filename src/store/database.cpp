@@ -64,6 +64,10 @@ DbStatus Database::notify(std::string_view, std::string_view) {
   return DbError{DbError::Kind::Invalid, "this database carries no notices between processes"};
 }
 
+DbStatus Database::notify_in(Connection&, std::string_view, std::string_view) {
+  return DbError{DbError::Kind::Invalid, "this database carries no notices between processes"};
+}
+
 DbResult<std::unique_ptr<Database>> Database::open(const std::string& url, const OpenOptions& options) {
   if (!options.tenant_schema.empty() && !is_valid_schema_name(options.tenant_schema)) {
     return DbError{DbError::Kind::Invalid,

@@ -144,6 +144,9 @@ class Database {
   // Sends `payload` (at most kMaxNoticeBytes) to every listener of `topic`,
   // at once, outside any transaction.
   virtual DbStatus notify(std::string_view topic, std::string_view payload);
+  // The same within the transaction `connection` is in: sent when it
+  // commits, never when it rolls back.
+  virtual DbStatus notify_in(Connection& connection, std::string_view topic, std::string_view payload);
 
  protected:
   // read_statement() once the statement is known to be a SELECT.

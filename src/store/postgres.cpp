@@ -501,6 +501,13 @@ class PgDatabase final : public Database {
     return Ok{};
   }
 
+  DbStatus notify_in(Connection& connection, std::string_view topic, std::string_view payload) override {
+    DbResult<Rows> sent =
+        connection.query("SELECT pg_notify($1, $2)", {Value(channel_of(topic, schema_)), Value(payload)});
+    if (!sent.ok()) return std::move(sent).error();
+    return Ok{};
+  }
+
  private:
   // One run of work; the connection goes back to the pool before any back-off.
   DbStatus attempt_write(const Work& work) {

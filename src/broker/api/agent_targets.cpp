@@ -10,6 +10,7 @@
 #include "broker/db/agents.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/db/stacks.hpp"
+#include "broker/notices.hpp"
 #include "broker/pushes.hpp"
 
 namespace sindri::broker {
@@ -36,6 +37,7 @@ ApiResult<http::Response> add_target(Call& call) {
   if (agent_id && *agent_id != id) {
     return field_error("agent_id_mismatch", "/agent_id does not match the agent id in the path", "/agent_id");
   }
+  StagedNotices notices(*call.services.notices);
   SINDRI_TRY(target, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
     SINDRI_TRY(stack, db::load_stack(connection, stack_id));
@@ -57,9 +59,11 @@ ApiResult<http::Response> add_target(Call& call) {
     if (!target.ok() && db::is_unique_violation(target.error())) {
       return conflict("target_exists", "agent " + id + " already targets stack " + stack_id);
     }
+    SINDRI_CHECK(target);
+    SINDRI_CHECK(notices.stage(connection, target_changed_notice(*target)));
     return target;
   }));
-  push_target_changed(call.services, target);
+  notices.deliver();
   return json_response(201, target);
 }
 

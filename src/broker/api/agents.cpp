@@ -13,6 +13,7 @@
 #include "broker/db/rows.hpp"
 #include "broker/db/stacks.hpp"
 #include "broker/pak.hpp"
+#include "broker/notices.hpp"
 #include "broker/pushes.hpp"
 #include "http/gzip.hpp"
 #include "value/object_literal.hpp"
@@ -140,15 +141,17 @@ ApiResult<http::Response> update_agent(Call& call) {
 
 ApiResult<http::Response> delete_agent(Call& call) {
   SINDRI_TRY(id, call.id_param());
+  StagedNotices notices(*call.services.notices);
   SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
     SINDRI_CHECK(db::delete_agent(connection, id));
     SINDRI_CHECK(db::touch_target_state(connection));
     SINDRI_CHECK(touch_credentials(call, connection));
     SINDRI_CHECK(audit(call, connection, "agent.deleted", "agent", id));
+    SINDRI_CHECK(notices.stage(connection, agent_closed_notice(id, "the agent was deleted")));
     return empty_response(204);
   }));
-  close_agent_channel(call.services, id, "the agent was deleted");
+  notices.deliver();
   return answer;
 }
 
@@ -177,14 +180,16 @@ ApiResult<http::Response> rotate_agent_pak(Call& call) {
   SINDRI_TRY(id, call.id_param());
   SINDRI_CHECK(check_self_or_admin(call, id));
   const IssuedPak pak = issue_pak();
+  StagedNotices notices(*call.services.notices);
   SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::set_agent_pak(connection, id, pak.hash));
     SINDRI_CHECK(touch_credentials(call, connection));
     SINDRI_CHECK(audit(call, connection, "pak.rotated", "agent", id));
+    // A socket opened with the old PAK goes with it.
+    SINDRI_CHECK(notices.stage(connection, agent_closed_notice(id, "the agent's PAK was rotated")));
     return json_response(200, agent_with_pak(std::move(agent), "pak", pak.pak));
   }));
-  // A socket opened with the old PAK goes with it.
-  close_agent_channel(call.services, id, "the agent's PAK was rotated");
+  notices.deliver();
   return answer;
 }
 

@@ -8,6 +8,7 @@
 #include "broker/db/stacks.hpp"
 #include "broker/db/templates.hpp"
 #include "broker/manifests.hpp"
+#include "broker/notices.hpp"
 #include "broker/pushes.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
@@ -61,6 +62,7 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
   const std::string checksum = sha256_hex(submission.yaml);
   // The answer is written outside the transaction: SQLite's writes queue
   // behind it.
+  StagedNotices notices(*call.services.notices);
   SINDRI_TRY(object, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     // One statement checks the stack and its owner as it inserts; only when
     // it inserts nothing does the stack's row say which answer is due.
@@ -68,12 +70,15 @@ ApiResult<http::Response> create_deployment_object(Call& call) {
         call.caller.kind == Identity::Kind::Generator ? std::string_view(call.caller.id) : std::string_view();
     auto inserted =
         db::insert_deployment_object(connection, stack_id, submission.yaml, checksum, submission.deletion_marker, owner);
+    if (inserted.ok()) {
+      SINDRI_CHECK(notices.stage(connection, stack_changed_notice(stack_id, std::string(field(*inserted, "id")))));
+    }
     if (inserted.ok() || inserted.error().status != 404) return inserted;
     SINDRI_TRY(stack, db::load_stack(connection, stack_id));
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     return inserted;
   }));
-  push_stack_changed(call.services, stack_id, std::string(object.find("id")->get_string()));
+  notices.deliver();
   return json_response(201, object);
 }
 

@@ -18,6 +18,7 @@
 #include "broker/db/deployment_objects.hpp"
 #include "broker/db/template_targets.hpp"
 #include "broker/db/templates.hpp"
+#include "broker/notices.hpp"
 #include "broker/pushes.hpp"
 #include "broker/render_pool.hpp"
 #include "broker/template_rendering.hpp"
@@ -131,6 +132,7 @@ ApiResult<http::Response> store_rendered(const Services& services, const Identit
   const std::string checksum = sha256_hex(rendered.yaml);
   // The answer is written outside the transaction: SQLite's writes queue
   // behind it.
+  StagedNotices notices(*services.notices);
   SINDRI_TRY(object, in_write<Value>(services.db, [&](store::Connection& connection) -> ApiResult<Value> {
     // One statement checks the stack, its owner, the template and their
     // labels again as it inserts (a template retired or relabelled since
@@ -143,9 +145,11 @@ ApiResult<http::Response> store_rendered(const Services& services, const Identit
     if (!inserted.ok() && inserted.error().status == 404) {
       SINDRI_CHECK(check_target(connection, caller, template_id, stack_id));
     }
+    SINDRI_CHECK(inserted);
+    SINDRI_CHECK(notices.stage(connection, stack_changed_notice(stack_id, std::string(field(*inserted, "id")))));
     return inserted;
   }));
-  push_stack_changed(services, stack_id, std::string(object.find("id")->get_string()));
+  notices.deliver();
   return json_response(201, object);
 }
 

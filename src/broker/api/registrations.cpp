@@ -8,6 +8,7 @@
 #include "broker/db/agents.hpp"
 #include "broker/db/generators.hpp"
 #include "broker/db/rows.hpp"
+#include "broker/notices.hpp"
 #include "broker/pushes.hpp"
 #include "value/object_literal.hpp"
 
@@ -52,6 +53,7 @@ ApiResult<http::Response> register_agent(Call& call) {
 ApiResult<http::Response> deregister_agent(Call& call) {
   SINDRI_TRY(generator_id, call.id_param());
   SINDRI_TRY(agent_id, registering_agent(call));
+  StagedNotices notices(*call.services.notices);
   SINDRI_CHECK(in_write<Ok>(call.db(), [&](store::Connection& connection) -> ApiResult<Ok> {
     SINDRI_TRY(generator, db::load_generator(connection, generator_id));
     SINDRI_TRY(removed, db::delete_registration(connection, agent_id, generator_id));
@@ -59,11 +61,12 @@ ApiResult<http::Response> deregister_agent(Call& call) {
       return ApiError{404, "registration_not_found",
                       "agent " + agent_id + " is not registered with generator " + generator_id, Value(), std::nullopt};
     }
-    return audit(call, connection, "agent.deregistered", "agent", agent_id,
-                 make_object({{"generator_id", Value(generator_id)}}));
+    SINDRI_CHECK(audit(call, connection, "agent.deregistered", "agent", agent_id,
+                       make_object({{"generator_id", Value(generator_id)}})));
+    // As Brokkr's broker: the agent polls what it may now deploy.
+    return notices.stage(connection, agent_retargeted_notice(agent_id));
   }));
-  // As Brokkr's broker: the agent polls what it may now deploy.
-  push_agent_retargeted(call.services, agent_id);
+  notices.deliver();
   return empty_response(204);
 }
 

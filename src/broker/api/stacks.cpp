@@ -7,6 +7,7 @@
 #include "broker/db/generators.hpp"
 #include "broker/db/stacks.hpp"
 #include "broker/ids.hpp"
+#include "broker/notices.hpp"
 #include "broker/pushes.hpp"
 #include "value/object_literal.hpp"
 
@@ -95,16 +96,18 @@ ApiResult<http::Response> update_stack(Call& call) {
 // see the marker in their target state and remove what they applied.
 ApiResult<http::Response> delete_stack(Call& call) {
   SINDRI_TRY(id, call.id_param());
+  StagedNotices notices(*call.services.notices);
   SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(stack, db::load_stack(connection, id));
     SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
     SINDRI_CHECK(db::delete_stack(connection, id, now_timestamp()));
     SINDRI_CHECK(db::touch_target_state(connection));
     SINDRI_CHECK(audit(call, connection, "stack.deleted", "stack", id));
+    // Its deletion marker: the agents remove what they applied.
+    SINDRI_CHECK(notices.stage(connection, stack_changed_notice(id)));
     return empty_response(204);
   }));
-  // Its deletion marker: the agents remove what they applied.
-  push_stack_changed(call.services, id);
+  notices.deliver();
   return answer;
 }
 

@@ -11,6 +11,7 @@
 #include "broker/db/tags.hpp"
 #include "broker/db/targeting.hpp"
 #include "broker/db/template_targets.hpp"
+#include "broker/notices.hpp"
 #include "broker/pushes.hpp"
 
 namespace sindri::broker {
@@ -56,16 +57,21 @@ ApiResult<Value> sync_template(store::Connection& connection, std::string_view i
 }
 
 // A tag write: `write` (Connection&, Value& changed targets) in a write
-// transaction, then target_changed to each agent whose targets changed.
+// transaction, with target_changed to each agent whose targets changed.
 template <class Write>
 ApiResult<http::Response> write_tags(Call& call, Write write) {
-  Value changed;
-  SINDRI_TRY(response, in_write<http::Response>(call.db(), [&](store::Connection& connection) {
-    return write(connection, changed);
+  StagedNotices notices(*call.services.notices);
+  SINDRI_TRY(response, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    Value changed;
+    SINDRI_TRY(response, write(connection, changed));
+    if (changed.is_array()) {
+      for (const Value& target : changed.get_array()) {
+        SINDRI_CHECK(notices.stage(connection, target_changed_notice(target)));
+      }
+    }
+    return response;
   }));
-  if (changed.is_array()) {
-    for (const Value& target : changed.get_array()) push_target_changed(call.services, target);
-  }
+  notices.deliver();
   return response;
 }
 

@@ -13,6 +13,7 @@
 #include "broker/db/agents.hpp"
 #include "broker/db/events.hpp"
 #include "broker/db/work_orders.hpp"
+#include "broker/notices.hpp"
 #include "broker/pushes.hpp"
 #include "value/object_literal.hpp"
 
@@ -150,7 +151,7 @@ ApiResult<db::NewWorkOrder> read_new_work_order(const http::Request& request) {
 
 ApiResult<http::Response> create_work_order(Call& call) {
   SINDRI_TRY(order, read_new_work_order(call.request));
-  std::vector<std::string> targeted;
+  StagedNotices notices(*call.services.notices);
   SINDRI_TRY(created, in_write<Value>(call.db(), [&](store::Connection& connection) -> ApiResult<Value> {
     for (const std::string& agent_id : order.agent_ids) {
       auto agent = db::load_agent(connection, agent_id);
@@ -169,12 +170,11 @@ ApiResult<http::Response> create_work_order(Call& call) {
                                              {"work_type", *created.find("work_type")},
                                              {"status", *created.find("status")},
                                              {"created_at", *created.find("created_at")}})));
-    SINDRI_TRY(agents, db::agents_targeted_by_work_order(connection, id));
-    targeted = std::move(agents);
+    // Brokkr pushes to the agents named; those matched by label are told too.
+    SINDRI_CHECK(notices.stage(connection, work_order_notice(id)));
     return created;
   }));
-  // Brokkr pushes to the agents named; those matched by label are told too.
-  push_work_order(call.services, targeted, created);
+  notices.deliver();
   return json_response(201, created);
 }
 
