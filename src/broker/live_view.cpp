@@ -63,9 +63,9 @@ std::shared_ptr<http::WebSocketHandler> live_view_handler(LiveViews& views, Logg
   const std::string what = view.fleet ? std::string("fleet") : "stack " + view.stack_id;
   handler->on_open = [&views, &log, view, viewer, what](const http::WebSocketPtr& socket) {
     if (view.fleet) {
-      views.watch_fleet(socket);
+      views.watch_fleet(socket, viewer);
     } else {
-      views.watch_stack(view.stack_id, socket);
+      views.watch_stack(view.stack_id, socket, viewer);
     }
     log.info("live view opened", {{"view", Value(what)}, {"viewer", Value(viewer)}, {"remote", Value(socket->remote())}});
   };

@@ -4,18 +4,41 @@
 
 namespace sindri::broker {
 
-void LiveViews::watch_stack(const std::string& stack_id, const http::WebSocketPtr& socket) {
+void LiveViews::watch_stack(const std::string& stack_id, const http::WebSocketPtr& socket, const std::string& viewer) {
   std::lock_guard lock(mutex_);
   stack_viewers_.emplace(stack_id, socket);
+  viewer_of_[socket.get()] = viewer;
 }
 
-void LiveViews::watch_fleet(const http::WebSocketPtr& socket) {
+void LiveViews::watch_fleet(const http::WebSocketPtr& socket, const std::string& viewer) {
   std::lock_guard lock(mutex_);
   fleet_viewers_.emplace(socket.get(), socket);
+  viewer_of_[socket.get()] = viewer;
+}
+
+void LiveViews::close_viewers(const std::string& viewer, uint16_t code, const std::string& reason) {
+  std::vector<http::WebSocketPtr> closing;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [socket, opened_by] : viewer_of_) {
+      if (opened_by != viewer) continue;
+      auto fleet = fleet_viewers_.find(socket);
+      if (fleet != fleet_viewers_.end()) {
+        closing.push_back(fleet->second);
+        continue;
+      }
+      for (const auto& [stack_id, watching] : stack_viewers_) {
+        if (watching.get() == socket) closing.push_back(watching);
+      }
+    }
+  }
+  // Outside the lock: each close's on_close forgets its socket.
+  for (const http::WebSocketPtr& socket : closing) socket->close(code, reason);
 }
 
 void LiveViews::forget(const http::WebSocket* socket) {
   std::lock_guard lock(mutex_);
+  viewer_of_.erase(socket);
   fleet_viewers_.erase(socket);
   std::erase_if(stack_viewers_, [socket](const auto& entry) { return entry.second.get() == socket; });
 }

@@ -6,6 +6,7 @@
 // them is disconnected by its socket's bounded queue. Thread-safe.
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -16,10 +17,14 @@ namespace sindri::broker {
 
 class LiveViews {
  public:
-  void watch_stack(const std::string& stack_id, const http::WebSocketPtr& socket);
-  void watch_fleet(const http::WebSocketPtr& socket);
+  // `viewer` is who opened it (Identity::key), for close_viewers.
+  void watch_stack(const std::string& stack_id, const http::WebSocketPtr& socket, const std::string& viewer);
+  void watch_fleet(const http::WebSocketPtr& socket, const std::string& viewer);
   // Forgets the socket, whichever view it watched.
   void forget(const http::WebSocket* socket);
+
+  // Closes every view `viewer` opened (its PAK rotated, its identity deleted).
+  void close_viewers(const std::string& viewer, uint16_t code, const std::string& reason);
 
   void publish_stack(const std::string& stack_id, const std::string& frame);
   void publish_fleet(const std::string& frame);
@@ -32,6 +37,7 @@ class LiveViews {
   mutable std::mutex mutex_;
   std::multimap<std::string, http::WebSocketPtr, std::less<>> stack_viewers_;
   std::map<const http::WebSocket*, http::WebSocketPtr> fleet_viewers_;
+  std::map<const http::WebSocket*, std::string> viewer_of_;
 };
 
 }  // namespace sindri::broker

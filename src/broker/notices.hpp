@@ -7,9 +7,10 @@
 //                                    the stack's viewers see the new object
 //   work_order {work_order_id}       every agent it targets runs a task pass
 //   agent_closed {agent_id, reason}  its socket closes (PAK rotated, deleted)
+//   viewers_closed {viewer, reason}  the live views that identity opened close
 //   stack_frame {stack_id, frame}    a frame for the stack's live viewers
 //   fleet_agent {agent_id}           a fleet_update for fleet viewers
-// The first four are a write's control notices, staged in its transaction
+// The first five are a write's control notices, staged in its transaction
 // (StagedNotices): where brokers share a database (PostgreSQL) they reach
 // the others with the commit and never without it. The last two, copies
 // for viewers, are published after the fact and carried asynchronously

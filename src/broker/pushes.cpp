@@ -138,6 +138,10 @@ Value work_order_notice(const std::string& work_order_id) {
   return make_object({{"kind", Value("work_order")}, {"work_order_id", Value(work_order_id)}});
 }
 
+Value viewers_closed_notice(const std::string& viewer, const std::string& reason) {
+  return make_object({{"kind", Value("viewers_closed")}, {"viewer", Value(viewer)}, {"reason", Value(reason)}});
+}
+
 Value agent_closed_notice(const std::string& agent_id, const std::string& reason) {
   return make_object({{"kind", Value("agent_closed")}, {"agent_id", Value(agent_id)}, {"reason", Value(reason)}});
 }
@@ -164,6 +168,8 @@ void deliver_notice(const Services& services, const Value& notice) {
     deliver_work_order(services, text_member(notice, "work_order_id"));
   } else if (kind == "agent_closed") {
     services.agent_channels->close(text_member(notice, "agent_id"), 1008, text_member(notice, "reason"));
+  } else if (kind == "viewers_closed") {
+    services.live_views->close_viewers(text_member(notice, "viewer"), 1008, text_member(notice, "reason"));
   } else if (kind == "stack_frame") {
     services.live_views->publish_stack(text_member(notice, "stack_id"), text_member(notice, "frame"));
   } else if (kind == "fleet_agent") {

@@ -25,6 +25,8 @@ Value stack_changed_notice(const std::string& stack_id, const std::string& objec
 Value work_order_notice(const std::string& work_order_id);
 // Closes the agent's socket wherever it is open (1008, `reason`).
 Value agent_closed_notice(const std::string& agent_id, const std::string& reason);
+// Closes the live views `viewer` (Identity::key) opened (1008, `reason`).
+Value viewers_closed_notice(const std::string& viewer, const std::string& reason);
 
 // A frame {type, body} for the stack's live viewers.
 void show_on_stack(const Services& services, const std::string& stack_id, std::string_view type, const Value& body);

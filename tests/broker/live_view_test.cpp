@@ -275,6 +275,29 @@ TEST_P(LiveViews, BrowsersOpenAViewByBrokkrsSubprotocolOrAOneTimeTicket) {
   EXPECT_EQ(call(*broker_->client(""), "POST", "/api/v1/ws/tickets").status, 401);
 }
 
+// A view goes with the credentials it was opened with.
+TEST_P(LiveViews, AGeneratorsViewsCloseWhenItsPakIsRotatedOrItIsDeleted) {
+  auto view = watch(stack_view(), generator_pak_);
+  ASSERT_NE(view, nullptr);
+  Reply rotated = call(*admin_, "POST", "/api/v1/generators/" + generator_id_ + "/rotate-pak");
+  ASSERT_EQ(rotated.status, 201) << rotated.body;
+  EXPECT_EQ(close_code(*view), 1008);
+
+  // Deleted: its views close, and agents targeting its stacks are pushed
+  // the stacks' deletion.
+  const std::string new_pak = text_of(rotated.json, "pak");
+  target_stack();
+  auto agent = open_agent();
+  ASSERT_NE(agent, nullptr);
+  auto second = watch(stack_view(), new_pak);
+  ASSERT_NE(second, nullptr);
+  ASSERT_EQ(call(*admin_, "DELETE", "/api/v1/generators/" + generator_id_).status, 204);
+  EXPECT_EQ(close_code(*second), 1008);
+  Value removal = next_of(*agent, "stack_changed");
+  EXPECT_EQ(text_of(removal, "id"), stack_id_) << to_json(removal);
+  EXPECT_FALSE(removal.find("deleted_at")->is_null());
+}
+
 TEST_P(LiveViews, TheFleetsViewIsTheAdminsAndSeesConnectionsAndHeartbeats) {
   WebSocketEnd failure;
   EXPECT_EQ(open_view("/api/v1/fleet/live", {{"Authorization", "Bearer " + generator_pak_}}, failure), nullptr);

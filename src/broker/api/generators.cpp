@@ -3,6 +3,8 @@
 #include "broker/access.hpp"
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
+#include "broker/notices.hpp"
+#include "broker/pushes.hpp"
 #include "broker/db/counters.hpp"
 #include "broker/db/generators.hpp"
 #include "broker/db/rows.hpp"
@@ -108,29 +110,41 @@ ApiResult<http::Response> update_generator(Call& call) {
 ApiResult<http::Response> delete_generator(Call& call) {
   SINDRI_TRY(id, call.id_param());
   SINDRI_CHECK(check_self_or_admin(call, id));
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  StagedNotices notices(*call.services.notices);
+  SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(generator, db::load_generator(connection, id));
     if (generator.find("is_system")->get_bool()) return forbidden("cannot_delete_system_generator", "the system generator cannot be deleted");
     // Its templates and stacks go with it, soft as always; agents remove
     // what they applied from its stacks.
     SINDRI_TRY(stacks_deleted, db::delete_generator(connection, id, now_timestamp()));
-    if (stacks_deleted != 0) SINDRI_CHECK(db::touch_target_state(connection));
+    if (!stacks_deleted.empty()) SINDRI_CHECK(db::touch_target_state(connection));
     SINDRI_CHECK(touch_credentials(call, connection));
     SINDRI_CHECK(audit(call, connection, "generator.deleted", "generator", id));
+    for (const std::string& stack_id : stacks_deleted) {
+      SINDRI_CHECK(notices.stage(connection, stack_changed_notice(stack_id)));
+    }
+    SINDRI_CHECK(notices.stage(connection, viewers_closed_notice("generator:" + id, "the generator was deleted")));
     return empty_response(204);
-  });
+  }));
+  notices.deliver();
+  return answer;
 }
 
 ApiResult<http::Response> rotate_generator_pak(Call& call) {
   SINDRI_TRY(id, call.id_param());
   SINDRI_CHECK(check_self_or_admin(call, id));
   const IssuedPak pak = issue_pak();
-  return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+  StagedNotices notices(*call.services.notices);
+  SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(generator, db::set_generator_pak(connection, id, pak.hash));
     SINDRI_CHECK(touch_credentials(call, connection));
     SINDRI_CHECK(audit(call, connection, "pak.rotated", "generator", id));
+    // Views opened with the old PAK go with it.
+    SINDRI_CHECK(notices.stage(connection, viewers_closed_notice("generator:" + id, "the generator's PAK was rotated")));
     return json_response(201, generator_with_pak(std::move(generator), pak.pak));
-  });
+  }));
+  notices.deliver();
+  return answer;
 }
 
 }  // namespace

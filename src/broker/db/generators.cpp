@@ -67,7 +67,8 @@ ApiResult<Value> set_generator_pak(store::Connection& connection, std::string_vi
   return generator_object(rows, 0);
 }
 
-ApiResult<size_t> delete_generator(store::Connection& connection, std::string_view id, const std::string& now) {
+ApiResult<std::vector<std::string>> delete_generator(store::Connection& connection, std::string_view id,
+                                                     const std::string& now) {
   SINDRI_CHECK(connection.query("UPDATE generators SET deleted_at = $2, updated_at = $2 WHERE id = $1",
                                 {Value(id), Value(now)}));
   SINDRI_CHECK(connection.query("UPDATE stack_templates SET deleted_at = $2, updated_at = $2 "
@@ -77,8 +78,12 @@ ApiResult<size_t> delete_generator(store::Connection& connection, std::string_vi
                                 "(SELECT id FROM stack_templates WHERE generator_id = $1)",
                                 {Value(id)}));
   SINDRI_TRY(stacks, connection.query("SELECT id FROM stacks WHERE generator_id = $1 AND " SINDRI_LIVE, {Value(id)}));
-  for (const auto& row : stacks.rows) SINDRI_CHECK(delete_stack(connection, row[0].get_string(), now));
-  return stacks.size();
+  std::vector<std::string> deleted;
+  for (const auto& row : stacks.rows) {
+    SINDRI_CHECK(delete_stack(connection, row[0].get_string(), now));
+    deleted.emplace_back(row[0].get_string());
+  }
+  return deleted;
 }
 
 }  // namespace sindri::broker::db

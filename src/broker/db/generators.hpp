@@ -34,8 +34,9 @@ ApiResult<Value> update_generator(store::Connection& connection, std::string_vie
 ApiResult<Value> set_generator_pak(store::Connection& connection, std::string_view id, std::string_view pak_hash);
 
 // Soft-deletes the generator with its templates (seed 000's cascade) and its
-// stacks, each as delete_stack does (Brokkr's cascade); answers how many
-// stacks went. The caller touches the target state when any did.
-ApiResult<size_t> delete_generator(store::Connection& connection, std::string_view id, const std::string& now);
+// stacks, each as delete_stack does (Brokkr's cascade); answers the stacks
+// that went. The caller touches the target state when any did.
+ApiResult<std::vector<std::string>> delete_generator(store::Connection& connection, std::string_view id,
+                                                     const std::string& now);
 
 }  // namespace sindri::broker::db
