@@ -175,7 +175,7 @@ void Broker::start_background_jobs() {
   }
   bus_ = std::make_unique<NoticeBus>(
       db_, log_, config_, broker_id_, [this](const Value& notice) { deliver_notice(services_, notice); },
-      [this] { nudge_connected_agents(services_); });
+      [this] { catch_up_after_missed_notices(services_); });
   notices_.carry_with([this](const Value& notice) { bus_->send(notice); },
                       [this](store::Connection& connection, const Value& notice) {
                         return bus_->stage(connection, notice);

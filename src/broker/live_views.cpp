@@ -36,6 +36,16 @@ void LiveViews::close_viewers(const std::string& viewer, uint16_t code, const st
   for (const http::WebSocketPtr& socket : closing) socket->close(code, reason);
 }
 
+void LiveViews::close_all(uint16_t code, const std::string& reason) {
+  std::vector<http::WebSocketPtr> closing;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [stack_id, socket] : stack_viewers_) closing.push_back(socket);
+    for (const auto& [key, socket] : fleet_viewers_) closing.push_back(socket);
+  }
+  for (const http::WebSocketPtr& socket : closing) socket->close(code, reason);
+}
+
 void LiveViews::forget(const http::WebSocket* socket) {
   std::lock_guard lock(mutex_);
   viewer_of_.erase(socket);

@@ -25,6 +25,8 @@ class LiveViews {
 
   // Closes every view `viewer` opened (its PAK rotated, its identity deleted).
   void close_viewers(const std::string& viewer, uint16_t code, const std::string& reason);
+  // Closes every view (frames may have been missed).
+  void close_all(uint16_t code, const std::string& reason);
 
   void publish_stack(const std::string& stack_id, const std::string& frame);
   void publish_fleet(const std::string& frame);

@@ -120,6 +120,15 @@ void deliver_fleet_agent(const Services& services, const std::string& agent_id) 
   services.live_views->publish_fleet(channel_frame("fleet_update", *record));
 }
 
+void nudge_connected_agents(const Services& services) {
+  const std::vector<std::string> agents = services.agent_channels->connected();
+  if (agents.empty()) return;
+  services.note_write();
+  for (const std::string& agent_id : agents) {
+    services.agent_channels->push({agent_id}, channel_frame("target_changed", unnamed_target(agent_id)));
+  }
+}
+
 }  // namespace
 
 Value target_changed_notice(const Value& target) {
@@ -177,13 +186,12 @@ void deliver_notice(const Services& services, const Value& notice) {
   }
 }
 
-void nudge_connected_agents(const Services& services) {
-  const std::vector<std::string> agents = services.agent_channels->connected();
-  if (agents.empty()) return;
-  services.note_write();
-  for (const std::string& agent_id : agents) {
-    services.agent_channels->push({agent_id}, channel_frame("target_changed", unnamed_target(agent_id)));
-  }
+void catch_up_after_missed_notices(const Services& services) {
+  // 1012 (service restart): a viewer opens the view again after reading
+  // the history it may have missed.
+  services.live_views->close_all(1012, "this broker may have missed frames; read the history and open the view again");
+  nudge_connected_agents(services);
 }
+
 
 }  // namespace sindri::broker

@@ -35,9 +35,10 @@ void show_fleet_agent(const Services& services, const std::string& agent_id);
 
 // Hands a notice, published here or by another broker, to this broker's sockets.
 void deliver_notice(const Services& services, const Value& notice);
-// Asks every agent connected here to poll its target state at once (after
-// notices from other brokers may have been missed), with target_changed
-// frames naming no one target.
-void nudge_connected_agents(const Services& services);
+// After notices from other brokers may have been missed: asks every agent
+// connected here to poll its target state at once (with target_changed
+// frames naming no one target), and closes every live view here (1012) for
+// its viewer to read the history and open it again.
+void catch_up_after_missed_notices(const Services& services);
 
 }  // namespace sindri::broker

@@ -1,7 +1,8 @@
 // Several brokers on one PostgreSQL database: a change made through any of
 // them reaches the agents and viewers connected to the others (NOTIFY and
 // LISTEN), a notice too large for a NOTIFY included, and a broker whose
-// listening connection was cut asks its agents to poll once it listens again.
+// listening connection was cut asks its agents to poll, and its viewers to
+// open their views again, once it listens again.
 
 #include <string>
 #include <vector>
@@ -127,6 +128,11 @@ TEST_F(Brokers, APakRotatedThroughOneBrokerClosesTheSocketOnAnother) {
 TEST_F(Brokers, ABrokerThatLostItsListenerAsksItsAgentsToPollOnceItListensAgain) {
   auto agent = open_agent();  // on A
   ASSERT_NE(agent, nullptr);
+  WebSocketClientOptions options;
+  options.headers = {{"Authorization", "Bearer " + generator_pak_}};
+  WebSocketEnd failure;
+  auto view = WebSocketClient::connect(url("/api/v1/stacks/" + stack_id_ + "/live"), options, failure);
+  ASSERT_NE(view, nullptr) << failure.message;
   // Cut the three brokers' listening connections (their tenant schema's
   // channel), A's among them.
   ASSERT_TRUE(run_on_postgres_server(broker_->database(),
@@ -137,6 +143,8 @@ TEST_F(Brokers, ABrokerThatLostItsListenerAsksItsAgentsToPollOnceItListensAgain)
   EXPECT_EQ(text_of(nudged, "type"), "target_changed") << to_json(nudged);
   EXPECT_EQ(text_of(*nudged.find("body"), "agent_id"), agent_id_);
   EXPECT_GE(metric(*broker_, "sindri_notices_listener_losses_total"), 1);
+  // Its viewers may have missed frames: closed to read the history again.
+  EXPECT_EQ(close_code(*view), 1012);
   EXPECT_EQ(metric(*broker_, "sindri_notices_listening"), 1);
   // And it hears the others again.
   Reply target = call(*c().client(broker_->admin_pak()), "POST", "/api/v1/agents/" + agent_id_ + "/targets",
