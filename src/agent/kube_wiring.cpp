@@ -13,8 +13,11 @@
 namespace sindri::agent {
 
 KubeWiring::KubeWiring(const AgentSettings& settings, std::unique_ptr<kube::Client> client,
-                       std::function<void(const std::string&)> log)
-    : settings_(settings), client_(std::move(client)), log_(std::move(log)) {}
+                       std::unique_ptr<kube::Client> telemetry_client, std::function<void(const std::string&)> log)
+    : settings_(settings),
+      client_(std::move(client)),
+      telemetry_client_(std::move(telemetry_client)),
+      log_(std::move(log)) {}
 
 KubeWiring::~KubeWiring() = default;
 
@@ -27,13 +30,17 @@ Result<std::unique_ptr<KubeWiring>> KubeWiring::connect(const AgentSettings& set
   if (!config.ok()) return make_error("the cluster's configuration: " + config.error().message);
   log("cluster " + config->server + " from " + config->source);
   kube::RetryPolicy retry{settings.kube_retry_initial, settings.kube_retry_max, settings.kube_retry_give_up};
-  return std::unique_ptr<KubeWiring>(
-      new KubeWiring(settings, std::make_unique<kube::Client>(std::move(*config), retry), std::move(log)));
+  // Telemetry's reads (a log of megabytes, lists every few seconds) go on a
+  // connection of their own, never holding up an apply.
+  auto telemetry_client = std::make_unique<kube::Client>(*config, retry);
+  return std::unique_ptr<KubeWiring>(new KubeWiring(settings, std::make_unique<kube::Client>(std::move(*config), retry),
+                                                    std::move(telemetry_client), std::move(log)));
 }
 
 void KubeWiring::stop_when(const std::atomic<bool>* stopping) {
   stopping_ = stopping;
   client_->stop_retrying_when(stopping);
+  telemetry_client_->stop_retrying_when(stopping);
 }
 
 Result<std::unique_ptr<Sink>> KubeWiring::make_sink(const std::string& agent_id) {
@@ -71,8 +78,9 @@ SinkHooks KubeWiring::hooks() {
     const WorkOrderOutcome outcome = run_work_order(client, work_order, timing, stopping);
     return TaskOutcome{outcome.success, outcome.message, outcome.retryable};
   };
-  hooks.start_telemetry = [&client, settings = settings_, log = log_](const std::string& agent_id, Uplink& uplink) {
-    return start_telemetry(client, settings, agent_id, uplink, log);
+  hooks.start_telemetry = [&telemetry = *telemetry_client_, settings = settings_, log = log_](
+                               const std::string& agent_id, Uplink& uplink) {
+    return start_telemetry(telemetry, settings, agent_id, uplink, log);
   };
   hooks.observe_into = [&client](AgentMetrics& metrics) {
     client.on_operation([&metrics](const kube::OperationRecord& record) {

@@ -36,9 +36,10 @@ class KubeWiring {
 
  private:
   KubeWiring(const AgentSettings& settings, std::unique_ptr<kube::Client> client,
-             std::function<void(const std::string&)> log);
+             std::unique_ptr<kube::Client> telemetry_client, std::function<void(const std::string&)> log);
   AgentSettings settings_;
   std::unique_ptr<kube::Client> client_;
+  std::unique_ptr<kube::Client> telemetry_client_;
   std::function<void(const std::string&)> log_;
   const std::atomic<bool>* stopping_ = nullptr;
 };
