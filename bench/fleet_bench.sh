@@ -19,7 +19,8 @@
 # each timed until every agent has fetched a target state holding it.
 # Printed: the broker's resident memory per socket and per agent (socket and
 # poll connection), its CPU time at rest (--rest S, default 10) and during
-# each change, the simulator's own CPU time beside it, and per change p50,
+# each change, the simulator's own CPU time and PostgreSQL's (when the server
+# is on this machine: ss finds it by its port) beside it, and per change p50,
 # p99 and max of the time until each agent fetched it, and how many got it
 # by a push or by their regular poll [target: p99 < 2 s].
 #
@@ -144,7 +145,7 @@ PY
 # Appends the simulator's lines to $2, each after the backend's name.
 bench_backend() {
   local backend=$1 rows=$2
-  local dir=$work/$backend brokers=1
+  local dir=$work/$backend brokers=1 database_pid=
   [[ $backend == sqlite ]] || brokers=2
   local per_broker=$(((agents + brokers - 1) / brokers))
   broker_flags=(--http-max-connections $((2 * per_broker + 1000)))
@@ -154,9 +155,9 @@ bench_backend() {
   start_broker "$backend" "$dir/broker1"
   local url=$broker_url addresses=("$(head -n1 "$dir/broker1/address")") pids=(--broker-pid "$broker_pid")
   if ((brokers == 2)); then
-    # The second broker finds the admin in the database the first made.
+    # The second broker takes the database the first made, and its keys.
     mkdir -p "$dir/broker2"
-    cp "$dir/broker1/admin.pak" "$dir/broker2/admin.pak"
+    cp -p "$dir/broker1/admin.pak" "$dir/broker1/webhook.key" "$dir/broker2/"
     local first_pid=$broker_pid
     start_broker "$backend" "$dir/broker2"
     second_broker_pid=$broker_pid
@@ -164,6 +165,13 @@ bench_backend() {
     addresses+=("$(head -n1 "$dir/broker2/address")")
     pids+=(--broker-pid "$second_broker_pid")
     broker_schema=
+    # The server's CPU time counts too, when it is on this machine.
+    local port
+    port=$(sed -nE 's#^postgres(ql)?://[^/]*@?(127\.0\.0\.1|localhost):([0-9]+)/.*#\3#p' <<<"$SINDRI_TEST_POSTGRES_URL")
+    if [[ -n $port ]]; then
+      database_pid=$(ss -ltnpH "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n1 | cut -d= -f2 || true)
+      [[ -z $database_pid ]] || pids+=(--database-pid "$database_pid")
+    fi
   fi
 
   echo "[$backend] seeding: $agents agents labelled fleet=sim, a stack with one object and no label" >&2
@@ -188,7 +196,8 @@ bench_backend() {
   cat "$dir/fleet.err" >&2
   {
     sed "s/^/$backend /" "$dir/fleet.out"
-    echo "$backend machine brokers=$brokers load_before=${load_before// /,} load_after=${load_after// /,}"
+    echo "$backend machine brokers=$brokers measured=broker${database_pid:+,database}" \
+      "load_before=${load_before// /,} load_after=${load_after// /,}"
   } >>"$rows"
   local log
   for log in "$dir"/broker*/broker.log; do

@@ -44,12 +44,19 @@ def change_rows(name, what):
         c = r["change:" + name]
         return f"{c['fetched']} of {c['agents']}: {c['via_push']} by push, {c['via_poll']} by poll"
 
+    def by_broker(r):
+        c = r["change:" + name]
+        brokers = sorted(k[:-len("_p99_ms")] for k in c if k.startswith("broker") and k.endswith("_p99_ms"))
+        return "; ".join(f"{b}: {c[b + '_p99_ms']} ms ({c[b + '_fetched']} agents)" for b in brokers)
+
     def cpu(r):
         c = r["change:" + name]
-        return f"broker {c['broker_cpu_s']} s, simulator {c['simulator_cpu_s']} s (request {c['request_ms']} ms)"
+        database = f", database {c['database_cpu_s']} s" if "database" in r["machine"]["measured"] else ""
+        return f"broker {c['broker_cpu_s']} s, simulator {c['simulator_cpu_s']} s{database}"
 
-    return [(f"{what}: p50 / p99 / max until fetched", timing), (f"{what}: agents that fetched it", counts),
-            (f"{what}: CPU from the change to the last fetch", cpu)]
+    return [(f"{what}: the change's own request", lambda r: f"{r['change:' + name]['request_ms']} ms"),
+            (f"{what}: p50 / p99 / max until fetched", timing), (f"{what}: p99 by broker", by_broker),
+            (f"{what}: agents that fetched it", counts), (f"{what}: CPU from the change to the last fetch", cpu)]
 
 
 rows = [
@@ -59,6 +66,8 @@ rows = [
     ("broker RSS per agent (socket + poll connection)", per_agent_kib("rss_polling_kb")),
     ("broker CPU at rest (of one core)", lambda r: percent(r["rest"]["broker_cpu_s"], rest_seconds)),
     ("simulator CPU at rest (of one core)", lambda r: percent(r["rest"]["simulator_cpu_s"], rest_seconds)),
+    ("database CPU at rest (of one core)", lambda r: percent(r["rest"]["database_cpu_s"], rest_seconds)
+     if "database" in r["machine"]["measured"] else "-"),
     ("target-state polls at rest", lambda r: f"{int(r['rest']['polls']) / rest_seconds:.0f}/s"),
     *change_rows("label", "label change (target_changed)"),
     *change_rows("object", "new object (stack_changed)"),

@@ -4,7 +4,7 @@
 //
 //   sindri-bench-fleet AGENTS_FILE --change-pak PAK [--change NAME METHOD URL BODY_FILE TOKEN]...
 //                      [--poll-interval S] [--settle S] [--rest S] [--timeout S] [--open-timeout S]
-//                      [--broker-pid PID]...
+//                      [--broker-pid PID]... [--database-pid PID]
 //
 // AGENTS_FILE has a line per agent: its id, its PAK and the broker it talks
 // to (HOST:PORT). In turn: the sockets are opened (64 openings at a time);
@@ -17,12 +17,14 @@
 // just before it is sent until every agent has fetched a target state
 // holding TOKEN (at most --timeout seconds, default 60). The brokers'
 // resident memory (VmRSS, summed over --broker-pid) is read before the
-// sockets open, once they are open, and once the agents poll. Prints lines
-// of key=value pairs:
+// sockets open, once they are open, and once the agents poll; CPU times
+// are theirs, this process's and the database server's with its backends
+// (--database-pid, PostgreSQL's postmaster). Prints lines of key=value pairs:
 //   fleet agents=.. opened_s=.. rss_before_kb=.. rss_sockets_kb=.. rss_polling_kb=..
-//   rest seconds=.. broker_cpu_s=.. simulator_cpu_s=.. polls=..
+//   rest seconds=.. broker_cpu_s=.. simulator_cpu_s=.. database_cpu_s=.. polls=..
 //   change name=.. status=.. request_ms=.. fetched=.. via_push=.. via_poll=.. p50_ms=.. p99_ms=.. max_ms=..
-//          broker_cpu_s=.. simulator_cpu_s=..
+//          broker_cpu_s=.. simulator_cpu_s=.. database_cpu_s=.. brokerN_fetched=.. brokerN_p50_ms=..
+//          brokerN_p99_ms=.. (N from 1, the agents of each broker in the order AGENTS_FILE first names them)
 //   health sockets_open=.. sockets_lost=.. handshake_failures=.. polls=.. polls_changed=.. poll_failures=..
 //          frames_TYPE=..
 // Exits 1 when sockets could not all be opened or an agent never fetched a
@@ -58,7 +60,7 @@ struct Options {
   std::vector<sindri::bench::AgentCredentials> agents;
   std::vector<Change> changes;
   std::vector<std::string> broker_pids;
-  std::string change_pak;
+  std::string change_pak, database_pid;
   double poll_interval = 10, settle = 2, rest = 10, timeout = 60, open_timeout = 120;
 };
 
@@ -66,7 +68,7 @@ struct Options {
   std::fprintf(stderr,
                "sindri-bench-fleet: %s\nusage: sindri-bench-fleet AGENTS_FILE --change-pak PAK "
                "[--change NAME METHOD URL BODY_FILE TOKEN]... [--poll-interval S] [--settle S] [--rest S] "
-               "[--timeout S] [--open-timeout S] [--broker-pid PID]...\n",
+               "[--timeout S] [--open-timeout S] [--broker-pid PID]... [--database-pid PID]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -120,6 +122,8 @@ Options parse(int argc, char** argv) {
       options.change_pak = value;
     } else if (flag == "--broker-pid") {
       options.broker_pids.emplace_back(value);
+    } else if (flag == "--database-pid") {
+      options.database_pid = value;
     } else if (flag == "--poll-interval") {
       options.poll_interval = seconds_flag(value);
     } else if (flag == "--settle") {
@@ -158,6 +162,10 @@ double brokers_cpu_seconds(const Options& options) {
   return total;
 }
 
+double database_cpu_seconds(const Options& options) {
+  return options.database_pid.empty() ? 0 : sindri::bench::server_cpu_seconds(options.database_pid);
+}
+
 // Waits until `done` holds, checking every 10 ms; false when `limit` passed first.
 template <typename Condition>
 bool wait_for(Condition done, Clock::duration limit) {
@@ -186,6 +194,7 @@ bool run_change(const Options& options, const Change& change, sindri::bench::Fle
   fleet.watch(change.token);
   const double broker_cpu_before = brokers_cpu_seconds(options);
   const double simulator_cpu_before = sindri::bench::cpu_seconds("self");
+  const double database_cpu_before = database_cpu_seconds(options);
   const auto start = Clock::now();
   auto answer = client.request(change.method, change.url.substr(path_start), change.body);
   const auto answered = Clock::now();
@@ -200,21 +209,40 @@ bool run_change(const Options& options, const Change& change, sindri::bench::Fle
   const auto result = fleet.end_watch();
   const double broker_cpu = brokers_cpu_seconds(options) - broker_cpu_before;
   const double simulator_cpu = sindri::bench::cpu_seconds("self") - simulator_cpu_before;
+  const double database_cpu = database_cpu_seconds(options) - database_cpu_before;
 
   std::vector<double> latencies_ms;
+  std::vector<boost::asio::ip::tcp::endpoint> brokers;
+  std::vector<std::vector<double>> latencies_by_broker;
   size_t via_push = 0;
-  for (const auto& sighting : result.sightings) {
+  for (size_t i = 0; i < result.sightings.size(); ++i) {
+    const auto& broker = options.agents[i].broker;
+    auto known = std::find(brokers.begin(), brokers.end(), broker);
+    if (known == brokers.end()) {
+      brokers.push_back(broker);
+      latencies_by_broker.emplace_back();
+      known = brokers.end() - 1;
+    }
+    const auto& sighting = result.sightings[i];
     if (!sighting.at) continue;
     latencies_ms.push_back(milliseconds(*sighting.at - start));
+    latencies_by_broker[known - brokers.begin()].push_back(latencies_ms.back());
     if (sighting.cause == sindri::bench::PollCause::push) ++via_push;
   }
   std::sort(latencies_ms.begin(), latencies_ms.end());
   std::printf(
       "change name=%s status=%d request_ms=%.1f agents=%zu fetched=%zu via_push=%zu via_poll=%zu p50_ms=%.1f "
-      "p99_ms=%.1f max_ms=%.1f broker_cpu_s=%.2f simulator_cpu_s=%.2f\n",
+      "p99_ms=%.1f max_ms=%.1f broker_cpu_s=%.2f simulator_cpu_s=%.2f database_cpu_s=%.2f",
       change.name.c_str(), status, milliseconds(answered - start), fleet.size(), latencies_ms.size(), via_push,
       latencies_ms.size() - via_push, percentile(latencies_ms, 0.5), percentile(latencies_ms, 0.99),
-      latencies_ms.empty() ? 0.0 : latencies_ms.back(), broker_cpu, simulator_cpu);
+      latencies_ms.empty() ? 0.0 : latencies_ms.back(), broker_cpu, simulator_cpu, database_cpu);
+  for (size_t b = 0; b < brokers.size(); ++b) {
+    auto& own = latencies_by_broker[b];
+    std::sort(own.begin(), own.end());
+    std::printf(" broker%zu_fetched=%zu broker%zu_p50_ms=%.1f broker%zu_p99_ms=%.1f", b + 1, own.size(), b + 1,
+                percentile(own, 0.5), b + 1, percentile(own, 0.99));
+  }
+  std::printf("\n");
   std::fflush(stdout);
   return status >= 200 && status < 300 && latencies_ms.size() == fleet.size();
 }
@@ -262,11 +290,13 @@ int main(int argc, char** argv) {
 
   const double broker_cpu_before = brokers_cpu_seconds(options);
   const double simulator_cpu_before = sindri::bench::cpu_seconds("self");
+  const double database_cpu_before = database_cpu_seconds(options);
   const size_t polls_before = counters.polls;
   std::this_thread::sleep_for(seconds(options.rest));
-  std::printf("rest seconds=%.1f broker_cpu_s=%.3f simulator_cpu_s=%.3f polls=%zu\n", options.rest,
-              brokers_cpu_seconds(options) - broker_cpu_before,
-              sindri::bench::cpu_seconds("self") - simulator_cpu_before, counters.polls - polls_before);
+  std::printf("rest seconds=%.1f broker_cpu_s=%.3f simulator_cpu_s=%.3f database_cpu_s=%.3f polls=%zu\n",
+              options.rest, brokers_cpu_seconds(options) - broker_cpu_before,
+              sindri::bench::cpu_seconds("self") - simulator_cpu_before,
+              database_cpu_seconds(options) - database_cpu_before, counters.polls - polls_before);
   std::fflush(stdout);
 
   bool all_fetched = true;
