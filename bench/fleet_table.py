@@ -44,10 +44,15 @@ def change_rows(name, what):
         c = r["change:" + name]
         return f"{c['fetched']} of {c['agents']}: {c['via_push']} by push, {c['via_poll']} by poll"
 
+    def pushes(r):
+        c = r["change:" + name]
+        return f"{c['push_p50_ms']} / {c['push_p99_ms']} / {c['push_max_ms']} ms ({c['pushed']} agents)"
+
     def by_broker(r):
         c = r["change:" + name]
-        brokers = sorted(k[:-len("_p99_ms")] for k in c if k.startswith("broker") and k.endswith("_p99_ms"))
-        return "; ".join(f"{b}: {c[b + '_p99_ms']} ms ({c[b + '_fetched']} agents)" for b in brokers)
+        brokers = sorted(k[:-len("_fetched")] for k in c if k.startswith("broker") and k.endswith("_fetched"))
+        return "; ".join(f"{b}: {c[b + '_push_p99_ms']} / {c[b + '_p99_ms']} ms ({c[b + '_fetched']} agents)"
+                         for b in brokers)
 
     def cpu(r):
         c = r["change:" + name]
@@ -55,7 +60,9 @@ def change_rows(name, what):
         return f"broker {c['broker_cpu_s']} s, simulator {c['simulator_cpu_s']} s{database}"
 
     return [(f"{what}: the change's own request", lambda r: f"{r['change:' + name]['request_ms']} ms"),
-            (f"{what}: p50 / p99 / max until fetched", timing), (f"{what}: p99 by broker", by_broker),
+            (f"{what}: p50 / p99 / max until pushed", pushes),
+            (f"{what}: p50 / p99 / max until fetched", timing),
+            (f"{what}: p99 until pushed / fetched, by broker", by_broker),
             (f"{what}: agents that fetched it", counts), (f"{what}: CPU from the change to the last fetch", cpu)]
 
 

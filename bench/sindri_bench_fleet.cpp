@@ -23,8 +23,10 @@
 //   fleet agents=.. opened_s=.. rss_before_kb=.. rss_sockets_kb=.. rss_polling_kb=..
 //   rest seconds=.. broker_cpu_s=.. simulator_cpu_s=.. database_cpu_s=.. polls=..
 //   change name=.. status=.. request_ms=.. fetched=.. via_push=.. via_poll=.. p50_ms=.. p99_ms=.. max_ms=..
-//          broker_cpu_s=.. simulator_cpu_s=.. database_cpu_s=.. brokerN_fetched=.. brokerN_p50_ms=..
-//          brokerN_p99_ms=.. (N from 1, the agents of each broker in the order AGENTS_FILE first names them)
+//          broker_cpu_s=.. simulator_cpu_s=.. database_cpu_s=.. pushed=.. push_p50_ms=.. push_p99_ms=..
+//          push_max_ms=.. brokerN_fetched=.. brokerN_p50_ms=.. brokerN_p99_ms=.. brokerN_push_p99_ms=..
+// where push_ is the time until the agent's first frame after the change,
+// and N counts from 1 the brokers in the order AGENTS_FILE first names them.
 //   health sockets_open=.. sockets_lost=.. handshake_failures=.. polls=.. polls_changed=.. poll_failures=..
 //          frames_TYPE=..
 // Exits 1 when sockets could not all be opened or an agent never fetched a
@@ -177,12 +179,26 @@ bool wait_for(Condition done, Clock::duration limit) {
   return true;
 }
 
-// The nearest-rank percentile of sorted values.
-double percentile(const std::vector<double>& sorted, double share) {
-  if (sorted.empty()) return 0;
-  const auto rank = static_cast<size_t>(std::ceil(share * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
-}
+// Times since a change, in milliseconds, and their nearest-rank percentiles.
+class Latencies {
+ public:
+  void add(Clock::duration since_change) {
+    values_.push_back(milliseconds(since_change));
+    sorted_ = false;
+  }
+  size_t size() const { return values_.size(); }
+  double at(double share) {
+    if (values_.empty()) return 0;
+    if (!sorted_) std::sort(values_.begin(), values_.end());
+    sorted_ = true;
+    const auto rank = static_cast<size_t>(std::ceil(share * static_cast<double>(values_.size())));
+    return values_[std::clamp<size_t>(rank, 1, values_.size()) - 1];
+  }
+
+ private:
+  std::vector<double> values_;
+  bool sorted_ = true;
+};
 
 // Sends one change and follows it until every agent has fetched it; false
 // when the broker refused it or some agent never fetched it.
@@ -211,40 +227,45 @@ bool run_change(const Options& options, const Change& change, sindri::bench::Fle
   const double simulator_cpu = sindri::bench::cpu_seconds("self") - simulator_cpu_before;
   const double database_cpu = database_cpu_seconds(options) - database_cpu_before;
 
-  std::vector<double> latencies_ms;
+  Latencies fetched, pushed;
   std::vector<boost::asio::ip::tcp::endpoint> brokers;
-  std::vector<std::vector<double>> latencies_by_broker;
+  std::vector<Latencies> fetched_by_broker, pushed_by_broker;
   size_t via_push = 0;
   for (size_t i = 0; i < result.sightings.size(); ++i) {
     const auto& broker = options.agents[i].broker;
     auto known = std::find(brokers.begin(), brokers.end(), broker);
     if (known == brokers.end()) {
       brokers.push_back(broker);
-      latencies_by_broker.emplace_back();
+      fetched_by_broker.emplace_back();
+      pushed_by_broker.emplace_back();
       known = brokers.end() - 1;
     }
+    const auto b = static_cast<size_t>(known - brokers.begin());
     const auto& sighting = result.sightings[i];
+    if (sighting.pushed_at) {
+      pushed.add(*sighting.pushed_at - start);
+      pushed_by_broker[b].add(*sighting.pushed_at - start);
+    }
     if (!sighting.at) continue;
-    latencies_ms.push_back(milliseconds(*sighting.at - start));
-    latencies_by_broker[known - brokers.begin()].push_back(latencies_ms.back());
+    fetched.add(*sighting.at - start);
+    fetched_by_broker[b].add(*sighting.at - start);
     if (sighting.cause == sindri::bench::PollCause::push) ++via_push;
   }
-  std::sort(latencies_ms.begin(), latencies_ms.end());
   std::printf(
       "change name=%s status=%d request_ms=%.1f agents=%zu fetched=%zu via_push=%zu via_poll=%zu p50_ms=%.1f "
-      "p99_ms=%.1f max_ms=%.1f broker_cpu_s=%.2f simulator_cpu_s=%.2f database_cpu_s=%.2f",
-      change.name.c_str(), status, milliseconds(answered - start), fleet.size(), latencies_ms.size(), via_push,
-      latencies_ms.size() - via_push, percentile(latencies_ms, 0.5), percentile(latencies_ms, 0.99),
-      latencies_ms.empty() ? 0.0 : latencies_ms.back(), broker_cpu, simulator_cpu, database_cpu);
+      "p99_ms=%.1f max_ms=%.1f broker_cpu_s=%.2f simulator_cpu_s=%.2f database_cpu_s=%.2f pushed=%zu "
+      "push_p50_ms=%.1f push_p99_ms=%.1f push_max_ms=%.1f",
+      change.name.c_str(), status, milliseconds(answered - start), fleet.size(), fetched.size(), via_push,
+      fetched.size() - via_push, fetched.at(0.5), fetched.at(0.99), fetched.at(1), broker_cpu, simulator_cpu,
+      database_cpu, pushed.size(), pushed.at(0.5), pushed.at(0.99), pushed.at(1));
   for (size_t b = 0; b < brokers.size(); ++b) {
-    auto& own = latencies_by_broker[b];
-    std::sort(own.begin(), own.end());
-    std::printf(" broker%zu_fetched=%zu broker%zu_p50_ms=%.1f broker%zu_p99_ms=%.1f", b + 1, own.size(), b + 1,
-                percentile(own, 0.5), b + 1, percentile(own, 0.99));
+    std::printf(" broker%zu_fetched=%zu broker%zu_p50_ms=%.1f broker%zu_p99_ms=%.1f broker%zu_push_p99_ms=%.1f", b + 1,
+                fetched_by_broker[b].size(), b + 1, fetched_by_broker[b].at(0.5), b + 1,
+                fetched_by_broker[b].at(0.99), b + 1, pushed_by_broker[b].at(0.99));
   }
   std::printf("\n");
   std::fflush(stdout);
-  return status >= 200 && status < 300 && latencies_ms.size() == fleet.size();
+  return status >= 200 && status < 300 && fetched.size() == fleet.size();
 }
 
 void print_health(sindri::bench::Fleet& fleet) {

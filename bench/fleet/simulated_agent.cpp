@@ -111,6 +111,7 @@ void SimulatedAgent::read_frame() {
 void SimulatedAgent::on_frame() {
   ++watch_.frames[frame_type(beast::buffers_to_string(frame_.data()))];
   frame_.consume(frame_.size());
+  if (watch_.active && !sighting_.pushed_at) sighting_.pushed_at = Clock::now();
   // Every frame is a hint to poll, as Brokkr's agent takes it.
   poll(PollCause::push);
 }
@@ -182,7 +183,8 @@ void SimulatedAgent::on_poll_answer(beast::error_code error) {
     ++counters_.polls_changed;
     etag_ = std::string(poll_answer_[http::field::etag]);
     if (watch_.active && !sighting_.at && poll_answer_.body().find(watch_.token) != std::string::npos) {
-      sighting_ = {Clock::now(), current_cause_};
+      sighting_.at = Clock::now();
+      sighting_.cause = current_cause_;
       ++counters_.watched_seen;
     }
   }

@@ -23,8 +23,10 @@ namespace sindri::bench {
 
 enum class PollCause { interval, push };
 
-// When the agent first fetched a target state holding the watched token.
+// When, while watching, the agent was first pushed a frame and first
+// fetched a target state holding the watched token.
 struct Sighting {
+  std::optional<Clock::time_point> pushed_at;
   std::optional<Clock::time_point> at;
   PollCause cause = PollCause::interval;
 };
