@@ -30,14 +30,14 @@
 # a server. The simulator needs two open files per agent, and a broker two
 # per agent it serves: http.max_connections is raised to that and 1,000
 # more (its default, 10,000, is what 5,000 agents on one broker hold).
-# Needs python3. The brokers, the database and the simulator share this
+# Needs python3 and curl. The brokers, the database and the simulator share this
 # machine: the load average is printed beside the figures. Exits 1 if
 # anything failed (seeding, a socket never opened, an agent that never
 # fetched a change), not when a figure misses its target.
 set -euo pipefail
 
 bench_name=fleet_bench.sh
-bench_tools=python3
+bench_tools="python3 curl"
 # shellcheck source=bench/broker_common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/broker_common.sh"
 
@@ -194,6 +194,13 @@ bench_backend() {
     >"$dir/fleet.out" 2>"$dir/fleet.err" || status=$?
   load_after=$(load_average)
   cat "$dir/fleet.err" >&2
+  # Kept with the logs: how often each broker read the database's counters, and more.
+  local n address
+  for n in "${!addresses[@]}"; do
+    address=${addresses[$n]}
+    curl -sS -H "Authorization: Bearer $admin_pak" "http://$address/metrics" >"$dir/broker$((n + 1))/metrics.txt" || true
+    echo "[$backend] broker$((n + 1)): $(grep -E '^sindri_db_counter_reads_total' "$dir/broker$((n + 1))/metrics.txt" || true)" >&2
+  done
   {
     sed "s/^/$backend /" "$dir/fleet.out"
     echo "$backend machine brokers=$brokers measured=broker${database_pid:+,database}" \
