@@ -33,7 +33,6 @@
 // change, 2 on bad arguments. Needs two open files per agent and a few more.
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
