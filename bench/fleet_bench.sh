@@ -81,14 +81,17 @@ hard_limit=$(ulimit -Hn)
 }
 ulimit -n "$hard_limit"
 
+# bench_cleanup stops the broker in broker_pid; these are the brokers the
+# second start_broker on PostgreSQL would hide from it if it failed.
+first_broker_pid=
 second_broker_pid=
 # shellcheck disable=SC2317  # called by the trap
 fleet_cleanup() {
-  local status=$?
-  if [[ -n $second_broker_pid ]]; then
-    kill "$second_broker_pid" 2>/dev/null || true
-    wait "$second_broker_pid" 2>/dev/null || true
-  fi
+  local status=$? pid
+  for pid in $first_broker_pid $second_broker_pid; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   (exit "$status")
   bench_cleanup
 }
@@ -153,15 +156,15 @@ bench_backend() {
   # Both brokers on one schema of their own, in case the server is shared.
   [[ $backend == sqlite ]] || broker_schema=fleet_$$_$RANDOM
   start_broker "$backend" "$dir/broker1"
+  first_broker_pid=$broker_pid
   local url=$broker_url addresses=("$(head -n1 "$dir/broker1/address")") pids=(--broker-pid "$broker_pid")
   if ((brokers == 2)); then
     # The second broker takes the database the first made, and its keys.
     mkdir -p "$dir/broker2"
     cp -p "$dir/broker1/admin.pak" "$dir/broker1/webhook.key" "$dir/broker2/"
-    local first_pid=$broker_pid
     start_broker "$backend" "$dir/broker2"
     second_broker_pid=$broker_pid
-    broker_pid=$first_pid
+    broker_pid=$first_broker_pid
     addresses+=("$(head -n1 "$dir/broker2/address")")
     pids+=(--broker-pid "$second_broker_pid")
     broker_schema=
@@ -224,6 +227,7 @@ bench_backend() {
     second_broker_pid=
   fi
   halt_broker
+  first_broker_pid=
 }
 
 if [[ -n $rows_to ]]; then
