@@ -17,12 +17,6 @@ namespace {
 
 using sindri::Value;
 
-std::string json_string(const std::string& text) {
-  std::string out;
-  sindri::append_json_string(out, text);
-  return out;
-}
-
 constexpr const char* kFirst =
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: hello\n"
     "---\n"

@@ -23,12 +23,6 @@ namespace {
 
 using sindri::Value;
 
-std::string json_string(const std::string& text) {
-  std::string out;
-  sindri::append_json_string(out, text);
-  return out;
-}
-
 Value yaml(const std::string& text) {
   auto parsed = sindri::parse_yaml(text);
   if (!parsed.ok()) throw std::runtime_error(parsed.error().describe());

@@ -302,6 +302,13 @@ inline Reply call(sindri::http::Client& client, const std::string& method, const
   return reply;
 }
 
+// `text` as a JSON string literal, quotes included.
+inline std::string json_string(std::string_view text) {
+  std::string out;
+  sindri::append_json_string(out, text);
+  return out;
+}
+
 inline std::string text_of(const sindri::Value& object, std::string_view key) {
   const sindri::Value* value = object.find(key);
   return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();

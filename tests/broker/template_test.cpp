@@ -278,12 +278,6 @@ constexpr const char* kConfigMapSchema =
 
 std::string body_of(Object members) { return sindri::to_json(Value(std::move(members))); }
 
-std::string json_string(std::string_view text) {
-  std::string out;
-  sindri::append_json_string(out, text);
-  return out;
-}
-
 std::string template_body(std::string_view name, std::string_view content, std::string_view schema) {
   return body_of({{"name", name}, {"template_content", content}, {"parameters_schema", schema}});
 }
