@@ -12,12 +12,6 @@ using sindri::Value;
 constexpr const char* kManifest =
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: hello\n";
 
-std::string json_string(const std::string& text) {
-  std::string out;
-  sindri::append_json_string(out, text);
-  return out;
-}
-
 class DeploymentFlow : public ::testing::TestWithParam<Backend> {};
 
 // The admin makes a generator "ci" and a stack "web" it owns.
@@ -266,6 +260,36 @@ TEST_P(DeploymentFlow, LabelChangesRetargetAgents) {
                 .status,
             201);
   EXPECT_EQ(targets(), 1u);
+}
+
+// A label that matches a fleet adds its targets in statements of a few
+// hundred rows: every agent is targeted, across the statements' bounds.
+TEST_P(DeploymentFlow, ALabelMatchingManyAgentsTargetsEveryOne) {
+  BrokerProcess broker(GetParam());
+  if (!broker.usable()) return;
+  broker.start();
+  auto admin = broker.client(broker.admin_pak());
+  Reply generators = call(*admin, "GET", "/api/v1/generators");
+  const std::string system_id = text_of(*generators.json.at(0), "id");
+  const std::string stack_id =
+      text_of(call(*admin, "POST", "/api/v1/stacks", R"({"name":"s","generator_id":")" + system_id + R"("})").json, "id");
+  constexpr int kAgents = 650;
+  std::vector<std::string> agent_ids;
+  for (int i = 0; i < kAgents; ++i) {
+    Reply agent = call(*admin, "POST", "/api/v1/agents",
+                       R"({"name":"a)" + std::to_string(i) + R"(","cluster_name":"c"})");
+    ASSERT_EQ(agent.status, 201) << agent.body;
+    agent_ids.push_back(text_of(*agent.json.find("agent"), "id"));
+    ASSERT_EQ(call(*admin, "POST", "/api/v1/agents/" + agent_ids.back() + "/labels", R"("fleet")").status, 201);
+  }
+  ASSERT_EQ(call(*admin, "POST", "/api/v1/stacks/" + stack_id + "/labels", R"("fleet")").status, 201);
+  for (int i : {0, 299, 300, 599, 600, kAgents - 1}) {
+    Reply targets = call(*admin, "GET", "/api/v1/agents/" + agent_ids[static_cast<size_t>(i)] + "/targets");
+    ASSERT_EQ(targets.json.size(), 1u) << "agent " << i << ": " << targets.body;
+    EXPECT_EQ(text_of(*targets.json.at(0), "stack_id"), stack_id);
+  }
+  ASSERT_EQ(call(*admin, "DELETE", "/api/v1/stacks/" + stack_id + "/labels/fleet").status, 204);
+  EXPECT_EQ(call(*admin, "GET", "/api/v1/agents/" + agent_ids.back() + "/targets").json.size(), 0u);
 }
 
 // Kubernetes-style keys hold a '/': sent encoded ("%2F") they stay inside

@@ -1,6 +1,9 @@
 #include "broker/db/targeting.hpp"
 
-#include "broker/db/agent_targets.hpp"
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "broker/db/counters.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
@@ -17,6 +20,36 @@ namespace {
   "AND NOT EXISTS (SELECT 1 FROM stack_annotations sa WHERE sa.stack_id = s.id AND NOT EXISTS "        \
   "  (SELECT 1 FROM agent_annotations aa WHERE aa.agent_id = a.id AND aa.key = sa.key AND aa.value = sa.value))"
 
+// Rows one statement inserts at most (three parameters each).
+constexpr size_t kRowsPerInsert = 300;
+
+// Inserts the (agent id, stack id) pairs as the engine's targets, a
+// statement per kRowsPerInsert of them, with their history; answers the
+// targets {id, agent_id, stack_id}. A label that matches a fleet is one
+// change of thousands of targets.
+ApiResult<Array> insert_matched_targets(store::Connection& connection, const store::Rows& pairs) {
+  Array added;
+  for (size_t first = 0; first < pairs.size(); first += kRowsPerInsert) {
+    const size_t count = std::min(kRowsPerInsert, pairs.size() - first);
+    std::string targets = "INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) VALUES ";
+    std::string history = "INSERT INTO agent_target_history (agent_id, stack_id) VALUES ";
+    std::vector<Value> target_params, history_params;
+    for (size_t i = 0; i < count; ++i) {
+      const auto& row = pairs.rows[first + i];
+      const std::string n = std::to_string(3 * i + 1), m = std::to_string(2 * i + 1);
+      targets += (i ? ", ($" : "($") + n + ", $" + std::to_string(3 * i + 2) + ", $" + std::to_string(3 * i + 3) +
+                 ", TRUE)";
+      history += (i ? ", ($" : "($") + m + ", $" + std::to_string(2 * i + 2) + ")";
+      target_params.insert(target_params.end(), {Value(new_uuid()), row[0], row[1]});
+      history_params.insert(history_params.end(), {row[0], row[1]});
+    }
+    SINDRI_TRY(inserted, connection.query(targets + " RETURNING id, agent_id, stack_id", target_params));
+    for (size_t i = 0; i < inserted.size(); ++i) added.push_back(row_object(inserted, i));
+    SINDRI_CHECK(connection.query(history + " ON CONFLICT DO NOTHING", history_params));
+  }
+  return added;
+}
+
 // Drops the engine's targets that no longer match, adds the missing ones, and
 // tells cached target states that something changed. `stale` deletes
 // (returning id, agent id, stack id), `missing` selects (agent id, stack id)
@@ -28,13 +61,8 @@ ApiResult<Value> sync_targets(store::Connection& connection, std::string_view id
   Array changed;
   for (size_t i = 0; i < dropped.size(); ++i) changed.push_back(row_object(dropped, i));
   SINDRI_TRY(pairs, connection.query(missing, {key}));
-  for (const auto& row : pairs.rows) {
-    SINDRI_TRY(added, connection.query("INSERT INTO agent_targets (id, agent_id, stack_id, matched_by_labels) "
-                                       "VALUES ($1, $2, $3, TRUE) RETURNING id, agent_id, stack_id",
-                                       {Value(new_uuid()), row[0], row[1]}));
-    changed.push_back(row_object(added, 0));
-    SINDRI_CHECK(remember_target(connection, row[0], row[1]));
-  }
+  SINDRI_TRY(added, insert_matched_targets(connection, pairs));
+  for (Value& target : added) changed.push_back(std::move(target));
   SINDRI_CHECK(touch_target_state(connection));
   return Value(std::move(changed));
 }
