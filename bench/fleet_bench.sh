@@ -2,7 +2,7 @@
 # Fleet simulation: many agents holding sockets to the broker's agent channel.
 #
 #   bench/fleet_bench.sh [--agents N] [--poll-interval S] [--backend sqlite|postgres|both]
-#                        [--rest S] [--keep]
+#                        [--rest S] [--min-via-push N] [--keep]
 #
 # For each backend, on a fresh database: one broker on SQLite, or two
 # brokers sharing a throwaway PostgreSQL with the agents split between them.
@@ -33,7 +33,8 @@
 # Needs python3 and curl. The brokers, the database and the simulator share this
 # machine: the load average is printed beside the figures. Exits 1 if
 # anything failed (seeding, a socket never opened, an agent that never
-# fetched a change), not when a figure misses its target.
+# fetched a change, fewer than --min-via-push agents fetching a change after
+# its push), not when a figure misses its target.
 set -euo pipefail
 
 bench_name=fleet_bench.sh
@@ -44,6 +45,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/broker_common.sh"
 agents=5000
 poll_interval=10
 rest=10
+min_via_push=0
 backend=both
 keep=0
 broker_threads=  # the broker's default
@@ -58,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --agents) agents=${2:?}; shift 2 ;;
     --poll-interval) poll_interval=${2:?}; shift 2 ;;
     --rest) rest=${2:?}; shift 2 ;;
+    --min-via-push) min_via_push=${2:?}; shift 2 ;;
     --backend) backend=${2:?}; shift 2 ;;
     --keep) keep=1; shift ;;
     --rows-to) rows_to=${2:?}; shift 2 ;;
@@ -191,6 +194,7 @@ bench_backend() {
   local load_before load_after status=0
   load_before=$(load_average)
   "$fleet_tool" "$dir/agents" "${pids[@]}" --poll-interval "$poll_interval" --rest "$rest" \
+    --min-via-push "$min_via_push" \
     --change-pak "$GENERATOR_PAK" \
     --change label POST "$url/api/v1/stacks/$STACK_ID/labels" "$dir/label.json" "$LABEL_TOKEN" \
     --change object POST "$url/api/v1/stacks/$STACK_ID/deployment-objects" "$dir/object.json" "$OBJECT_TOKEN" \
@@ -241,7 +245,8 @@ backends=(sqlite postgres)
 [[ $backend == both ]] || backends=("$backend")
 for one in "${backends[@]}"; do
   if [[ $one == postgres && -z ${SINDRI_TEST_POSTGRES_URL:-} ]]; then
-    args=(--backend postgres --agents "$agents" --poll-interval "$poll_interval" --rest "$rest" --rows-to "$rows")
+    args=(--backend postgres --agents "$agents" --poll-interval "$poll_interval" --rest "$rest"
+          --min-via-push "$min_via_push" --rows-to "$rows")
     [[ $keep -eq 0 ]] || args+=(--keep)
     SINDRI_BIN=$sindri SINDRI_BENCH_TOOLS=$(dirname "$fleet_tool") \
       "$root/scripts/with-postgres.sh" bash "$0" "${args[@]}"

@@ -4,6 +4,7 @@
 //
 //   sindri-bench-fleet AGENTS_FILE --change-pak PAK [--change NAME METHOD URL BODY_FILE TOKEN]...
 //                      [--poll-interval S] [--settle S] [--rest S] [--timeout S] [--open-timeout S]
+//                      [--min-via-push N]
 //                      [--broker-pid PID]... [--database-pid PID]
 //
 // AGENTS_FILE has a line per agent: its id, its PAK and the broker it talks
@@ -29,8 +30,9 @@
 // and N counts from 1 the brokers in the order AGENTS_FILE first names them.
 //   health sockets_open=.. sockets_lost=.. handshake_failures=.. polls=.. polls_changed=.. poll_failures=..
 //          frames_TYPE=..
-// Exits 1 when sockets could not all be opened or an agent never fetched a
-// change, 2 on bad arguments. Needs two open files per agent and a few more.
+// Exits 1 when sockets could not all be opened, an agent never fetched a
+// change, or fewer than --min-via-push fetched one after its push; 2 on bad
+// arguments. Needs two open files per agent and a few more.
 
 #include <algorithm>
 #include <chrono>
@@ -63,6 +65,9 @@ struct Options {
   std::vector<std::string> broker_pids;
   std::string change_pak, database_pid;
   double poll_interval = 10, settle = 2, rest = 10, timeout = 60, open_timeout = 120;
+  // Fewer agents than this fetching a change after its push fails the run:
+  // a smoke test's polls alone would bring every change in time.
+  size_t min_via_push = 0;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -133,6 +138,8 @@ Options parse(int argc, char** argv) {
       options.rest = seconds_flag(value);
     } else if (flag == "--timeout") {
       options.timeout = seconds_flag(value);
+    } else if (flag == "--min-via-push") {
+      options.min_via_push = static_cast<size_t>(seconds_flag(value));
     } else if (flag == "--open-timeout") {
       options.open_timeout = seconds_flag(value);
     } else {
@@ -264,7 +271,11 @@ bool run_change(const Options& options, const Change& change, sindri::bench::Fle
   }
   std::printf("\n");
   std::fflush(stdout);
-  return status >= 200 && status < 300 && fetched.size() == fleet.size();
+  if (via_push < options.min_via_push) {
+    std::fprintf(stderr, "sindri-bench-fleet: %s: %zu agents fetched it after a push, fewer than %zu\n",
+                 change.name.c_str(), via_push, options.min_via_push);
+  }
+  return status >= 200 && status < 300 && fetched.size() == fleet.size() && via_push >= options.min_via_push;
 }
 
 void print_health(sindri::bench::Fleet& fleet) {

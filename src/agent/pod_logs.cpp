@@ -106,12 +106,22 @@ void PodLogForwarder::scan() {
       std::string key = std::string(uid) + "/" + std::string(container_name);
       if (!tails_.contains(key)) {
         log_("following the log of " + describe(ns, name, container_name) + " (stack " + std::string(stack_id) + ")");
+        // A pod recreated under its name: the old tail read the new pod's
+        // log by that name already, so the new one goes on from its cursor.
+        int64_t cursor = since_micros_;
+        uint64_t lines_at_cursor = 0;
+        for (const auto& [known_key, known] : tails_) {
+          if (known.ns == ns && known.pod == name && known.container == container_name) {
+            cursor = known.cursor_micros;
+            lines_at_cursor = known.lines_at_cursor;
+          }
+        }
         tails_.emplace(key, Tail{.ns = std::string(ns),
                                  .pod = std::string(name),
                                  .container = std::string(container_name),
                                  .stack_id = std::string(stack_id),
-                                 .cursor_micros = since_micros_,
-                                 .lines_at_cursor = 0,
+                                 .cursor_micros = cursor,
+                                 .lines_at_cursor = lines_at_cursor,
                                  .rate = LogRateLimit(lines_per_second_),
                                  .gaps = {},
                                  .last_failure = {},
@@ -135,8 +145,11 @@ void PodLogForwarder::scan() {
   }
 }
 
-void PodLogForwarder::read() {
-  for (auto& [key, tail] : tails_) read(tail);
+void PodLogForwarder::read(const std::atomic<bool>& stopping) {
+  for (auto& [key, tail] : tails_) {
+    if (stopping) return;
+    read(tail);
+  }
 }
 
 void PodLogForwarder::count(Gap& gap, const std::string& stamp, uint64_t lines) {

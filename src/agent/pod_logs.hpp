@@ -16,6 +16,7 @@
 // their log_gap goes up as soon as the channel takes frames again.
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -69,8 +70,8 @@ class PodLogForwarder {
   // Lists the pods: follows the containers of those that opt in, forgets
   // the rest (deleted, or no longer opted in).
   void scan();
-  // Reads the new lines of every followed container.
-  void read();
+  // Reads the new lines of every followed container, until `stopping`.
+  void read(const std::atomic<bool>& stopping);
 
  private:
   enum GapReason { kRateLimit, kBufferFull, kDisconnected, kGapReasons };

@@ -41,8 +41,8 @@ std::string presence_cutoff(const BrokerConfig& config) {
 }
 
 ApiResult<Value> load_fleet_record(store::Connection& connection, std::string_view agent_id,
-                                   const AgentChannels& channels, const BrokerConfig& config) {
-  SINDRI_TRY(stored, db::list_fleet_records(connection, agent_id, {}, presence_cutoff(config)));
+                                   const AgentChannels& channels, const BrokerConfig& config, std::string_view self) {
+  SINDRI_TRY(stored, db::list_fleet_records(connection, agent_id, {}, presence_cutoff(config), self));
   if (stored.size() == 0) return Value();
   return fleet_record(*stored.at(0), now_timestamp(), channels);
 }

@@ -17,8 +17,9 @@ struct BrokerConfig;
 std::string presence_cutoff(const BrokerConfig& config);
 // Completes a stored record as of `now`.
 Value fleet_record(Value stored, std::string_view now, const AgentChannels& channels);
-// The live agent's record; null when there is no such live agent.
+// The live agent's record, as broker `self` sees it; null when there is no
+// such live agent.
 ApiResult<Value> load_fleet_record(store::Connection& connection, std::string_view agent_id,
-                                   const AgentChannels& channels, const BrokerConfig& config);
+                                   const AgentChannels& channels, const BrokerConfig& config, std::string_view self);
 
 }  // namespace sindri::broker

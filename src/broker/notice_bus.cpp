@@ -59,10 +59,11 @@ void NoticeBus::send(const Value& notice) {
 }
 
 ApiResult<Ok> NoticeBus::stage(store::Connection& connection, const Value& notice) {
-  const std::string payload = R"({"origin":")" + broker_id_ + R"(","notices":[)" + to_json(notice) + "]}";
+  std::string payload = R"({"origin":")" + broker_id_ + R"(","notices":[)" + to_json(notice) + "]}";
+  // Too large for a NOTIFY: the row goes with the same transaction.
   if (payload.size() > store::kMaxNoticeBytes) {
-    send(notice);
-    return Ok{};
+    SINDRI_TRY(stored, db::store_notice(connection, payload));
+    payload = to_json(make_object({{"origin", Value(broker_id_)}, {"stored", Value(stored)}}));
   }
   SINDRI_CHECK(db_.notify_in(connection, kTopic, payload));
   return Ok{};

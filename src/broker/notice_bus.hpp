@@ -43,7 +43,7 @@ class NoticeBus {
   // kMaxQueuedNotices queued, it is dropped and counted (agents poll anyway).
   void send(const Value& notice);
   // NOTIFYs a control notice within the transaction of `connection` (one
-  // too large for a NOTIFY is queued instead).
+  // too large for a NOTIFY is stored in broker_notices in it too).
   ApiResult<Ok> stage(store::Connection& connection, const Value& notice);
 
   bool listening() const { return listening_; }

@@ -1,6 +1,6 @@
 #include "broker/notices.hpp"
 
-#include <algorithm>
+#include "value/json.hpp"
 
 namespace sindri::broker {
 
@@ -16,7 +16,7 @@ ApiResult<Ok> Notices::stage(store::Connection& connection, const Value& notice)
 
 ApiResult<Ok> StagedNotices::stage(store::Connection& connection, Value notice) {
   SINDRI_CHECK(notices_.stage(connection, notice));
-  if (std::find(staged_.begin(), staged_.end(), notice) == staged_.end()) staged_.push_back(std::move(notice));
+  if (texts_.insert(to_json(notice)).second) staged_.push_back(std::move(notice));
   return Ok{};
 }
 

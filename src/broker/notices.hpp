@@ -2,6 +2,7 @@
 // Notices: what a committed change must tell the sockets connected to every
 // broker, as JSON objects {"kind": ...}:
 //   target_changed {target}          the target's agent polls at once
+//   targets_changed {targets}        each target's agent polls at once
 //   stack_changed {stack_id, object_id?}
 //                                    every agent targeting the stack polls;
 //                                    the stack's viewers see the new object
@@ -10,7 +11,7 @@
 //   viewers_closed {viewer, reason}  the live views that identity opened close
 //   stack_frame {stack_id, frame}    a frame for the stack's live viewers
 //   fleet_agent {agent_id}           a fleet_update for fleet viewers
-// The first five are a write's control notices, staged in its transaction
+// The first six are a write's control notices, staged in its transaction
 // (StagedNotices): where brokers share a database (PostgreSQL) they reach
 // the others with the commit and never without it. The last two, copies
 // for viewers, are published after the fact and carried asynchronously
@@ -20,6 +21,7 @@
 // lost one costs a wait, never data.
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,7 @@ class StagedNotices {
  private:
   const Notices& notices_;
   std::vector<Value> staged_;
+  std::set<std::string> texts_;  // staged_ as JSON, for the dedupe
 };
 
 }  // namespace sindri::broker

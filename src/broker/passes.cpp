@@ -79,7 +79,13 @@ ApiResult<size_t> trim_telemetry(store::Database& db, const BrokerConfig& config
   SINDRI_TRY(notices, delete_in_batches(db, [&](store::Connection& connection, int64_t limit) {
                return db::delete_notices_before(connection, notices_cutoff, limit);
              }));
-  return total + tickets + notices;
+  // A broker gone for an hour is not coming back under its id (each start
+  // takes a new one).
+  const std::string absent_cutoff = timestamp_at(std::chrono::system_clock::now() - std::chrono::hours(1));
+  SINDRI_TRY(absent, in_write<int64_t>(db, [&](store::Connection& connection) {
+               return db::forget_absent_brokers(connection, absent_cutoff);
+             }));
+  return total + tickets + notices + static_cast<size_t>(absent);
 }
 
 ApiResult<size_t> record_broker_presence(store::Database& db, const std::string& broker_id) {

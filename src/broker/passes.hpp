@@ -27,8 +27,8 @@ ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig&
 // Records that broker `broker_id` is alive now (db/agent_connections.hpp).
 ApiResult<size_t> record_broker_presence(store::Database& db, const std::string& broker_id);
 // Deletes streamed Kubernetes events and pod log lines older than
-// telemetry.retention, lapsed live-view tickets and old stored notices;
-// answers how many.
+// telemetry.retention, lapsed live-view tickets, old stored notices, and
+// brokers absent for an hour with the sockets they held; answers how many.
 ApiResult<size_t> trim_telemetry(store::Database& db, const BrokerConfig& config);
 
 }  // namespace sindri::broker

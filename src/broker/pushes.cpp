@@ -113,7 +113,8 @@ void deliver_work_order(const Services& services, const std::string& work_order_
 void deliver_fleet_agent(const Services& services, const std::string& agent_id) {
   if (services.live_views->fleet_viewers() == 0) return;
   auto record = in_read<Value>(services.db, [&](store::Connection& connection) {
-    return load_fleet_record(connection, agent_id, *services.agent_channels, *services.config.current());
+    return load_fleet_record(connection, agent_id, *services.agent_channels, *services.config.current(),
+                             services.broker_id);
   });
   if (!record.ok()) return warn_not_delivered(services, "fleet_update", "agent_id", agent_id, record.error());
   if (record->is_null()) return;
@@ -133,6 +134,10 @@ void nudge_connected_agents(const Services& services) {
 
 Value target_changed_notice(const Value& target) {
   return make_object({{"kind", Value("target_changed")}, {"target", target}});
+}
+
+Value targets_changed_notice(Array targets) {
+  return make_object({{"kind", Value("targets_changed")}, {"targets", Value(std::move(targets))}});
 }
 
 Value agent_retargeted_notice(const std::string& agent_id) { return target_changed_notice(unnamed_target(agent_id)); }
@@ -171,6 +176,10 @@ void deliver_notice(const Services& services, const Value& notice) {
   const std::string kind = text_member(notice, "kind");
   if (kind == "target_changed") {
     if (const Value* target = notice.find("target")) deliver_target_changed(services, *target);
+  } else if (kind == "targets_changed") {
+    const Value* targets = notice.find("targets");
+    if (targets == nullptr || !targets->is_array()) return;
+    for (const Value& target : targets->get_array()) deliver_target_changed(services, target);
   } else if (kind == "stack_changed") {
     deliver_stack_changed(services, text_member(notice, "stack_id"), text_member(notice, "object_id"));
   } else if (kind == "work_order") {

@@ -13,6 +13,9 @@ namespace sindri::broker {
 // transaction and deliver once committed (StagedNotices):
 // target_changed, with the target row {id, agent_id, stack_id}, to its agent.
 Value target_changed_notice(const Value& target);
+// target_changed to each target's agent, in one notice (a label change may
+// retarget a fleet).
+Value targets_changed_notice(Array targets);
 // target_changed naming no one target (nil ids), as after a deregistration.
 Value agent_retargeted_notice(const std::string& agent_id);
 // stack_changed, with the stack, to every agent that targets it (a new

@@ -416,6 +416,31 @@ TEST_F(AgentTelemetry, ALogThatFailsOrAPodDeletedMidStreamIsLoggedAndTheAgentGoe
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
+// A pod deleted and created again under its name (a StatefulSet's): the new
+// pod's lines go up once, though the log is read by the pod's name.
+TEST_F(AgentTelemetry, APodRecreatedUnderItsNameSendsEachLineOnce) {
+  put_pod("db-0", true, {"app"});
+  auto agent = start_agent();
+  ASSERT_TRUE(eventually([&] { return agent->log().find("pod apps/db-0") != std::string::npos; })) << agent->log();
+  cluster_.append_log("apps", "db-0", "app", "first life");
+  ASSERT_TRUE(eventually([&] { return lines_of("db-0", "app").size() == 1; })) << agent->log();
+  auto config = sindri::kube::load_kubeconfig(
+      sindri::kube::KubeconfigOptions{.path = cluster_.kubeconfig_path(), .context = "test"});
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  sindri::kube::Client client(*config);
+  auto pod_type = client.find_type("v1", "Pod");
+  ASSERT_TRUE(pod_type.ok()) << pod_type.error().message;
+  ASSERT_TRUE(client.remove(*pod_type, "apps", "db-0").ok());
+  put_pod("db-0", true, {"app"});
+  cluster_.append_log("apps", "db-0", "app", "second life");
+  ASSERT_TRUE(eventually([&] { return lines_of("db-0", "app").size() >= 2; })) << agent->log();
+  // Two scans and reads later, nothing came twice.
+  const size_t reads = requests_to("/api/v1/namespaces/apps/pods/db-0/log");
+  ASSERT_TRUE(eventually([&] { return requests_to("/api/v1/namespaces/apps/pods/db-0/log") >= reads + 4; }));
+  EXPECT_EQ(lines_of("db-0", "app"), (std::vector<std::string>{"first life", "second life"})) << agent->log();
+  EXPECT_EQ(agent->stop(), 0) << agent->log();
+}
+
 // A channel the broker refuses for good (401, five times in a row) ends
 // the telemetry: nothing it reads could ever be sent.
 TEST_F(AgentTelemetry, TelemetryStopsWhenTheBrokerRefusesTheChannelForGood) {

@@ -279,9 +279,15 @@ TEST_P(LiveViews, BrowsersOpenAViewByBrokkrsSubprotocolOrAOneTimeTicket) {
 TEST_P(LiveViews, AGeneratorsViewsCloseWhenItsPakIsRotatedOrItIsDeleted) {
   auto view = watch(stack_view(), generator_pak_);
   ASSERT_NE(view, nullptr);
+  Reply ticket = call(*generator_, "POST", "/api/v1/ws/tickets");
+  ASSERT_EQ(ticket.status, 201) << ticket.body;
   Reply rotated = call(*admin_, "POST", "/api/v1/generators/" + generator_id_ + "/rotate-pak");
   ASSERT_EQ(rotated.status, 201) << rotated.body;
   EXPECT_EQ(close_code(*view), 1008);
+  // A ticket the old PAK took goes with it.
+  WebSocketEnd failure;
+  EXPECT_EQ(open_view(stack_view() + "?ticket=" + text_of(ticket.json, "ticket"), {}, failure), nullptr);
+  EXPECT_EQ(failure.refused_status, 401) << failure.message;
 
   // Deleted: its views close, and agents targeting its stacks are pushed
   // the stacks' deletion.

@@ -17,7 +17,8 @@ ApiResult<http::Response> list_fleet(Call& call) {
   SINDRI_TRY(generator_filter, optional_uuid_query(call.request, "pak_id"));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(stored, db::list_fleet_records(connection, {}, generator_filter,
-                                              presence_cutoff(*call.services.config.current())));
+                                              presence_cutoff(*call.services.config.current()),
+                                              call.services.broker_id));
     const std::string now = now_timestamp();
     Array records;
     records.reserve(stored.size());
@@ -32,7 +33,7 @@ ApiResult<http::Response> get_agent_fleet_status(Call& call) {
   SINDRI_TRY(agent_id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(record, load_fleet_record(connection, agent_id, *call.services.agent_channels,
-                                         *call.services.config.current()));
+                                         *call.services.config.current(), call.services.broker_id));
     if (record.is_null()) return not_found("agent", agent_id);
     SINDRI_TRY(events, db::recent_agent_events(connection, agent_id, kRecentEvents));
     return json_response(200, Value(Object{{Value("record"), std::move(record)},

@@ -3,13 +3,14 @@
 #include "broker/access.hpp"
 #include "broker/api/request_body.hpp"
 #include "broker/api/routes.hpp"
-#include "broker/notices.hpp"
-#include "broker/pushes.hpp"
 #include "broker/db/counters.hpp"
 #include "broker/db/generators.hpp"
+#include "broker/db/live_view_tickets.hpp"
 #include "broker/db/rows.hpp"
 #include "broker/ids.hpp"
+#include "broker/notices.hpp"
 #include "broker/pak.hpp"
+#include "broker/pushes.hpp"
 #include "value/object_literal.hpp"
 
 namespace sindri::broker {
@@ -123,6 +124,7 @@ ApiResult<http::Response> delete_generator(Call& call) {
     for (const std::string& stack_id : stacks_deleted) {
       SINDRI_CHECK(notices.stage(connection, stack_changed_notice(stack_id)));
     }
+    SINDRI_CHECK(db::delete_tickets_of(connection, {"generator", id}));
     SINDRI_CHECK(notices.stage(connection, viewers_closed_notice("generator:" + id, "the generator was deleted")));
     return empty_response(204);
   }));
@@ -139,7 +141,8 @@ ApiResult<http::Response> rotate_generator_pak(Call& call) {
     SINDRI_TRY(generator, db::set_generator_pak(connection, id, pak.hash));
     SINDRI_CHECK(touch_credentials(call, connection));
     SINDRI_CHECK(audit(call, connection, "pak.rotated", "generator", id));
-    // Views opened with the old PAK go with it.
+    // Views opened with the old PAK go with it, and tickets it took.
+    SINDRI_CHECK(db::delete_tickets_of(connection, {"generator", id}));
     SINDRI_CHECK(notices.stage(connection, viewers_closed_notice("generator:" + id, "the generator's PAK was rotated")));
     return json_response(201, generator_with_pak(std::move(generator), pak.pak));
   }));

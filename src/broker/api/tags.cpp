@@ -64,10 +64,8 @@ ApiResult<http::Response> write_tags(Call& call, Write write) {
   SINDRI_TRY(response, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     Value changed;
     SINDRI_TRY(response, write(connection, changed));
-    if (changed.is_array()) {
-      for (const Value& target : changed.get_array()) {
-        SINDRI_CHECK(notices.stage(connection, target_changed_notice(target)));
-      }
+    if (changed.is_array() && changed.size() > 0) {
+      SINDRI_CHECK(notices.stage(connection, targets_changed_notice(changed.get_array())));
     }
     return response;
   }));

@@ -26,4 +26,11 @@ ApiResult<Ok> record_presence(store::Connection& connection, std::string_view br
   return Ok{};
 }
 
+ApiResult<int64_t> forget_absent_brokers(store::Connection& connection, std::string_view cutoff) {
+  SINDRI_TRY(brokers, connection.query("DELETE FROM broker_presence WHERE seen_at < $1 RETURNING 1", {Value(cutoff)}));
+  SINDRI_TRY(sockets, connection.query("DELETE FROM agent_connections WHERE broker_id NOT IN "
+                                       "(SELECT broker_id FROM broker_presence) RETURNING 1"));
+  return static_cast<int64_t>(brokers.size() + sockets.size());
+}
+
 }  // namespace sindri::broker::db

@@ -18,5 +18,8 @@ ApiResult<Ok> record_connection(store::Connection& connection, std::string_view 
 ApiResult<Ok> forget_connection(store::Connection& connection, std::string_view agent_id, std::string_view broker_id,
                                 std::string_view connected_since);
 ApiResult<Ok> record_presence(store::Connection& connection, std::string_view broker_id, std::string_view now);
+// Forgets the brokers not seen since `cutoff` and the sockets they held;
+// answers how many rows went.
+ApiResult<int64_t> forget_absent_brokers(store::Connection& connection, std::string_view cutoff);
 
 }  // namespace sindri::broker::db

@@ -11,7 +11,8 @@ namespace sindri::broker::db {
 // that it has not reported applied. Pending work orders are those it may
 // claim now, as its pending list shows them; claimed ones, those it holds.
 ApiResult<Value> list_fleet_records(store::Connection& connection, std::string_view agent_id,
-                                    std::string_view generator_id, std::string_view present_since) {
+                                    std::string_view generator_id, std::string_view present_since,
+                                    std::string_view self) {
   SINDRI_TRY(rows, connection.query(
                        "SELECT a.id AS agent_id, a.name, a.cluster_name, a.status, a.last_heartbeat, a.k8s_reachable, "
                        "a.k8s_api_latency_ms, "
@@ -34,7 +35,8 @@ ApiResult<Value> list_fleet_records(store::Connection& connection, std::string_v
                        "ON d.id = h.deployment_object_id AND " SINDRI_LIVE_IN("d") " "
                        "WHERE h.agent_id = a.id AND h.status = 'degraded') AS health_degraded, "
                        "(SELECT c.connected_since FROM agent_connections c JOIN broker_presence p "
-                       "ON p.broker_id = c.broker_id AND p.seen_at >= $4 WHERE c.agent_id = a.id) AS connected_since "
+                       "ON p.broker_id = c.broker_id AND p.seen_at >= $4 WHERE c.agent_id = a.id "
+                       "AND c.broker_id <> $5) AS connected_since "
                        "FROM agents a WHERE " SINDRI_LIVE_IN("a") " "
                        "AND (CAST($1 AS TEXT) IS NULL OR a.id = $1) "
                        "AND (CAST($2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM agent_generators r "
@@ -42,7 +44,7 @@ ApiResult<Value> list_fleet_records(store::Connection& connection, std::string_v
                        "ORDER BY a.created_at, a.id",
                        {agent_id.empty() ? Value() : Value(agent_id),
                         generator_id.empty() ? Value() : Value(generator_id), Value(now_timestamp()),
-                        Value(present_since)}));
+                        Value(present_since), Value(self)}));
   return rows_array(rows, {"k8s_reachable"});
 }
 

@@ -20,6 +20,12 @@ ApiResult<std::optional<TicketHolder>> take_ticket(store::Connection& connection
       TicketHolder{std::string(rows.rows[0][0].get_string()), std::string(rows.rows[0][1].get_string())});
 }
 
+ApiResult<Ok> delete_tickets_of(store::Connection& connection, const TicketHolder& holder) {
+  SINDRI_CHECK(connection.query("DELETE FROM live_view_tickets WHERE identity_kind = $1 AND identity_id = $2",
+                                {Value(holder.kind), Value(holder.id)}));
+  return Ok{};
+}
+
 ApiResult<int64_t> delete_lapsed_tickets(store::Connection& connection, std::string_view now, int64_t limit) {
   SINDRI_TRY(rows, connection.query("DELETE FROM live_view_tickets WHERE ticket_hash IN (SELECT ticket_hash FROM "
                                     "live_view_tickets WHERE expires_at < $1 LIMIT $2) RETURNING 1",

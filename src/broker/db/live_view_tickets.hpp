@@ -23,6 +23,8 @@ ApiResult<Ok> insert_ticket(store::Connection& connection, std::string_view tick
 // it lapsed before `now`.
 ApiResult<std::optional<TicketHolder>> take_ticket(store::Connection& connection, std::string_view ticket_hash,
                                                    std::string_view now);
+// Deletes the tickets of an identity whose PAK was rotated or that was deleted.
+ApiResult<Ok> delete_tickets_of(store::Connection& connection, const TicketHolder& holder);
 // Deletes up to `limit` tickets that lapsed before `now`; answers how many.
 ApiResult<int64_t> delete_lapsed_tickets(store::Connection& connection, std::string_view now, int64_t limit);
 
