@@ -179,7 +179,8 @@ void Broker::start_background_jobs() {
   notices_.carry_with([this](const Value& notice) { bus_->send(notice); },
                       [this](store::Connection& connection, const Value& notice) {
                         return bus_->stage(connection, notice);
-                      });
+                      },
+                      [this] { return bus_->others_present(); });
 }
 
 void Broker::enable_reload(ConfigReloader::Reread reread, const std::optional<std::string>& watched_file) {
@@ -530,6 +531,8 @@ http::Response Broker::metrics_text() {
     gauges.push_back({"sindri_notices_listener_losses_total",
                       "Times the connection listening for other brokers' notices was lost",
                       static_cast<double>(bus_->losses()), true});
+    gauges.push_back({"sindri_notices_other_brokers", "Whether another broker shares the database, as last read",
+                      bus_->others_present() ? 1.0 : 0.0});
     gauges.push_back({"sindri_notices_dropped_total",
                       "Notices not sent to other brokers because too many were queued",
                       static_cast<double>(bus_->dropped()), true});

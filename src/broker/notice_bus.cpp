@@ -4,7 +4,9 @@
 #include <memory>
 
 #include "broker/context.hpp"
+#include "broker/db/agent_connections.hpp"
 #include "broker/db/notices.hpp"
+#include "broker/fleet_record.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
 
@@ -14,6 +16,9 @@ namespace {
 constexpr std::string_view kTopic = "sindri_notices";
 // How long a wait for notices lasts before the listener looks at stopping_.
 constexpr auto kWaitSlice = std::chrono::milliseconds(200);
+// How often the listener reads whether other brokers share the database: a
+// broker that starts hears notices within this.
+constexpr auto kPresenceReadInterval = std::chrono::seconds(1);
 
 std::string cause_of(const ApiError& error) { return error.cause ? error.cause->message : error.message; }
 
@@ -46,6 +51,7 @@ bool NoticeBus::stopping() {
 }
 
 void NoticeBus::send(const Value& notice) {
+  if (!others_present_) return;
   std::string text = to_json(notice);
   {
     std::lock_guard lock(mutex_);
@@ -59,6 +65,7 @@ void NoticeBus::send(const Value& notice) {
 }
 
 ApiResult<Ok> NoticeBus::stage(store::Connection& connection, const Value& notice) {
+  if (!others_present_) return Ok{};
   std::string payload = R"({"origin":")" + broker_id_ + R"(","notices":[)" + to_json(notice) + "]}";
   // Too large for a NOTIFY: the row goes with the same transaction.
   if (payload.size() > store::kMaxNoticeBytes) {
@@ -145,6 +152,14 @@ void NoticeBus::take(const std::string& payload) {
   if (list.ok() && list->is_object()) deliver_list(*list);
 }
 
+void NoticeBus::read_others_present() {
+  const std::string cutoff = presence_cutoff(*config_.current());
+  auto present = in_read<bool>(db_, [&](store::Connection& connection) {
+    return db::other_brokers_present(connection, broker_id_, cutoff);
+  });
+  if (present.ok()) others_present_ = *present;
+}
+
 bool NoticeBus::pause(double seconds) {
   std::unique_lock lock(mutex_);
   return !wake_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stopping_; });
@@ -166,7 +181,12 @@ void NoticeBus::listen_loop() {
       log_.info("listening for other brokers' notices again; agents connected here poll at once", {});
       replay_();
     }
+    auto next_presence_read = std::chrono::steady_clock::now();
     while (!stopping()) {
+      if (std::chrono::steady_clock::now() >= next_presence_read) {
+        read_others_present();
+        next_presence_read = std::chrono::steady_clock::now() + kPresenceReadInterval;
+      }
       auto payloads = (*listener)->wait(kWaitSlice);
       if (!payloads.ok()) {
         listening_ = false;

@@ -9,7 +9,9 @@
 // hands what the others sent to its sockets. When the listening connection
 // is lost, the bus opens another after notices.reconnect_interval and then
 // asks every agent connected here to poll at once, since it may have missed
-// notices meanwhile.
+// notices meanwhile. A broker alone on its database (no other broker has
+// said it is alive, as the listener reads every second) sends nothing:
+// NOTIFY serialises the commits that carry one.
 
 #include <atomic>
 #include <condition_variable>
@@ -47,6 +49,8 @@ class NoticeBus {
   ApiResult<Ok> stage(store::Connection& connection, const Value& notice);
 
   bool listening() const { return listening_; }
+  // Whether another broker shares the database, as last read.
+  bool others_present() const { return others_present_; }
   uint64_t losses() const { return losses_; }
   uint64_t dropped() const { return dropped_; }
 
@@ -59,6 +63,7 @@ class NoticeBus {
   void notify_all(std::deque<std::string> notices);
   void notify(const std::string& payload);
   void take(const std::string& payload);
+  void read_others_present();
   void deliver_list(const Value& list);
   // Waits `seconds` or until stopping; false when stopping.
   bool pause(double seconds);
@@ -71,6 +76,7 @@ class NoticeBus {
   Deliver deliver_;
   Replay replay_;
   std::atomic<bool> listening_{false};
+  std::atomic<bool> others_present_{true};  // until read: a notice too many costs nothing
   std::atomic<uint64_t> losses_{0};
   std::atomic<uint64_t> dropped_{0};
   std::mutex mutex_;

@@ -40,13 +40,14 @@ class Notices {
   explicit Notices(Deliver deliver) : deliver_(std::move(deliver)) {}
 
   // Set once before serving: how notices reach the other brokers, after
-  // the fact and within a transaction.
-  void carry_with(Carry carry, Stage stage) {
+  // the fact and within a transaction, and whether there are any now.
+  void carry_with(Carry carry, Stage stage, std::function<bool()> others_present) {
     carry_ = std::move(carry);
     stage_ = std::move(stage);
+    others_present_ = std::move(others_present);
   }
   // Whether notices go to other brokers too.
-  bool carries() const { return static_cast<bool>(carry_); }
+  bool carries() const { return carry_ && others_present_(); }
 
   // A copy for viewers: delivered here, and carried to the others.
   void publish(const Value& notice) const;
@@ -58,6 +59,7 @@ class Notices {
   Deliver deliver_;
   Carry carry_;
   Stage stage_;
+  std::function<bool()> others_present_;
 };
 
 // The control notices of one write: stage() them in its transaction (which

@@ -83,6 +83,13 @@ class BehindABalancer : public ::testing::Test {
     brokers_[1]->start({"--peer-change-delay-ms", "0"});
     balancer_ = std::make_unique<Balancer>(brokers_[0]->dir() / "nginx",
                                            std::vector<uint16_t>{brokers_[0]->port(), brokers_[1]->port()});
+    // Each reads every second whether another broker shares the database.
+    for (auto& broker : brokers_) {
+      ASSERT_TRUE(eventually([&] {
+        return call(*broker->client(""), "GET", "/metrics").body.find("\nsindri_notices_other_brokers 1") !=
+               std::string::npos;
+      }));
+    }
     auto probe = std::make_unique<sindri::http::Client>(balancer_->url());
     ASSERT_TRUE(eventually([&] {
       auto reply = probe->request("GET", "/healthz", "", "");

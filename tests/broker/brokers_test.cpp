@@ -22,9 +22,14 @@ class Brokers : public ::testing::Test, public ChannelFixture {
       others_.push_back(std::make_unique<BrokerProcess>(*broker_, BrokerProcess::SharedDatabase{}));
       others_.back()->start({"--notices-reconnect-interval", "0.2"});
     }
-    // Each listens from its start; wait until all three do.
+    // Each listens from its start, and reads every second whether others
+    // share the database; wait until all three listen and know of the rest.
     for (auto* broker : {broker_.get(), others_[0].get(), others_[1].get()}) {
-      for (int i = 0; i < 500 && metric(*broker, "sindri_notices_listening") != 1; ++i) std::this_thread::sleep_for(10ms);
+      for (int i = 0; i < 500 && (metric(*broker, "sindri_notices_listening") != 1 ||
+                                  metric(*broker, "sindri_notices_other_brokers") != 1);
+           ++i) {
+        std::this_thread::sleep_for(10ms);
+      }
     }
   }
 

@@ -26,6 +26,12 @@ ApiResult<Ok> record_presence(store::Connection& connection, std::string_view br
   return Ok{};
 }
 
+ApiResult<bool> other_brokers_present(store::Connection& connection, std::string_view self, std::string_view cutoff) {
+  SINDRI_TRY(rows, connection.query("SELECT 1 FROM broker_presence WHERE broker_id <> $1 AND seen_at >= $2 LIMIT 1",
+                                    {Value(self), Value(cutoff)}));
+  return !rows.empty();
+}
+
 ApiResult<int64_t> forget_absent_brokers(store::Connection& connection, std::string_view cutoff) {
   SINDRI_TRY(brokers, connection.query("DELETE FROM broker_presence WHERE seen_at < $1 RETURNING 1", {Value(cutoff)}));
   SINDRI_TRY(sockets, connection.query("DELETE FROM agent_connections WHERE broker_id NOT IN "

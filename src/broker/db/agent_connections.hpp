@@ -18,6 +18,8 @@ ApiResult<Ok> record_connection(store::Connection& connection, std::string_view 
 ApiResult<Ok> forget_connection(store::Connection& connection, std::string_view agent_id, std::string_view broker_id,
                                 std::string_view connected_since);
 ApiResult<Ok> record_presence(store::Connection& connection, std::string_view broker_id, std::string_view now);
+// Whether a broker other than `self` said it was alive at or after `cutoff`.
+ApiResult<bool> other_brokers_present(store::Connection& connection, std::string_view self, std::string_view cutoff);
 // Forgets the brokers not seen since `cutoff` and the sockets they held;
 // answers how many rows went.
 ApiResult<int64_t> forget_absent_brokers(store::Connection& connection, std::string_view cutoff);
