@@ -218,17 +218,19 @@ bool is_own_path(std::string_view path) {
   return path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/api/v1/openapi.json";
 }
 
-http::Response agent_channel_method_not_allowed(const http::Request& request) {
+// The refusals of a WebSocket path (`what`: "the agent channel", "a live
+// view") to another method than GET, and to a GET that asks no upgrade.
+http::Response websocket_method_not_allowed(const http::Request& request, const std::string& what) {
   http::Response response = Broker::render_error(
-      405, "method_not_allowed", request.method + " " + request.path + " is not allowed: the agent channel opens with GET");
+      405, "method_not_allowed", request.method + " " + request.path + " is not allowed: " + what + " opens with GET");
   response.headers.push_back({"Allow", "GET"});
   return response;
 }
 
-http::Response live_view_method_not_allowed(const http::Request& request) {
-  http::Response response = Broker::render_error(
-      405, "method_not_allowed", request.method + " " + request.path + " is not allowed: a live view opens with GET");
-  response.headers.push_back({"Allow", "GET"});
+http::Response upgrade_required(const std::string& what) {
+  http::Response response =
+      Broker::render_error(426, "upgrade_required", what + " is a WebSocket: ask with Upgrade: websocket");
+  response.headers.push_back({"Upgrade", "websocket"});
   return response;
 }
 
@@ -279,11 +281,11 @@ std::optional<http::Response> Broker::refusal_before_body(const http::Request& h
     return render_error(400, "body_not_allowed", head.method + " " + head.raw_path + " takes no request body");
   }
   if (head.path == kAgentChannelPath) {
-    if (head.method != "GET") return agent_channel_method_not_allowed(head);
+    if (head.method != "GET") return websocket_method_not_allowed(head, "the agent channel");
     return render_error(400, "body_not_allowed", "the agent channel's upgrade takes no request body");
   }
   if (live_view_path(head.path)) {
-    if (head.method != "GET") return live_view_method_not_allowed(head);
+    if (head.method != "GET") return websocket_method_not_allowed(head, "a live view");
     return render_error(400, "body_not_allowed", "a live view's upgrade takes no request body");
   }
   // A path nothing answers is refused as it would be once read.
@@ -385,7 +387,7 @@ bool Broker::pak_still_valid(const std::string& authorization) {
 }
 
 http::Response Broker::open_agent_channel(http::Request& request) {
-  if (request.method != "GET") return agent_channel_method_not_allowed(request);
+  if (request.method != "GET") return websocket_method_not_allowed(request, "the agent channel");
   auto counters = counters_.current(db_, false);
   if (!counters.ok()) return error_response(counters.error());
   auto caller = authenticate(db_, request, credentials_, counters->credentials);
@@ -396,12 +398,7 @@ http::Response Broker::open_agent_channel(http::Request& request) {
                                                                       "belongs to ") +
                                                               (admin ? "the admin" : "a generator")));
   }
-  if (!request.wants_websocket()) {
-    http::Response response = render_error(426, "upgrade_required",
-                                           "the agent channel is a WebSocket: ask with Upgrade: websocket");
-    response.headers.push_back({"Upgrade", "websocket"});
-    return response;
-  }
+  if (!request.wants_websocket()) return upgrade_required("the agent channel");
   http::Response response;
   response.websocket = agent_channel_handler(
       AgentChannelContext{services_, [this](http::Request& internal) { return handle(internal); }},
@@ -440,14 +437,9 @@ ApiResult<Identity> Broker::live_viewer(const http::Request& request) {
 }
 
 http::Response Broker::open_live_view(http::Request& request, LiveViewPath view) {
-  if (request.method != "GET") return live_view_method_not_allowed(request);
+  if (request.method != "GET") return websocket_method_not_allowed(request, "a live view");
   // Before a ticket is taken: a request that is no upgrade must not use it up.
-  if (!request.wants_websocket()) {
-    http::Response response =
-        render_error(426, "upgrade_required", "a live view is a WebSocket: ask with Upgrade: websocket");
-    response.headers.push_back({"Upgrade", "websocket"});
-    return response;
-  }
+  if (!request.wants_websocket()) return upgrade_required("a live view");
   auto viewer = live_viewer(request);
   if (!viewer.ok()) {
     if (viewer.error().status == 401) return refuse_unauthenticated(request, viewer.error());

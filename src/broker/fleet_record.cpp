@@ -1,6 +1,5 @@
 #include "broker/fleet_record.hpp"
 
-#include <chrono>
 #include <optional>
 #include <string>
 
@@ -35,9 +34,7 @@ Value fleet_record(Value stored, std::string_view now, const AgentChannels& chan
 }
 
 std::string presence_cutoff(const BrokerConfig& config) {
-  return timestamp_at(std::chrono::system_clock::now() -
-                      std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                          std::chrono::duration<double>(3 * config.notices_presence_interval)));
+  return timestamp_seconds_ago(3 * config.notices_presence_interval);
 }
 
 ApiResult<Value> load_fleet_record(store::Connection& connection, std::string_view agent_id,

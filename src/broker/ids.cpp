@@ -56,6 +56,12 @@ std::string new_uuid() {
 
 std::string now_timestamp() { return timestamp_at(std::chrono::system_clock::now()); }
 
+std::string timestamp_seconds_ago(double seconds) {
+  return timestamp_at(std::chrono::system_clock::now() -
+                      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                          std::chrono::duration<double>(seconds)));
+}
+
 std::string timestamp_at(std::chrono::system_clock::time_point moment) {
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(moment.time_since_epoch()).count();
   const std::time_t seconds = static_cast<std::time_t>(micros / 1'000'000);

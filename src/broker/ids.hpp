@@ -19,6 +19,8 @@ std::string new_uuid();
 std::string now_timestamp();
 // The same form for any moment.
 std::string timestamp_at(std::chrono::system_clock::time_point moment);
+// The same form for `seconds` (fractions allowed) before now.
+std::string timestamp_seconds_ago(double seconds);
 // Random text of `length` characters from [A-Za-z0-9].
 std::string random_alphanumeric(size_t length);
 

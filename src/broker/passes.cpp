@@ -60,9 +60,7 @@ ApiResult<size_t> delete_past_retention(store::Database& db, const BrokerConfig&
 }
 
 ApiResult<size_t> trim_telemetry(store::Database& db, const BrokerConfig& config) {
-  const std::string cutoff = timestamp_at(std::chrono::system_clock::now() -
-                                          std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                                              std::chrono::duration<double>(config.telemetry_retention)));
+  const std::string cutoff = timestamp_seconds_ago(config.telemetry_retention);
   size_t total = 0;
   for (db::TelemetryTable table : {db::TelemetryTable::K8sEvents, db::TelemetryTable::PodLogs}) {
     SINDRI_TRY(deleted, delete_in_batches(db, [&](store::Connection& connection, int64_t limit) {

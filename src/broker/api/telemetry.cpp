@@ -3,7 +3,6 @@
 // newest first, with the retention record Brokkr answers.
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 
 #include "broker/access.hpp"
@@ -38,9 +37,7 @@ ApiResult<http::Response> telemetry_window(Call& call, db::TelemetryTable table,
   SINDRI_TRY(since, optional_timestamp_query(call.request, "since"));
   SINDRI_TRY(limit, optional_int_query(call.request, "limit", 1, INT64_MAX));
   const double retention = call.services.config.current()->telemetry_retention;
-  const std::string window_start = timestamp_at(
-      std::chrono::system_clock::now() -
-      std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(retention)));
+  const std::string window_start = timestamp_seconds_ago(retention);
   const std::string from = since && *since > window_start ? *since : window_start;
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(stack, db::load_stack(connection, stack_id));
