@@ -116,8 +116,8 @@ void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
     check_broker_url(flags.broker, broker->count() > 0 ? "--broker" : "SINDRI_BROKER");
   });
   if (with_output) {
-    command.add_option("-o,--output", flags.output, "table, yaml or json")
-        ->check(CLI::IsMember({"table", "yaml", "json"}))
+    command.add_option("-o,--output", flags.output, "table, wide (a table with more columns), yaml or json")
+        ->check(CLI::IsMember({"table", "wide", "yaml", "json"}))
         ->capture_default_str();
   }
 }
@@ -266,12 +266,18 @@ std::string cell(const Value& object, std::string_view key) {
   return to_json(*value);
 }
 
-std::string format_table(const std::vector<Column>& columns, const Value& items) {
+bool is_table_output(const std::string& output) { return output == "table" || output == "wide"; }
+
+std::string format_table(const std::vector<Column>& all_columns, const Value& items, const std::string& output) {
+  std::vector<const Column*> columns;
+  for (const Column& column : all_columns) {
+    if (!column.wide || output == "wide") columns.push_back(&column);
+  }
   std::vector<std::vector<std::string>> rows(1);
-  for (const Column& column : columns) rows.front().push_back(column.header);
+  for (const Column* column : columns) rows.front().push_back(column->header);
   auto add_row = [&](const Value& item) {
     std::vector<std::string>& row = rows.emplace_back();
-    for (const Column& column : columns) row.push_back(column.cell(item));
+    for (const Column* column : columns) row.push_back(column->cell(item));
   };
   if (items.is_array()) {
     for (const Value& item : items.get_array()) add_row(item);
@@ -308,12 +314,12 @@ int print_result(const Value& value, const std::string& output, const std::funct
 
 int print_list(const Value& items, const std::string& output, const std::vector<Column>& columns,
                std::string_view what) {
-  if (output == "table" && items.size() == 0) {
+  if (is_table_output(output) && items.size() == 0) {
     const std::string text = "No " + std::string(what) + " found.\n";
     std::fwrite(text.data(), 1, text.size(), stderr);
     return 0;
   }
-  return print_result(items, output, [&](const Value& list) { return format_table(columns, list); });
+  return print_result(items, output, [&](const Value& list) { return format_table(columns, list, output); });
 }
 
 std::string locate_broker_violations(const std::string& message, const Value& error, const Value& values,

@@ -86,18 +86,24 @@ std::string cell(const Value& object, std::string_view key);
 struct Column {
   std::string header;  // upper case, as kubectl's
   std::function<std::string(const Value&)> cell;
+  bool wide = false;  // shown only with -o wide
 };
 
-// One row per item of `items` (an array, or one object), columns aligned
-// with two spaces, headers first.
-std::string format_table(const std::vector<Column>& columns, const Value& items);
+// Whether -o asks for a table: `table` (the default) or `wide`.
+bool is_table_output(const std::string& output);
 
-// Prints `value` as -o asks: json and yaml as the API gave it, table as
-// `human(value)` makes it. Returns the exit code.
+// One row per item of `items` (an array, or one object), columns aligned
+// with two spaces, headers first; the wide columns only when `output` is
+// wide.
+std::string format_table(const std::vector<Column>& columns, const Value& items, const std::string& output = "table");
+
+// Prints `value` as -o asks: json and yaml as the API gave it, table and
+// wide as `human(value)` makes it. Returns the exit code.
 int print_result(const Value& value, const std::string& output, const std::function<std::string(const Value&)>& human);
 
-// A list as print_result prints it in a table of `columns`; an empty table
-// is "No WHAT found." on stderr instead, as kubectl says it.
+// A list as print_result prints it in a table of `columns` (with the wide
+// ones for -o wide); an empty table is "No WHAT found." on stderr instead,
+// as kubectl says it.
 int print_list(const Value& items, const std::string& output, const std::vector<Column>& columns,
                std::string_view what);
 

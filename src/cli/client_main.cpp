@@ -6,8 +6,10 @@
 int main(int argc, char** argv) {
   using namespace sindri::cli;
   return run_program(argc, argv, [](CLI::App& app, std::vector<Verb>& verbs) {
+    verbs.push_back(add_generator(app));
     verbs.push_back(add_stack(app));
     verbs.push_back(add_apply(app));
+    verbs.push_back(add_diff(app));
     verbs.push_back(add_agent(app));
     verbs.push_back(add_template(app));
     verbs.push_back(add_instantiate(app));

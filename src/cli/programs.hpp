@@ -34,9 +34,17 @@ inline constexpr ProgramVerb kReconstructVerb{
     "reconstruct", "Render deployment objects again from their provenance and compare them with what is stored",
     "sindri-client"};
 
+inline constexpr ProgramVerb kGeneratorVerb{
+    "generator", "Create, list, show and delete generators (the identities that deploy) and rotate their PAKs",
+    "sindri-client"};
+inline constexpr ProgramVerb kDiffVerb{
+    "diff", "Compare manifests with a stack's newest deployment object (exit 0 same, 1 different, 2 error)",
+    "sindri-client"};
+
 // In the order `sindri --help` lists them, after the offline verbs.
-inline constexpr ProgramVerb kOtherProgramVerbs[] = {kServeVerb,    kStackVerb,       kApplyVerb,      kAgentVerb,
-                                                     kTemplateVerb, kInstantiateVerb, kReconstructVerb};
+inline constexpr ProgramVerb kOtherProgramVerbs[] = {kServeVerb,       kGeneratorVerb, kStackVerb,
+                                                     kApplyVerb,       kDiffVerb,      kAgentVerb,
+                                                     kTemplateVerb,    kInstantiateVerb, kReconstructVerb};
 
 // The verb as `sindri` shows it: its name and description, any arguments.
 Verb add_other_program_verb(CLI::App& app, const ProgramVerb& verb);

@@ -72,7 +72,7 @@ int print_with_tags(BrokerClient& client, const Value& object, const std::string
     return fail((labels ? annotations : labels).error().message);
   }
   const bool readable = labels && annotations;
-  if (output != "table") {
+  if (!is_table_output(output)) {
     // As kubectl's -o json holds all its table shows: labels as a list,
     // annotations as a map (left out when the PAK may not read them).
     Value shown = object;
@@ -96,7 +96,7 @@ int print_with_tags(BrokerClient& client, const Value& object, const std::string
     columns.push_back({"LABELS", [label_text](const Value&) { return label_text; }});
     columns.push_back({"ANNOTATIONS", [annotation_text](const Value&) { return annotation_text; }});
   }
-  return print_result(object, "table", [&](const Value& found) { return format_table(columns, found); });
+  return print_result(object, output, [&](const Value& found) { return format_table(columns, found, output); });
 }
 
 TagVerbs add_tag_verbs(CLI::App& parent, const std::string& kind, std::string& target, TagChange& change,

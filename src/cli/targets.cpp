@@ -11,7 +11,7 @@ int print_stack_targets(BrokerClient& client, const std::string& path, const std
                         std::string_view what) {
   auto targets = client.get(path);
   if (!targets) return fail(targets.error().message);
-  if (output != "table") return print_list(*targets, output, {}, what);
+  if (!is_table_output(output)) return print_list(*targets, output, {}, what);
   // An agent's PAK may read its targets but list no stacks.
   auto stacks = client.get("/stacks");
   if (!stacks && !client.last_refused()) return fail(stacks.error().message);

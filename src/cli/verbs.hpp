@@ -28,5 +28,7 @@ Verb add_agent(CLI::App& app);     // agent.cpp
 Verb add_template(CLI::App& app);     // template.cpp
 Verb add_instantiate(CLI::App& app);  // instantiate.cpp
 Verb add_reconstruct(CLI::App& app);  // reconstruct.cpp
+Verb add_generator(CLI::App& app);    // generator.cpp
+Verb add_diff(CLI::App& app);         // diff.cpp
 
 }  // namespace sindri::cli
