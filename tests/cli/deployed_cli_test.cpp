@@ -1,0 +1,1 @@
+// Filled in by issue 29's work.
