@@ -36,10 +36,14 @@ class Loop {
       log(started.error().message);
       return 1;
     }
-    auto looped = loop();
+    auto looped = settings_.once ? apply_once() : loop();
     if (!looped.ok()) {
       log(looped.error().message);
       return 1;
+    }
+    if (settings_.once) {
+      log(any_apply_failed_ ? "applied once; some objects failed" : "applied once");
+      return any_apply_failed_ ? 1 : 0;
     }
     log("stopped");
     return 0;
@@ -111,14 +115,17 @@ class Loop {
     });
     if (run_.hooks.observe_into) run_.hooks.observe_into(health_->metrics());
     if (auto probed = probe(); !probed) log("the sink " + std::string(sink_->name()) + " does not answer yet");
-    server_ = std::make_unique<HealthServer>(*health_, run_.version);
-    SINDRI_CHECK(server_->start("0.0.0.0", static_cast<uint16_t>(settings_.health_port)));
-    log("health endpoints on port " + std::to_string(server_->port()));
+    if (!settings_.once) {
+      server_ = std::make_unique<HealthServer>(*health_, run_.version);
+      SINDRI_CHECK(server_->start("0.0.0.0", static_cast<uint16_t>(settings_.health_port)));
+      log("health endpoints on port " + std::to_string(server_->port()));
+    }
     reconciler_ = std::make_unique<Reconciler>(
         *sink_,
         [this](const DeploymentObject& object, const ApplyOutcome& outcome) {
           log(std::string(outcome.success ? "applied " : "failed ") + object.id + " (stack " + object.stack_id +
               "): " + outcome.message);
+          if (!outcome.success) any_apply_failed_ = true;
           events_.push_back({object.id, outcome.success, outcome.message});
           // Once the broker failed this turn the events wait for the next
           // turn, rather than each object waiting out broker_timeout.
@@ -130,6 +137,7 @@ class Loop {
     tasks_ = std::make_unique<Tasks>(broker_, run_.hooks, agent_id_, [this](const std::string& line) { log(line); });
     worker_ =
         std::make_unique<TaskWorker>(settings_, run_.hooks, agent_id_, [this](const std::string& line) { log(line); });
+    if (settings_.once) return Ok{};
     channel_ = std::make_unique<BrokerChannel>(settings_, [this](const std::string& line) { log(line); });
     // Telemetry has no REST path: without the channel there is nowhere to send it.
     if (settings_.telemetry && !settings_.ws_force_rest && run_.hooks.start_telemetry) {
@@ -220,6 +228,24 @@ class Loop {
   // A task's broker error, counted as any other.
   Status note(const std::optional<BrokerError>& error) { return error ? note(*error) : Status(Ok{}); }
 
+  // One heartbeat, one poll that applies everything, its events sent; a
+  // broker down or failing is waited out with the usual backoff.
+  Status apply_once() {
+    double backoff = settings_.broker_backoff_initial;
+    while (!stopping_) {
+      failing_ = false;
+      SINDRI_CHECK(heartbeat());
+      if (!failing_ && status_ != "ACTIVE") return make_error("the agent is " + status_ + ", not ACTIVE: nothing to apply");
+      if (!failing_) SINDRI_CHECK(poll(true));
+      if (!fatal_.empty()) return make_error(fatal_);
+      if (!failing_) SINDRI_CHECK(send_events());
+      if (!failing_) return Ok{};
+      wait_until(Clock::now() + seconds(backoff), stopping_);
+      backoff = std::min(backoff * 2, settings_.broker_backoff_max);
+    }
+    return make_error("stopped before the target state was applied");
+  }
+
   Status loop() {
     auto next_heartbeat = Clock::now();
     auto next_poll = next_heartbeat;
@@ -290,6 +316,7 @@ class Loop {
   int64_t refusals_ = 0;
   bool failing_ = false;
   std::string fatal_;  // a refused PAK met while reporting an apply
+  bool any_apply_failed_ = false;
 };
 
 }  // namespace

@@ -142,6 +142,13 @@ const std::array kSettings = {
                  .flag = "--ws-force-rest",
                  .description = "Never open the broker's agent channel; only poll (true or false)",
                  .field = &AgentSettings::ws_force_rest},
+    AgentSetting{.key = "agent.once",
+                 .variable = "SINDRI_AGENT_ONCE",
+                 .flag = "--once",
+                 .description = "Apply the target state once, report its events and exit: 0 when every object "
+                                "applied, 1 otherwise (no health endpoints, channel or telemetry; for a pipeline or "
+                                "a directory sink) (true or false)",
+                 .field = &AgentSettings::once},
     AgentSetting{.key = "agent.telemetry",
                  .variable = "SINDRI_AGENT_TELEMETRY",
                  .flag = "--telemetry",

@@ -45,6 +45,7 @@ struct AgentSettings {
   std::string ws_url;  // empty: from broker_url
   bool ws_force_rest = false;
   bool telemetry = true;
+  bool once = false;
   int64_t pod_log_lines_per_second = 100;
   std::string sink = "kubernetes";
   // Seconds, fractions allowed, so that tests run in fractions of a second.

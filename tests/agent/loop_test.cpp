@@ -338,5 +338,43 @@ TEST_F(AgentLoop, ALongWorkOrderHoldsUpNothingAndStopsWithTheAgent) {
   EXPECT_NE(log().find("work order " + text_of(order.json, "id") + " failed: stopped"), std::string::npos) << log();
 }
 
+// --once: one apply of everything targeted, its events sent, then the run
+// ends by itself, without the health endpoints or the channel.
+TEST_F(AgentLoop, OnceAppliesReportsAndExits0) {
+  run_.settings.once = true;
+  deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+  std::atomic<bool> stopping{false};
+  EXPECT_EQ(run_agent(run_, stopping), 0) << log();
+  EXPECT_TRUE(fs::exists(sink_ / stack_id_ / "core_ConfigMap_default_web.yaml"));
+  Reply events = call(*admin_, "GET", "/api/v1/agents/" + agent_id_ + "/events");
+  ASSERT_TRUE(events.json.is_array()) << events.body;
+  ASSERT_EQ(events.json.size(), 1u) << events.body;
+  EXPECT_EQ(text_of(*events.json.at(0), "status"), "SUCCESS");
+  EXPECT_EQ(log().find("health endpoints"), std::string::npos) << log();
+  EXPECT_EQ(channels_open(*admin_), 0);
+}
+
+TEST_F(AgentLoop, OnceExits1WhenAnObjectFailsToApply) {
+  run_.settings.once = true;
+  deploy(stack_id_, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+  // The directory sink cannot write where a file stands in for its directory.
+  fs::create_directories(sink_);
+  { std::ofstream(sink_ / stack_id_) << "in the way"; }
+  std::atomic<bool> stopping{false};
+  EXPECT_EQ(run_agent(run_, stopping), 1) << log();
+  Reply events = call(*admin_, "GET", "/api/v1/agents/" + agent_id_ + "/events");
+  ASSERT_TRUE(events.json.is_array()) << events.body;
+  ASSERT_EQ(events.json.size(), 1u) << events.body;
+  EXPECT_EQ(text_of(*events.json.at(0), "status"), "FAILURE");
+}
+
+TEST_F(AgentLoop, OnceOfAnInactiveAgentSaysSoAndExits1) {
+  run_.settings.once = true;
+  ASSERT_EQ(call(*admin_, "PUT", "/api/v1/agents/" + agent_id_, R"({"status":"INACTIVE"})").status, 200);
+  std::atomic<bool> stopping{false};
+  EXPECT_EQ(run_agent(run_, stopping), 1) << log();
+  EXPECT_NE(log().find("not ACTIVE"), std::string::npos) << log();
+}
+
 }  // namespace
 }  // namespace sindri_test
