@@ -1,0 +1,25 @@
+#pragma once
+// A template found in a source, read: its metadata and its settings schema.
+
+#include <optional>
+
+#include "repo/catalog.hpp"
+#include "repo/metadata.hpp"
+#include "schema/schema.hpp"
+
+namespace sindri::repo {
+
+struct Template {
+  TemplateLocation location;
+  TemplateMetadata metadata;
+  Value schema_document;                        // null without template_schema.json
+  std::optional<schema::CompiledSchema> schema;  // absent: any settings are accepted
+
+  const std::string& name() const { return location.name; }
+};
+
+// template.json and template_schema.json (each maybe from an override);
+// every problem of both at once, each naming its file.
+Result<Template> load_template(const TemplateLocation& location);
+
+}  // namespace sindri::repo
