@@ -30,5 +30,6 @@ Verb add_instantiate(CLI::App& app);  // instantiate.cpp
 Verb add_reconstruct(CLI::App& app);  // reconstruct.cpp
 Verb add_generator(CLI::App& app);    // generator.cpp
 Verb add_diff(CLI::App& app);         // diff.cpp
+Verb add_repo(CLI::App& app);         // repo.cpp
 
 }  // namespace sindri::cli
