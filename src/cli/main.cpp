@@ -1,6 +1,7 @@
 // The `sindri` command: a thin main over the libraries. It runs the offline
 // verbs itself and hands the others to their programs (programs.hpp).
 
+#include "cli/command_verbs.hpp"
 #include "cli/programs.hpp"
 #include "cli/run.hpp"
 
@@ -16,5 +17,8 @@ int main(int argc, char** argv) {
     verbs.push_back(add_bundle(app));
     verbs.push_back(add_rbg(app));
     for (const ProgramVerb& verb : kOtherProgramVerbs) verbs.push_back(add_other_program_verb(app, verb));
+    verbs.push_back(add_help(app));
+    verbs.push_back(add_version(app));
+    verbs.push_back(add_completion(app));
   });
 }

@@ -1,7 +1,9 @@
 #pragma once
 // What every program of the `sindri` command does with its command line:
-// names an unknown command, refuses `-` twice, parses, and runs the verb
-// that was named, its exit code the process's.
+// names an unknown command or subcommand, lists the subcommands of a group
+// called without one, refuses `-` twice, parses, and runs the verb that was
+// named, its exit code the process's. `PROGRAM __commands` prints the
+// program's command tree as JSON instead (command_tree.hpp).
 
 #include <functional>
 #include <vector>

@@ -1,0 +1,118 @@
+// sindri completion bash|zsh|fish
+//
+// Prints a completion script covering the verbs of all three programs of
+// `sindri`, their subcommands and options. This program does not link the
+// verbs of the others, so it asks each for its command tree
+// (`PROGRAM __commands`, run.cpp) and puts them in place of its own entries
+// for those verbs.
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "cli/command_tree.hpp"
+#include "cli/command_verbs.hpp"
+#include "cli/completion_scripts.hpp"
+#include "cli/errors.hpp"
+#include "cli/io.hpp"
+#include "cli/programs.hpp"
+#include "value/json.hpp"
+
+extern char** environ;
+
+namespace sindri::cli {
+namespace {
+
+// What `program __commands` prints, the program beside this one.
+Result<std::string> commands_output(const std::string& program) {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return make_error("cannot find the sindri program itself: " + error.message());
+  std::string path = (self.parent_path() / program).string();
+  std::string argument = kCommandsArgument;
+  char* argv[] = {path.data(), argument.data(), nullptr};
+  int pipe_ends[2];
+  if (::pipe(pipe_ends) != 0) return make_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], 1);
+  posix_spawn_file_actions_addclose(&actions, pipe_ends[0]);
+  posix_spawn_file_actions_addclose(&actions, pipe_ends[1]);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_ends[1]);
+  std::string out;
+  if (spawned == 0) {
+    char buffer[8192];
+    for (ssize_t n; (n = ::read(pipe_ends[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(pipe_ends[0]);
+  if (spawned != 0) return make_error("cannot run " + path + ": " + std::strerror(spawned));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return make_error(path + " " + argument + " failed");
+  return out;
+}
+
+Result<Value> program_tree(const std::string& program) {
+  SINDRI_TRY(output, commands_output(program));
+  auto tree = parse_json(output);
+  const Value* verbs = tree ? tree->find("subcommands") : nullptr;
+  if (verbs == nullptr || !verbs->is_array()) return make_error(program + " " + kCommandsArgument + " printed no command tree");
+  return std::move(tree).value();
+}
+
+// This program's tree, each verb of another program replaced by that
+// program's own entry for it. A program that cannot say leaves its verbs
+// without subcommands or options, with a warning.
+Value whole_tree(const CLI::App& app) {
+  std::set<std::string_view> programs;
+  for (const ProgramVerb& verb : kOtherProgramVerbs) programs.insert(verb.program);
+  Array others;
+  for (std::string_view program : programs) {
+    auto tree = program_tree(std::string(program));
+    if (!tree) {
+      print_warning(tree.error().message + ": its verbs complete without their subcommands and options");
+      continue;
+    }
+    for (const Value& verb : tree->find("subcommands")->get_array()) others.push_back(verb);
+  }
+  Value tree = command_tree(app);
+  Array verbs;
+  for (const Value& verb : tree.find("subcommands")->get_array()) {
+    const Value* replacement = &verb;
+    for (const Value& other : others) {
+      if (*other.find("name") == *verb.find("name")) replacement = &other;
+    }
+    verbs.push_back(*replacement);
+  }
+  tree.set("subcommands", Value(std::move(verbs)));
+  return tree;
+}
+
+int run_completion(const CLI::App& app, const std::string& shell) {
+  const Value tree = whole_tree(app);
+  const std::string script =
+      shell == "bash" ? bash_completion(tree) : shell == "zsh" ? zsh_completion(tree) : fish_completion(tree);
+  return write_stdout(script) ? 0 : 1;
+}
+
+}  // namespace
+
+Verb add_completion(CLI::App& app) {
+  auto shell = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("completion", "Print a completion script for bash, zsh or fish");
+  cmd->add_option("SHELL", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  return Verb{cmd, [&app, shell] { return run_completion(app, *shell); }};
+}
+
+}  // namespace sindri::cli
