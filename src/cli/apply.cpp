@@ -1,237 +1,88 @@
-// sindri apply STACK -f PATH [-f PATH]... [-R] [-o table|yaml|json]
+// sindri apply STACK -f PATH [-f PATH]... [-R] [--dry-run] [--force] [-o table|yaml|json]
 //
-// Creates one deployment object in STACK (an id or a name) from manifests.
-// PATH is a file, `-` for stdin, or a directory: its *.yaml, *.yml and
-// *.json files in name order (with -R, those of its subdirectories too, as
-// kubectl walks them). Every document is read and checked here first, so
-// that a mistake names its file, document and line before anything is sent.
-// The manifests, a List's items in its place, are then re-emitted as kubectl
-// prints YAML and joined into one stream, the object's yaml_content.
+// Creates one deployment object in STACK (an id or a name) from manifests,
+// read and checked as manifest_files.hpp says. The manifests are re-emitted
+// as kubectl prints YAML and joined into one stream, the object's
+// yaml_content.
+//
+// Content identical to the stack's newest deployment object creates nothing
+// (its agents would apply the same again): "stack web: unchanged (deployment
+// object ID)", as kubectl apply says "unchanged"; --force creates it anyway.
+// Identical means the exact text apply would send equals the newest object's
+// yaml_content: the broker stores the text as given and computes its
+// checksum from those bytes, so anything less (the same objects written
+// otherwise) is a different object for the broker and its agents. A deletion
+// marker as the newest object is never unchanged: the stack is to be emptied.
+//
+// --dry-run makes every check and request but the creation, prints the YAML
+// that would be sent (-o json|yaml: the request's body) on stdout and what
+// would happen on stderr.
 
-#include <algorithm>
-#include <filesystem>
-#include <iterator>
-#include <map>
 #include <memory>
-#include <set>
 #include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
 
 #include "cli/broker_client.hpp"
 #include "cli/errors.hpp"
 #include "cli/io.hpp"
-#include "cli/manifest_output.hpp"
+#include "cli/manifest_files.hpp"
+#include "cli/newest_object.hpp"
 #include "cli/programs.hpp"
 #include "cli/verbs.hpp"
-#include "value/pointer.hpp"
-#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-
 struct ApplyArgs {
   BrokerFlags flags;
   std::string stack;
-  std::vector<std::string> paths;
-  bool recursive = false;
+  ManifestSources sources;
+  bool dry_run = false;
+  bool force = false;
 };
 
-struct Source {
-  std::string name;  // the path as given or found, "<stdin>" for `-`
-  std::string text;
-};
+std::string resources(size_t count) { return std::to_string(count) + (count == 1 ? " resource" : " resources"); }
 
-bool is_manifest_file(const fs::path& path) {
-  const fs::path extension = path.extension();
-  return extension == ".yaml" || extension == ".yml" || extension == ".json";
+std::string unchanged_line(const Value& stack, const Value& newest) {
+  return "stack " + cell(stack, "name") + ": unchanged (deployment object " + cell(newest, "id") + ")";
 }
 
-// Paths compare element by element, so a subdirectory's files sort where
-// the subdirectory does: the order of kubectl's (Go's filepath.Walk) walk.
-Result<std::vector<fs::path>> manifest_files_in(const fs::path& dir, bool recursive) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  auto take = [&](const fs::directory_entry& entry) {
-    std::error_code type_ec;
-    if (entry.is_regular_file(type_ec) && is_manifest_file(entry.path())) files.push_back(entry.path());
-  };
-  if (recursive) {
-    fs::recursive_directory_iterator it(dir, ec);
-    for (const fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) take(*it);
-  } else {
-    fs::directory_iterator it(dir, ec);
-    for (const fs::directory_iterator end; !ec && it != end; it.increment(ec)) take(*it);
-  }
-  if (ec) return make_error("cannot read directory " + dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-Result<std::vector<Source>> read_sources(const ApplyArgs& args) {
-  std::vector<Source> sources;
-  auto add_file = [&](const fs::path& path) -> Status {
-    SINDRI_TRY(text, read_file(path, "manifest file"));
-    sources.push_back(Source{path.string(), std::move(text)});
-    return Ok{};
-  };
-  for (const std::string& path : args.paths) {
-    std::error_code ec;
-    if (path == "-") {
-      SINDRI_TRY(text, read_file(path, "manifest file"));
-      sources.push_back(Source{"<stdin>", std::move(text)});
-    } else if (fs::is_directory(path, ec)) {
-      SINDRI_TRY(files, manifest_files_in(path, args.recursive));
-      for (const fs::path& file : files) {
-        if (auto added = add_file(file); !added) return std::move(added).error();
-      }
-    } else if (auto added = add_file(path); !added) {
-      return std::move(added).error();
-    }
-  }
-  return sources;
-}
-
-// kubectl applies the items of a List (v1 List, PodList, ...) one by one;
-// `sindri render -o json` writes several manifests as one.
-bool is_list(const Value& document) {
-  const Value* kind = document.find("kind");
-  const Value* items = document.find("items");
-  return kind && kind->is_string() && kind->get_string().ends_with("List") && items && items->is_array();
-}
-
-std::string text_at(const Value& object, std::string_view pointer) {
-  const Value* at = follow_pointer(object, pointer);
-  return at != nullptr && at->is_string() ? std::string(at->get_string()) : "";
-}
-
-// Kubernetes' built-in kinds that live outside namespaces, by API group.
-bool is_cluster_scoped(std::string_view group, std::string_view kind) {
-  static const std::set<std::pair<std::string_view, std::string_view>> kinds = {
-      {"", "ComponentStatus"},
-      {"", "Namespace"},
-      {"", "Node"},
-      {"", "PersistentVolume"},
-      {"admissionregistration.k8s.io", "MutatingAdmissionPolicy"},
-      {"admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"},
-      {"admissionregistration.k8s.io", "MutatingWebhookConfiguration"},
-      {"admissionregistration.k8s.io", "ValidatingAdmissionPolicy"},
-      {"admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"},
-      {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"},
-      {"apiextensions.k8s.io", "CustomResourceDefinition"},
-      {"apiregistration.k8s.io", "APIService"},
-      {"certificates.k8s.io", "CertificateSigningRequest"},
-      {"certificates.k8s.io", "ClusterTrustBundle"},
-      {"flowcontrol.apiserver.k8s.io", "FlowSchema"},
-      {"flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"},
-      {"networking.k8s.io", "IPAddress"},
-      {"networking.k8s.io", "IngressClass"},
-      {"networking.k8s.io", "ServiceCIDR"},
-      {"node.k8s.io", "RuntimeClass"},
-      {"policy", "PodSecurityPolicy"},
-      {"rbac.authorization.k8s.io", "ClusterRole"},
-      {"rbac.authorization.k8s.io", "ClusterRoleBinding"},
-      {"resource.k8s.io", "DeviceClass"},
-      {"resource.k8s.io", "ResourceSlice"},
-      {"scheduling.k8s.io", "PriorityClass"},
-      {"storage.k8s.io", "CSIDriver"},
-      {"storage.k8s.io", "CSINode"},
-      {"storage.k8s.io", "StorageClass"},
-      {"storage.k8s.io", "VolumeAttachment"},
-      {"storage.k8s.io", "VolumeAttributesClass"},
-      {"storagemigration.k8s.io", "StorageVersionMigration"},
-  };
-  return kinds.contains({group, kind});
-}
-
-// The namespace an object lands in as kubectl applies it: none for a
-// cluster-scoped kind (the API server ignores one given), `default` when a
-// namespaced object names none.
-std::string effective_namespace(std::string_view group, std::string_view kind, std::string given) {
-  if (is_cluster_scoped(group, kind)) return "";
-  return given.empty() ? "default" : given;
-}
-
-// The manifests so far, and where each object (API group, kind, namespace,
-// name) was first given.
-struct Collected {
-  std::vector<Value> manifests;
-  std::map<std::string, std::string> first_given;
-};
-
-// An agent applies a deployment object's manifests one after another: an
-// object given twice (a file named twice, a symlink beside its target)
-// would be applied twice, the second silently winning.
-Status add_manifest(Collected& collected, const Value& manifest, const std::string& where) {
-  if (std::string problem = manifest_problem(manifest); !problem.empty()) return make_error(where + " " + problem);
-  const std::string api_version = text_at(manifest, "/apiVersion");
-  const std::string group = api_version.find('/') == std::string::npos ? "" : api_version.substr(0, api_version.find('/'));
-  const std::string kind = text_at(manifest, "/kind");
-  const std::string name_space = effective_namespace(group, kind, text_at(manifest, "/metadata/namespace"));
-  const std::string name = text_at(manifest, "/metadata/name");
-  const std::string identity = group + "\n" + kind + "\n" + name_space + "\n" + name;
-  if (auto [first, added] = collected.first_given.emplace(identity, where); !added) {
-    return make_error(where + ": " + kind + " " + (name_space.empty() ? "" : name_space + "/") + name +
-                      " is given already, at " + first->second + "; a deployment object holds each object once");
-  }
-  collected.manifests.push_back(manifest);
-  return Ok{};
-}
-
-Status collect_manifests(const Source& source, Collected& collected) {
-  auto stream = parse_yaml_stream(source.text, source.name);
-  if (!stream) return make_error(stream.error().describe());
-  for (size_t i = 0; i < stream->size(); ++i) {
-    const YamlDocument& document = (*stream)[i];
-    if (document.value.is_null()) continue;
-    const std::string where = source.name + ":" + std::to_string(document.line) + ": document " + std::to_string(i + 1);
-    if (!is_list(document.value)) {
-      if (auto added = add_manifest(collected, document.value, where); !added) return added;
-      continue;
-    }
-    const Value& items = *document.value.find("items");
-    for (size_t j = 0; j < items.size(); ++j) {
-      const std::string item_where = where + ", item " + std::to_string(j + 1) + " of the list";
-      if (auto added = add_manifest(collected, *items.at(j), item_where); !added) return added;
-    }
-  }
-  return Ok{};
-}
-
-Result<std::vector<Value>> read_manifests(const ApplyArgs& args) {
-  SINDRI_TRY(sources, read_sources(args));
-  Collected collected;
-  for (const Source& source : sources) {
-    if (auto done = collect_manifests(source, collected); !done) return std::move(done).error();
-  }
-  std::vector<Value>& manifests = collected.manifests;
-  if (manifests.empty()) {
-    std::string paths;
-    for (const std::string& path : args.paths) paths += (paths.empty() ? "" : ", ") + path;
-    return make_error("no manifests found in " + paths);
-  }
-  return manifests;
+// What would be sent, and on stderr what would become of it.
+int print_dry_run(const ApplyArgs& args, const Value& stack, const Value& body, size_t count, const Value* unchanged) {
+  const int printed =
+      print_result(body, args.flags.output, [](const Value& sent) { return cell(sent, "yaml_content"); });
+  if (printed != 0) return printed;
+  print_note(unchanged != nullptr ? unchanged_line(stack, *unchanged) + ": nothing would be created"
+                                  : "would create a deployment object in stack " + cell(stack, "name") + " (" +
+                                        resources(count) + "); --dry-run sent nothing");
+  return 0;
 }
 
 int run_apply(const ApplyArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
-  auto manifests = read_manifests(args);
+  auto manifests = read_manifests(args.sources);
   if (!manifests) return fail(manifests.error().message);
   auto stack = client->find_stack(args.stack);
   if (!stack) return fail(stack.error().message);
+  const std::string yaml = joined_yaml(*manifests);
+  auto newest = newest_deployment_object(*client, *stack);
+  if (!newest) return fail(newest.error().message);
+  const bool unchanged = !args.force && !newest->is_null() && cell(*newest, "is_deletion_marker") != "true" &&
+                         cell(*newest, "yaml_content") == yaml;
   Value body{Object{}};
-  body.set("yaml_content", to_yaml_stream(*manifests));
+  body.set("yaml_content", yaml);
+  const size_t count = manifests->size();
+  if (args.dry_run) return print_dry_run(args, *stack, body, count, unchanged ? &*newest : nullptr);
+  if (unchanged) {
+    return print_result(*newest, args.flags.output, [&](const Value&) { return unchanged_line(*stack, *newest) + "\n"; });
+  }
   auto object = client->post("/stacks/" + cell(*stack, "id") + "/deployment-objects", body);
   if (!object) return fail(object.error().message);
-  const size_t count = manifests->size();
   return print_result(*object, args.flags.output, [&](const Value& created) {
     return "deployment object " + cell(created, "id") + " created in stack " + cell(*stack, "name") + " (sequence " +
-           cell(created, "sequence_id") + ", " + std::to_string(count) + (count == 1 ? " resource)\n" : " resources)\n");
+           cell(created, "sequence_id") + ", " + resources(count) + ")\n";
   });
 }
 
@@ -241,11 +92,10 @@ Verb add_apply(CLI::App& app) {
   auto args = std::make_shared<ApplyArgs>();
   CLI::App* cmd = app.add_subcommand(std::string(kApplyVerb.name), std::string(kApplyVerb.description));
   cmd->add_option("STACK", args->stack, "Id or name of the stack")->required();
-  cmd->add_option("-f,--filename", args->paths,
-                  "Manifest file, directory of *.yaml/*.yml/*.json files, or - for stdin (repeatable)")
-      ->required()
-      ->allow_extra_args(false);
-  cmd->add_flag("-R,--recursive", args->recursive, "Also read the files in the directories' subdirectories");
+  add_manifest_options(*cmd, args->sources);
+  cmd->add_flag("--dry-run", args->dry_run, "Check everything and print what would be sent; create nothing");
+  cmd->add_flag("--force", args->force,
+                "Create a deployment object even when the stack's newest one holds the same content");
   add_broker_flags(*cmd, args->flags);
   return Verb{cmd, [args] { return run_apply(*args); }};
 }

@@ -1,16 +1,113 @@
-// Placeholder while the verb is being built (issue 29).
-#include <string>
+// sindri diff STACK -f PATH [-f PATH]... [-R] [--context N]
+//
+// Compares manifests, read exactly as `sindri apply` reads them, with STACK's
+// newest deployment object, and prints a unified diff, as `kubectl diff`
+// does. The comparison is per Kubernetes object (API group, kind, namespace,
+// name): each object's YAML as apply would send it against the stored
+// object's, both printed as kubectl prints YAML, under headers naming it:
+//   --- web/apps/v1/Deployment/demo/hello (deployment object ID)
+//   +++ web/apps/v1/Deployment/demo/hello (files)
+// An object on one side only is all added or all removed; a stack without
+// an object, or whose newest is a deletion marker, has everything added.
+// The files' objects come first, in their order, then those only stored.
+// Exit 0 when nothing differs, 1 when something does, 2 on any error, as
+// kubectl diff's.
 
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/broker_client.hpp"
 #include "cli/errors.hpp"
+#include "cli/io.hpp"
+#include "cli/manifest_files.hpp"
+#include "cli/newest_object.hpp"
 #include "cli/programs.hpp"
 #include "cli/verbs.hpp"
+#include "roles/unified_diff.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 
+namespace {
+
+constexpr int kDifferent = 1;
+constexpr int kError = 2;
+
+struct DiffArgs {
+  BrokerFlags flags;
+  std::string stack;
+  ManifestSources sources;
+  size_t context = 3;
+};
+
+// What the stack holds now, and how the diff's headers name it.
+struct Stored {
+  std::vector<Manifest> manifests;
+  std::string name;    // "deployment object ID"
+  std::string absent;  // for an object it does not hold
+};
+
+Result<Stored> stored_manifests(BrokerClient& client, const Value& stack) {
+  SINDRI_TRY(newest, newest_deployment_object(client, stack));
+  if (newest.is_null()) return Stored{{}, "", "no deployment object yet"};
+  const std::string name = "deployment object " + cell(newest, "id");
+  if (cell(newest, "is_deletion_marker") == "true") return Stored{{}, name, name + " is a deletion marker"};
+  SINDRI_TRY(manifests, manifests_in(cell(newest, "yaml_content"), name));
+  return Stored{std::move(manifests), name, "not in " + name};
+}
+
+std::string diff_of(const Stored& stored, const std::vector<Manifest>& files, const std::string& stack,
+                    size_t context) {
+  std::vector<bool> matched(stored.manifests.size(), false);
+  std::string out;
+  auto add = [&](const Manifest* old_side, const Manifest* new_side) {
+    const std::string old_label = stack + "/" + (old_side ? old_side->label : new_side->label);
+    const std::string new_label = stack + "/" + (new_side ? new_side->label : old_side->label);
+    out += roles::unified_diff(old_side ? to_yaml(old_side->value) : "", new_side ? to_yaml(new_side->value) : "",
+                               old_label + " (" + (old_side ? stored.name : stored.absent) + ")",
+                               new_label + (new_side ? " (files)" : " (not in the files)"), context);
+  };
+  for (const Manifest& file : files) {
+    const Manifest* old_side = nullptr;
+    for (size_t i = 0; i < stored.manifests.size() && old_side == nullptr; ++i) {
+      if (!matched[i] && stored.manifests[i].identity == file.identity) {
+        matched[i] = true;
+        old_side = &stored.manifests[i];
+      }
+    }
+    add(old_side, &file);
+  }
+  for (size_t i = 0; i < stored.manifests.size(); ++i) {
+    if (!matched[i]) add(&stored.manifests[i], nullptr);
+  }
+  return out;
+}
+
+int run_diff(const DiffArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, kError);
+  auto files = read_manifests(args.sources);
+  if (!files) return fail(files.error().message, kError);
+  auto stack = client->find_stack(args.stack);
+  if (!stack) return fail(stack.error().message, kError);
+  auto stored = stored_manifests(*client, *stack);
+  if (!stored) return fail(stored.error().message, kError);
+  const std::string diff = diff_of(*stored, *files, cell(*stack, "name"), args.context);
+  if (!write_stdout(diff)) return fail("cannot write the output", kError);
+  return diff.empty() ? 0 : kDifferent;
+}
+
+}  // namespace
+
 Verb add_diff(CLI::App& app) {
-  const auto& verb = kDiffVerb;
-  CLI::App* cmd = app.add_subcommand(std::string(verb.name), std::string(verb.description));
-  return Verb{cmd, [] { return fail("not built yet", 2); }};
+  auto args = std::make_shared<DiffArgs>();
+  CLI::App* cmd = app.add_subcommand(std::string(kDiffVerb.name), std::string(kDiffVerb.description));
+  cmd->add_option("STACK", args->stack, "Id or name of the stack")->required();
+  add_manifest_options(*cmd, args->sources);
+  cmd->add_option("--context", args->context, "Lines of context around each change")->capture_default_str();
+  add_broker_flags(*cmd, args->flags, false);
+  return Verb{cmd, [args] { return run_diff(*args); }};
 }
 
 }  // namespace sindri::cli
