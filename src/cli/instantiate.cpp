@@ -6,7 +6,8 @@
 // deep-merged over the ones before, then every --set, then every
 // --set-string. The broker applies the schema's defaults, validates, renders
 // and records the provenance (see `sindri reconstruct`). Prints what was
-// created, or with -o yaml|json the deployment object.
+// created, or with -o yaml|json the deployment object. A template whose
+// labels or annotations the stack lacks is refused, naming both by name.
 
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "cli/errors.hpp"
 #include "cli/parameters.hpp"
 #include "cli/programs.hpp"
+#include "cli/template_mismatch.hpp"
 #include "cli/verbs.hpp"
 
 namespace sindri::cli {
@@ -43,7 +45,10 @@ int run_instantiate(const InstantiateArgs& args) {
   body.set("template_id", cell(*tpl, "id"));
   body.set("parameters", *values);
   auto object = client->post("/stacks/" + cell(*stack, "id") + "/deployment-objects/from-template", body);
-  if (!object) return fail(locate_broker_violations(object.error().message, client->last_error(), *values, files));
+  if (!object) {
+    const std::string message = name_mismatch(object.error().message, client->last_error(), *tpl, *stack);
+    return fail(locate_broker_violations(message, client->last_error(), *values, files));
+  }
   return print_result(*object, args.flags.output, [&](const Value& created) {
     return "deployment object " + cell(created, "id") + " created in stack " + cell(*stack, "name") +
            " from template " + cell(*tpl, "name") + " v" + cell(*tpl, "version") + " (sequence " +

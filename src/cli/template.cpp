@@ -3,7 +3,7 @@
 // sindri template list [--name N] [--generator-id ID] [--all-versions]
 // sindri template get TEMPLATE
 // sindri template update TEMPLATE -f TEMPLATE_FILE --schema SCHEMA_FILE [--description D]
-// sindri template delete TEMPLATE
+// sindri template delete TEMPLATE [--version N]
 // sindri template label TEMPLATE LABEL... [--remove]
 // sindri template annotate TEMPLATE KEY=VALUE... | --remove KEY...
 // sindri template targets TEMPLATE
@@ -16,7 +16,10 @@
 // or YAML (sent as JSON); it is checked against its meta-schema here, the
 // template's syntax is checked by the broker. update makes a new version
 // (a new id); the broker keeps the description unless --description is
-// given.
+// given. delete of a name deletes every live version of it (`template
+// create` under a used name adds one beside the others), --version N only
+// that one; delete of an id, that template. list's LIVE VERSIONS column
+// gives each name's live versions, so that a name with several stands out.
 // Labels and annotations are two verbs, as kubectl's label and annotate;
 // --remove takes labels, or annotation keys, away. render is the broker's
 // dry run: the values are gathered as `sindri render` gathers them, and the
@@ -25,9 +28,13 @@
 // match that stack's labels and annotations. create, list, get and update
 // print a table, or with -o yaml|json the API's objects.
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/broker_client.hpp"
@@ -37,8 +44,10 @@
 #include "cli/parameters.hpp"
 #include "cli/programs.hpp"
 #include "cli/tags.hpp"
+#include "cli/template_mismatch.hpp"
 #include "cli/targets.hpp"
 #include "cli/verbs.hpp"
+#include "value/uuid.hpp"
 
 namespace sindri::cli {
 
@@ -53,6 +62,7 @@ struct TemplateArgs {
   std::optional<std::string> generator_id;
   std::optional<std::string> name_filter;
   bool all_versions = false;
+  std::optional<int64_t> version;  // delete's --version
   Tags tags;  // create's --label and --annotation
   TagChange tag_change;
   ValuesSources values;
@@ -69,15 +79,43 @@ std::string owner_cell(const Value& tpl) {
 // "web v2", as messages name a template version.
 std::string version_name(const Value& tpl) { return cell(tpl, "name") + " v" + cell(tpl, "version"); }
 
-std::vector<Column> template_columns(bool with_deleted) {
+// The live versions of each name, by owner: "1, 2".
+using LiveVersions = std::map<std::pair<std::string, std::string>, std::string>;
+
+std::pair<std::string, std::string> owner_and_name(const Value& tpl) {
+  return {cell(tpl, "generator_id"), cell(tpl, "name")};
+}
+
+LiveVersions live_versions_in(const Value& templates) {
+  LiveVersions live;
+  for (const Value& tpl : templates.get_array()) {
+    if (cell(tpl, "deleted_at") != "<none>") continue;
+    std::string& versions = live[owner_and_name(tpl)];
+    versions += (versions.empty() ? "" : ", ") + cell(tpl, "version");
+  }
+  return live;
+}
+
+// With `live`, the LIVE VERSIONS column after VERSION.
+std::vector<Column> template_columns(bool with_deleted, const LiveVersions* live = nullptr) {
   std::vector<Column> columns = {
       {"NAME", [](const Value& tpl) { return cell(tpl, "name"); }},
       {"VERSION", [](const Value& tpl) { return cell(tpl, "version"); }},
-      {"ID", [](const Value& tpl) { return cell(tpl, "id"); }},
-      {"GENERATOR", owner_cell},
-      {"CREATED", [](const Value& tpl) { return cell(tpl, "created_at"); }},
   };
+  if (live != nullptr) {
+    columns.push_back({"LIVE VERSIONS", [live](const Value& tpl) {
+                         auto found = live->find(owner_and_name(tpl));
+                         return found == live->end() ? std::string("<none>") : found->second;
+                       }});
+  }
+  columns.insert(columns.end(), {
+                                    {"ID", [](const Value& tpl) { return cell(tpl, "id"); }},
+                                    {"GENERATOR", owner_cell},
+                                    {"CREATED", [](const Value& tpl) { return cell(tpl, "created_at"); }},
+                                });
   if (with_deleted) columns.push_back({"DELETED", [](const Value& tpl) { return cell(tpl, "deleted_at"); }});
+  columns.push_back({"DESCRIPTION", [](const Value& tpl) { return cell(tpl, "description"); }, true});
+  columns.push_back({"CHECKSUM", [](const Value& tpl) { return cell(tpl, "checksum"); }, true});
   return columns;
 }
 
@@ -144,7 +182,9 @@ int run_list(const TemplateArgs& args) {
   add_query("all_versions", args.all_versions ? "true" : "false");
   auto templates = client->get("/templates" + query);
   if (!templates) return fail(templates.error().message);
-  return print_list(*templates, args.flags.output, template_columns(args.all_versions), "templates");
+  if (!templates->is_array()) return fail("the broker's list of templates is not an array");
+  const LiveVersions live = live_versions_in(*templates);
+  return print_list(*templates, args.flags.output, template_columns(args.all_versions, &live), "templates");
 }
 
 int run_get(const TemplateArgs& args) {
@@ -171,15 +211,60 @@ int run_update(const TemplateArgs& args) {
   });
 }
 
+// The live versions of `tpl`'s name that its owner has, oldest first; with
+// `version`, that one alone.
+Result<std::vector<Value>> live_versions_of(BrokerClient& client, const Value& tpl, std::optional<int64_t> version) {
+  SINDRI_TRY(same_name, client.get("/templates?all_versions=false&name=" + http::percent_encode(cell(tpl, "name"))));
+  if (!same_name.is_array()) return make_error("the broker's list of templates is not an array");
+  std::vector<Value> live;
+  for (const Value& found : same_name.get_array()) {
+    if (owner_and_name(found) == owner_and_name(tpl)) live.push_back(found);
+  }
+  auto version_of = [](const Value& found) {
+    const Value* number = found.find("version");
+    return number != nullptr && number->is_int() ? number->get_int() : 0;
+  };
+  std::sort(live.begin(), live.end(), [&](const Value& a, const Value& b) { return version_of(a) < version_of(b); });
+  if (!version) return live;
+  std::string versions;
+  for (const Value& found : live) {
+    if (version_of(found) == *version) return std::vector<Value>{found};
+    versions += (versions.empty() ? "v" : ", v") + cell(found, "version");
+  }
+  return make_error("template " + cell(tpl, "name") + " has no live version " + std::to_string(*version) +
+                    " (live: " + versions + ")");
+}
+
 int run_delete(const TemplateArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
   auto tpl = client->find_template(args.tpl);
   if (!tpl) return fail(tpl.error().message);
-  if (auto removed = client->remove("/templates/" + cell(*tpl, "id")); !removed) return fail(removed.error().message);
-  return write_stdout("template " + version_name(*tpl) + " deleted (id " + cell(*tpl, "id") + ")\n")
-             ? 0
-             : fail("cannot write the output");
+  const bool by_id = is_uuid(args.tpl) && cell(*tpl, "id") == stored_uuid(args.tpl);
+  if (by_id && args.version) {
+    return fail("--version picks among the live versions of a name; " + args.tpl + " is the id of template " +
+                    version_name(*tpl),
+                2);
+  }
+  std::vector<Value> doomed = {*tpl};
+  if (!by_id) {
+    auto live = live_versions_of(*client, *tpl, args.version);
+    if (!live) return fail(live.error().message);
+    doomed = std::move(live).value();
+  }
+  std::string deleted;
+  for (const Value& version : doomed) {
+    if (auto removed = client->remove("/templates/" + cell(version, "id")); !removed) {
+      return fail(removed.error().message + (deleted.empty() ? "" : " (deleted before it: " + deleted + ")"));
+    }
+    deleted += (deleted.empty() ? "v" : ", v") + cell(version, "version") + " id " + cell(version, "id");
+  }
+  const std::string said = doomed.size() == 1
+                               ? "template " + version_name(doomed.front()) + " deleted (id " +
+                                     cell(doomed.front(), "id") + ")\n"
+                               : "template " + cell(*tpl, "name") + ": " + std::to_string(doomed.size()) +
+                                     " versions deleted (" + deleted + ")\n";
+  return write_stdout(said) ? 0 : fail("cannot write the output");
 }
 
 int run_targets(const TemplateArgs& args) {
@@ -213,13 +298,18 @@ int run_render(const TemplateArgs& args) {
   if (!tpl) return fail(tpl.error().message);
   Value body{Object{}};
   body.set("parameters", *values);
+  Value stack;
   if (args.stack) {
-    auto stack = client->find_stack(*args.stack);
-    if (!stack) return fail(stack.error().message);
-    body.set("stack_id", cell(*stack, "id"));
+    auto found = client->find_stack(*args.stack);
+    if (!found) return fail(found.error().message);
+    stack = std::move(found).value();
+    body.set("stack_id", cell(stack, "id"));
   }
   auto rendered = client->post("/templates/" + cell(*tpl, "id") + "/render", body);
-  if (!rendered) return fail(locate_broker_violations(rendered.error().message, client->last_error(), *values, files));
+  if (!rendered) {
+    const std::string message = name_mismatch(rendered.error().message, client->last_error(), *tpl, stack);
+    return fail(locate_broker_violations(message, client->last_error(), *values, files));
+  }
   const Value* yaml = rendered->find("yaml_content");
   if (!yaml || !yaml->is_string()) return fail("the broker's dry run answer has no yaml_content string");
   auto printed = print_rendered(std::string(yaml->get_string()), "template " + version_name(*tpl), args.render_output,
@@ -274,8 +364,13 @@ Verb add_template(CLI::App& app) {
   add_content_options(*update, *args);
   add_broker_flags(*update, args->flags);
 
-  CLI::App* remove = cmd->add_subcommand("delete", "Delete a template (its objects stay)");
+  CLI::App* remove =
+      cmd->add_subcommand("delete", "Delete every live version of a template's name, or the template of an id "
+                                    "(its objects stay)");
   add_template_option(*remove, *args);
+  remove->add_option_function<int64_t>(
+      "--version", [args](const int64_t& version) { args->version = version; },
+      "Only this live version of the name");
   add_broker_flags(*remove, args->flags, false);
 
   const TagVerbs tagging = add_tag_verbs(*cmd, "template", args->tpl, args->tag_change, args->flags);

@@ -265,16 +265,18 @@ TEST_F(TemplateCli, ListPrintsATableAndFilters) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = lines_of(r.out);
   ASSERT_EQ(lines.size(), 4u) << r.out;
-  EXPECT_EQ(lines[0].rfind("NAME  VERSION  ID" + std::string(36, ' ') + "GENERATOR" + std::string(29, ' ') + "CREATED",
+  EXPECT_EQ(lines[0].rfind("NAME  VERSION  LIVE VERSIONS  ID" + std::string(36, ' ') + "GENERATOR" +
+                               std::string(29, ' ') + "CREATED",
                            0),
             0u)
       << r.out;
   // By name, then generator (a system template first), then version.
-  EXPECT_EQ(lines[1].rfind("db    1        " + text_of(db, "id") + "  " + generator_id_ + "  20", 0), 0u) << r.out;
-  EXPECT_EQ(lines[2].rfind("web   1        " + text_of(system, "id") + "  <system>" + std::string(30, ' ') + "20", 0),
+  const std::string one_live = "1        1" + std::string(14, ' ');
+  EXPECT_EQ(lines[1].rfind("db    " + one_live + text_of(db, "id") + "  " + generator_id_ + "  20", 0), 0u) << r.out;
+  EXPECT_EQ(lines[2].rfind("web   " + one_live + text_of(system, "id") + "  <system>" + std::string(30, ' ') + "20", 0),
             0u)
       << r.out;
-  EXPECT_EQ(lines[3].rfind("web   1        " + text_of(web, "id") + "  " + generator_id_ + "  20", 0), 0u) << r.out;
+  EXPECT_EQ(lines[3].rfind("web   " + one_live + text_of(web, "id") + "  " + generator_id_ + "  20", 0), 0u) << r.out;
 
   Outcome named = as_admin({"template", "list", "--name", "web", "--generator-id", generator_id_, "-o", "json"});
   ASSERT_EQ(named.exit_code, 0) << named.err;
@@ -419,6 +421,61 @@ TEST_F(TemplateCli, DeleteRemovesTheLiveVersion) {
   EXPECT_EQ(again.err, "error: template \"web\" not found\n");
 }
 
+TEST_F(TemplateCli, DeleteOfANameDeletesEveryLiveVersion) {
+  const Value first = make_template(*generator_, "web");
+  const Value second = make_template(*generator_, "web");  // v2 beside v1, both live
+  const Value other = make_template(*generator_, "db");
+  Outcome listed = as_generator({"template", "list", "--name", "web"});
+  ASSERT_EQ(lines_of(listed.out).size(), 3u) << listed.out;
+  EXPECT_EQ(lines_of(listed.out)[1].rfind("web   1        1, 2           " + text_of(first, "id"), 0), 0u) << listed.out;
+
+  Outcome r = as_generator({"template", "delete", "web"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "template web: 2 versions deleted (v1 id " + text_of(first, "id") + ", v2 id " +
+                       text_of(second, "id") + ")\n");
+  const Value live = templates();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(text_of(*live.at(0), "id"), text_of(other, "id"));
+}
+
+TEST_F(TemplateCli, DeleteVersionPicksOneAndAnIdDeletesThatOne) {
+  const Value first = make_template(*generator_, "web");
+  const Value second = make_template(*generator_, "web");
+  const Value third = make_template(*generator_, "web");
+  Outcome picked = as_generator({"template", "delete", "web", "--version", "2"});
+  ASSERT_EQ(picked.exit_code, 0) << picked.err;
+  EXPECT_EQ(picked.out, "template web v2 deleted (id " + text_of(second, "id") + ")\n");
+
+  Outcome gone = as_generator({"template", "delete", "web", "--version", "2"});
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_EQ(gone.err, "error: template web has no live version 2 (live: v1, v3)\n");
+  Outcome unknown = as_generator({"template", "delete", "nope", "--version", "1"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "error: template \"nope\" not found\n");
+
+  const std::string first_id = text_of(first, "id");
+  Outcome by_id = as_generator({"template", "delete", first_id});
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  EXPECT_EQ(by_id.out, "template web v1 deleted (id " + first_id + ")\n");
+  Outcome id_and_version = as_generator({"template", "delete", text_of(third, "id"), "--version", "3"});
+  EXPECT_EQ(id_and_version.exit_code, 2);
+  EXPECT_EQ(id_and_version.err, "error: --version picks among the live versions of a name; " + text_of(third, "id") +
+                                    " is the id of template web v3\n");
+  const Value live = templates();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(text_of(*live.at(0), "id"), text_of(third, "id"));
+}
+
+TEST_F(TemplateCli, ListWideShowsDescriptionAndChecksum) {
+  const Value web = make_template(*generator_, "web");
+  Outcome r = as_generator({"template", "list", "-o", "wide"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_NE(lines[0].find("  CREATED" + std::string(22, ' ') + "DESCRIPTION  CHECKSUM"), std::string::npos) << r.out;
+  EXPECT_NE(lines[1].find("  <none>       " + text_of(web, "checksum")), std::string::npos) << r.out;
+}
+
 // --- template label / annotate --------------------------------------------------------
 
 TEST_F(TemplateCli, LabelAndAnnotateAddAndRemove) {
@@ -558,11 +615,11 @@ TEST_F(TemplateCli, RenderShowsEveryViolationWithItsPointer) {
 TEST_F(TemplateCli, RenderForAStackChecksItsLabels) {
   const std::string id = text_of(make_template(*generator_, "web"), "id");
   call(*generator_, "POST", "/api/v1/templates/" + id + "/labels", R"("env=prod")");
-  make_stack("dev");
+  const std::string stack_id = make_stack("dev");
   Outcome r = as_generator({"template", "render", "web", "--set", "name=shop", "--stack", "dev"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("label \"env=prod\""), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("(HTTP 422 template_stack_mismatch)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err, "error: template web v1 (" + id + ") does not match stack dev (" + stack_id +
+                       "): the stack lacks label \"env=prod\" (HTTP 422 template_stack_mismatch)\n");
   Outcome unknown = as_generator({"template", "render", "web", "--set", "name=shop", "--stack", "nope"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_EQ(unknown.err, "error: stack \"nope\" not found\n");
@@ -646,9 +703,9 @@ TEST_F(TemplateCli, InstantiateTurnsTheBrokersErrorsIntoMessages) {
   call(*generator_, "POST", "/api/v1/templates/" + id + "/annotations", R"({"key":"region","value":"eu"})");
   Outcome mismatch = as_generator({"instantiate", "dev", "web", "--set", "name=shop"});
   EXPECT_EQ(mismatch.exit_code, 1);
-  EXPECT_NE(mismatch.err.find("label \"env=prod\""), std::string::npos) << mismatch.err;
-  EXPECT_NE(mismatch.err.find("annotation region=eu"), std::string::npos) << mismatch.err;
-  EXPECT_NE(mismatch.err.find("(HTTP 422 template_stack_mismatch)"), std::string::npos) << mismatch.err;
+  EXPECT_EQ(mismatch.err, "error: template web v1 (" + id + ") does not match stack dev (" + stack_id +
+                              "): the stack lacks label \"env=prod\", annotation region=eu (HTTP 422 "
+                              "template_stack_mismatch)\n");
 
   const std::string broken = file("broken.tera", "kind: {{ missing_variable }}\n").string();
   ASSERT_EQ(as_admin({"template", "create", "broken", "-f", broken, "--schema", schema_path_}).exit_code, 0);
