@@ -1,5 +1,6 @@
 // sindri rbg preview FILE     each role's resolved pod template (`kubectl rbg preview`)
-// sindri rbg diff OLD NEW     unified diff of the resolved templates, role by role;
+// sindri rbg diff OLD NEW     unified diff of each role's settings (replicas, workload, restart
+//                             policy, ...) and resolved templates, role by role;
 //                             exit 0 when equal, 1 when they differ, 2 on error (as `kubectl diff`)
 // sindri rbg workloads FILE   the StatefulSet or LeaderWorkerSet of every role
 //
@@ -64,6 +65,12 @@ const roles::ResolvedRole* find_role(const roles::RoleBasedGroup& group, const s
   return nullptr;
 }
 
+// What `rbg diff` compares of a role: its settings, then its templates as
+// `rbg preview` shows them.
+std::string compared_text(const roles::ResolvedRole& role) {
+  return "# Role: " + role.name + " (settings)\n---\n" + to_yaml(roles::settings(role)) + roles::preview(role);
+}
+
 // Roles of NEW in order, then the roles only OLD has; a missing role diffs
 // against nothing.
 int run_diff(const RbgArgs& args) {
@@ -87,8 +94,8 @@ int run_diff(const RbgArgs& args) {
   for (const std::string& name : names) {
     const roles::ResolvedRole* old_role = find_role(*old_group, name);
     const roles::ResolvedRole* new_role = find_role(*new_group, name);
-    const std::string diff = roles::unified_diff(old_role ? roles::preview(*old_role) : "",
-                                                 new_role ? roles::preview(*new_role) : "",
+    const std::string diff = roles::unified_diff(old_role ? compared_text(*old_role) : "",
+                                                 new_role ? compared_text(*new_role) : "",
                                                  args.old_file + " (role " + name + ")",
                                                  args.new_file + " (role " + name + ")");
     if (!diff.empty()) out += "Role: " + name + "\n" + diff;
@@ -117,7 +124,7 @@ Verb add_rbg(CLI::App& app) {
   CLI::App* preview = cmd->add_subcommand("preview", "Print each role's resolved pod template");
   preview->add_option("file", args->file, "The RoleBasedGroup (YAML or JSON)")->required();
   CLI::App* diff = cmd->add_subcommand(
-      "diff", "Unified diff of the resolved templates, role by role; exit 1 when they differ");
+      "diff", "Unified diff of each role's settings and resolved templates; exit 1 when they differ");
   diff->add_option("old", args->old_file, "The old RoleBasedGroup")->required();
   diff->add_option("new", args->new_file, "The new RoleBasedGroup")->required();
   CLI::App* workloads =

@@ -286,6 +286,30 @@ std::string preview(const ResolvedRole& role) {
          role.name + " (resolved worker)\n---\n" + to_yaml(role.worker_template);
 }
 
+Value settings(const ResolvedRole& role) {
+  Object kept;
+  for (const Member& member : role.spec.get_object()) {
+    const std::string_view key = member.key.get_string();
+    if (key == "name" || key == "template" || key == "templateRef" || key == "templatePatch") continue;
+    if (key != "leaderWorkerSet" || !member.value.is_object()) {
+      kept.push_back(member);
+      continue;
+    }
+    Object lws;
+    for (const Member& field : member.value.get_object()) {
+      const std::string_view name = field.key.get_string();
+      if (name != "patchLeaderTemplate" && name != "patchWorkerTemplate") lws.push_back(field);
+    }
+    if (!lws.empty()) kept.push_back(Member{member.key, Value(std::move(lws))});
+  }
+  Value out(std::move(kept));
+  if (!is_set(out.find("replicas"))) out.set("replicas", Value(1));
+  if (!is_set(out.find("workload"))) {
+    out.set("workload", Value(Object{{Value("apiVersion"), Value("apps/v1")}, {Value("kind"), Value("StatefulSet")}}));
+  }
+  return out;
+}
+
 std::string revision_hash_label(std::string_view role) { return "role-revision-hash-" + std::string(role); }
 
 Value workload(const RoleBasedGroup& group, const ResolvedRole& role) {

@@ -62,6 +62,13 @@ RoleResult<RoleBasedGroup> parse_group(const Value& document);
 // "(resolved worker)".
 std::string preview(const ResolvedRole& role);
 
+// What a role sets besides its pod templates (replicas, workload,
+// restartPolicy, leaderWorkerSet.size, ...): the role as written without its
+// name, template, templateRef, templatePatch and leaderWorkerSet patches,
+// with replicas and workload as the workload takes them when they are unset
+// (1, apps/v1 StatefulSet), so that writing out a default changes nothing.
+Value settings(const ResolvedRole& role);
+
 // 16 hex digits of the SHA-256 of the canonical JSON of `value` (objects
 // are kept sorted by key, so to_json is canonical).
 std::string content_hash(const Value& value);

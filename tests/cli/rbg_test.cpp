@@ -96,6 +96,41 @@ TEST_F(RbgTest, DiffShowsEveryRoleOfAChangedRoleTemplate) {
   EXPECT_NE(run.out.find("\nRole: decode\n"), std::string::npos);
 }
 
+TEST_F(RbgTest, DiffShowsAChangeOfReplicasAndOtherRoleSettings) {
+  std::string text = sindri_test::read_all(kCases / "sglang-pd" / "rbg.yaml");
+  const auto old_path = file("old.yaml", text);
+  text.replace(text.find("replicas: 2"), 11, "replicas: 3\n    restartPolicy: RecreateRBGOnPodRestart");
+  const auto new_path = file("new.yaml", text);
+  const auto run = sindri({"rbg", "diff", old_path.string(), new_path.string()});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(run.out.rfind("Role: prefill\n", 0), 0u) << run.out;
+  EXPECT_NE(run.out.find("\n # Role: prefill (settings)\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\n-replicas: 2\n+replicas: 3\n+restartPolicy: RecreateRBGOnPodRestart\n"),
+            std::string::npos)
+      << run.out;
+  // Only the settings changed: decode is the same.
+  EXPECT_EQ(run.out.find("Role: decode"), std::string::npos) << run.out;
+}
+
+TEST_F(RbgTest, DiffTakesAnUnsetReplicasAndWorkloadAsTheirDefaults) {
+  const std::string group = R"(apiVersion: workloads.x-k8s.io/v1alpha1
+kind: RoleBasedGroup
+metadata: {name: g}
+spec:
+  roles:
+  - name: web
+    template: {spec: {containers: [{name: c, image: nginx}]}}
+)";
+  const auto implicit = file("implicit.yaml", group);
+  std::string spelled = group;
+  spelled.replace(spelled.find("    template:"), 0,
+                  "    replicas: 1\n    workload: {apiVersion: apps/v1, kind: StatefulSet}\n");
+  const auto explicit_defaults = file("explicit.yaml", spelled);
+  const auto same = sindri({"rbg", "diff", implicit.string(), explicit_defaults.string()});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_EQ(same.out, "");
+}
+
 TEST_F(RbgTest, DiffErrorExitsTwo) {
   const std::string seed = (kCases / "sglang-pd" / "rbg.yaml").string();
   const auto run = sindri({"rbg", "diff", seed, (fs::path(dir_) / "missing.yaml").string()});
