@@ -58,12 +58,16 @@ size_t display_width(std::string_view text) {
       std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
+std::string lower_case(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  return text;
+}
+
 // The broker's base URL is http or https, and every call adds the API's
 // prefix itself.
 void check_broker_url(const std::string& url, const std::string& source) {
-  std::string lower = url;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  const std::string lower = lower_case(url);
   const std::string_view scheme_end = "://";
   const size_t host_start = lower.find(scheme_end);
   const std::string_view scheme = std::string_view(lower).substr(0, host_start);
@@ -178,16 +182,36 @@ Result<Value> BrokerClient::call(std::string_view method, std::string_view path,
   return std::move(parsed).value();
 }
 
+Result<Value> BrokerClient::whoami() {
+  if (!whoami_) {
+    SINDRI_TRY(identity, post("/auth/pak", Value(Object{})));
+    whoami_ = std::move(identity);
+  }
+  return *whoami_;
+}
+
 Result<Value> BrokerClient::find_stack(const std::string& id_or_name) {
   return find_listed("stack", "/stacks", id_or_name);
 }
 
 Result<Value> BrokerClient::find_agent(const std::string& id_or_name) {
-  return find_listed("agent", "/agents", id_or_name, "cluster_name");
+  return find_listed("agent", "/agents", id_or_name, "cluster_name", "agent");
+}
+
+Result<Value> BrokerClient::find_generator(const std::string& id_or_name) {
+  return find_listed("generator", "/generators", id_or_name, {}, "generator");
+}
+
+Result<Value> BrokerClient::self_as(const std::string& collection, std::string_view self_field) {
+  SINDRI_TRY(identity, whoami());
+  const Value* self_id = identity.find(self_field);
+  if (self_id == nullptr || !self_id->is_string()) return Value();
+  return get(collection + "/" + std::string(self_id->get_string()));
 }
 
 Result<Value> BrokerClient::find_listed(const std::string& kind, const std::string& collection,
-                                        const std::string& id_or_name, std::string_view detail_field) {
+                                        const std::string& id_or_name, std::string_view detail_field,
+                                        std::string_view self_field) {
   const bool by_id = is_uuid(id_or_name);
   if (by_id) {
     auto found = get(collection + "/" + id_or_name);
@@ -198,15 +222,36 @@ Result<Value> BrokerClient::find_listed(const std::string& kind, const std::stri
     }
   }
   auto listed = get(collection);
-  if (!listed) return listed;
+  const bool refused = !listed && last_refused();
+  bool only_self = false;
+  if (refused && !self_field.empty()) {
+    // An agent's PAK lists no agents, a generator's no generators, yet
+    // each may read itself.
+    auto self = self_as(collection, self_field);
+    if (!self) return self;
+    only_self = self->is_object();
+    if (only_self) listed = Value(Array{std::move(self).value()});
+  }
+  if (!listed) {
+    if (by_id || !refused) return listed;
+    return make_error(listed.error().message + "; this PAK cannot look " + kind + "s up by name: give the " + kind +
+                      "'s id");
+  }
   const std::string id = by_id ? stored_uuid(id_or_name) : std::string();
   std::vector<const Value*> matching;
+  std::vector<std::string> names;
   for (size_t i = 0; i < listed->size(); ++i) {
     const Value& item = *listed->at(i);
+    names.push_back(cell(item, "name"));
     if (cell(item, "name") == id_or_name || (by_id && cell(item, "id") == id)) matching.push_back(&item);
   }
   if (matching.empty()) {
-    return make_error(kind + (by_id ? " " + id_or_name : " \"" + id_or_name + "\"") + " not found");
+    std::string message =
+        by_id ? kind + " " + id_or_name + " not found" : name_not_found(kind, id_or_name, names);
+    if (only_self) {
+      message += " (this PAK is " + kind + " " + names.front() + "'s and may see no other " + kind + ")";
+    }
+    return make_error(message);
   }
   if (matching.size() > 1) {
     std::string ids;
@@ -227,7 +272,14 @@ Result<Value> BrokerClient::find_template(const std::string& id_or_name) {
   }
   auto templates = get("/templates?all_versions=false&name=" + http::percent_encode(id_or_name));
   if (!templates) return templates;
-  if (templates->size() == 0) return make_error("template \"" + id_or_name + "\" not found");
+  if (templates->size() == 0) {
+    // The broker matches names exactly: a near miss in case needs them all.
+    std::vector<std::string> names;
+    if (auto all = get("/templates?all_versions=false"); all && all->is_array()) {
+      for (const Value& found : all->get_array()) names.push_back(cell(found, "name"));
+    }
+    return make_error(name_not_found("template", id_or_name, names));
+  }
   // A name means its newest live version; owners (a generator, or none for a
   // system template) keep names apart, so a name two owners use is ambiguous.
   std::vector<const Value*> newest_per_owner;
@@ -264,6 +316,29 @@ std::string cell(const Value& object, std::string_view key) {
   if (!value || value->is_null()) return "<none>";
   if (value->is_string()) return std::string(value->get_string());
   return to_json(*value);
+}
+
+std::string with_pak(const std::string& done, const Value& answer, std::string_view pak_field, std::string_view who) {
+  return done + "PAK (shown only now; the " + std::string(who) + " authenticates with it): " + cell(answer, pak_field) +
+         "\n";
+}
+
+std::string name_not_found(std::string_view kind, const std::string& name, const std::vector<std::string>& names) {
+  std::vector<std::string> near;
+  for (const std::string& candidate : names) {
+    if (lower_case(candidate) == lower_case(name) && std::find(near.begin(), near.end(), candidate) == near.end()) {
+      near.push_back(candidate);
+    }
+  }
+  if (near.empty()) return std::string(kind) + " \"" + name + "\" not found";
+  std::string suggestions;
+  for (const std::string& candidate : near) suggestions += (suggestions.empty() ? "\"" : " or \"") + candidate + "\"";
+  return "no " + std::string(kind) + " named \"" + name + "\"; did you mean " + suggestions + "?";
+}
+
+bool is_deletion_marker(const Value& object) {
+  const Value* marker = object.find("is_deletion_marker");
+  return marker != nullptr && marker->is_bool() && marker->get_bool();
 }
 
 bool is_table_output(const std::string& output) { return output == "table" || output == "wide"; }

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,13 +54,24 @@ class BrokerClient {
   // whatever the rule's code).
   bool last_refused() const { return last_status_ == 403; }
 
+  // Who the PAK belongs to (POST /auth/pak, asked once): {admin, agent,
+  // generator}, the latter two an id or null.
+  Result<Value> whoami();
+
+  // Names match exactly, as Kubernetes names do; when none does but one
+  // differs only in case, the error asks `did you mean "web"?`.
+
   // A stack by id (any text shaped as a UUID), or by name among the stacks
   // the PAK may list; an unknown or ambiguous name is an error naming it.
   // An id the PAK may not fetch alone is looked for in the list too.
   Result<Value> find_stack(const std::string& id_or_name);
   // An agent the same way, among the agents the PAK may list; an ambiguous
-  // name's error gives each agent's cluster beside its id.
+  // name's error gives each agent's cluster beside its id. An agent's PAK,
+  // which may list none, finds the agent it belongs to.
   Result<Value> find_agent(const std::string& id_or_name);
+  // A generator the same way: an admin lists them all; a generator's PAK
+  // finds the generator it belongs to.
+  Result<Value> find_generator(const std::string& id_or_name);
 
   // A live template by id, or by name (GET /templates?name=): a name that
   // two owners use is ambiguous, an error listing the candidates' ids.
@@ -68,10 +80,16 @@ class BrokerClient {
  private:
   explicit BrokerClient(std::unique_ptr<http::Client> http) : http_(std::move(http)) {}
   Result<Value> call(std::string_view method, std::string_view path, std::string_view body);
+  // `self_field`: the field of whoami() naming the caller when it is one of
+  // `kind` (and may then list none but itself).
   Result<Value> find_listed(const std::string& kind, const std::string& collection, const std::string& id_or_name,
-                            std::string_view detail_field = {});
+                            std::string_view detail_field = {}, std::string_view self_field = {});
+  // The caller itself, as one item of `collection`, when whoami()'s
+  // `self_field` names one; null otherwise.
+  Result<Value> self_as(const std::string& collection, std::string_view self_field);
 
   std::unique_ptr<http::Client> http_;
+  std::optional<Value> whoami_;
   Value last_error_;
   int last_status_ = 0;
 };
@@ -83,11 +101,25 @@ bool has_error_code(const Value& error, std::string_view code);
 // null field as "<none>", anything else as compact JSON.
 std::string cell(const Value& object, std::string_view key);
 
+// Whether a DeploymentObject is a deletion marker: its YAML names what the
+// agents remove.
+bool is_deletion_marker(const Value& object);
+
 struct Column {
   std::string header;  // upper case, as kubectl's
   std::function<std::string(const Value&)> cell;
   bool wide = false;  // shown only with -o wide
 };
+
+// The table form of an answer holding a PAK the broker shows only once:
+// `done`, then the PAK in `answer`'s `pak_field`, which `who` ("agent",
+// "generator") authenticates with.
+std::string with_pak(const std::string& done, const Value& answer, std::string_view pak_field, std::string_view who);
+
+// The error for a name that no item of `names` has exactly: "KIND "NAME"
+// not found", or, when names differ from it only in case, `no KIND named
+// "Web"; did you mean "web"?`.
+std::string name_not_found(std::string_view kind, const std::string& name, const std::vector<std::string>& names);
 
 // Whether -o asks for a table: `table` (the default) or `wide`.
 bool is_table_output(const std::string& output);

@@ -1,9 +1,9 @@
 #include "cli/targets.hpp"
 
-#include <map>
 #include <vector>
 
 #include "cli/errors.hpp"
+#include "cli/names.hpp"
 
 namespace sindri::cli {
 
@@ -12,24 +12,23 @@ int print_stack_targets(BrokerClient& client, const std::string& path, const std
   auto targets = client.get(path);
   if (!targets) return fail(targets.error().message);
   if (!is_table_output(output)) return print_list(*targets, output, {}, what);
-  // An agent's PAK may read its targets but list no stacks.
-  auto stacks = client.get("/stacks");
-  if (!stacks && !client.last_refused()) return fail(stacks.error().message);
-  std::map<std::string, const Value*> visible;
-  if (stacks && stacks->is_array()) {
-    for (const Value& stack : stacks->get_array()) visible[cell(stack, "id")] = &stack;
-  }
-  // A stack the PAK may not list is shown by id alone.
-  auto stack_cell = [&visible](std::string_view key) {
-    return [&visible, key](const Value& target) {
-      auto found = visible.find(cell(target, "stack_id"));
-      return found == visible.end() ? std::string("<unknown>") : cell(*found->second, key);
+  Names names(client);
+  auto stack_field = [&names](std::string_view key) {
+    return [&names, key](const Value& target) {
+      const Value* stack = names.live_stack(cell(target, "stack_id"));
+      return stack == nullptr ? std::string("<none>") : cell(*stack, key);
     };
   };
   const std::vector<Column> columns = {
-      {"NAME", stack_cell("name")},
+      {"NAME", [&names](const Value& target) { return names.stack(cell(target, "stack_id")); }},
       {"STACK ID", [](const Value& target) { return cell(target, "stack_id"); }},
-      {"GENERATOR", stack_cell("generator_id")},
+      {"GENERATOR",
+       [&names](const Value& target) {
+         const Value* stack = names.live_stack(cell(target, "stack_id"));
+         return stack == nullptr ? std::string("<none>") : names.generator(cell(*stack, "generator_id"));
+       }},
+      {"DESCRIPTION", stack_field("description"), true},
+      {"CREATED", stack_field("created_at"), true},
   };
   return print_list(*targets, output, columns, what);
 }

@@ -11,8 +11,10 @@
 namespace sindri::cli {
 
 // GET `path` (rows with a stack_id) and prints them as -o asks: a table of
-// the stacks' NAME, STACK ID and GENERATOR (from the stacks the PAK may
-// list; "<unknown>" for others), or the API's rows; "No WHAT found." when there is none. Returns
+// the stacks' NAME, STACK ID and GENERATOR (by name, as names.hpp reads
+// them: a deleted stack is "web (deleted)", one the PAK cannot read
+// "<deleted or not visible: ID>"; -o wide adds the stack's DESCRIPTION and
+// CREATED), or the API's rows; "No WHAT found." when there is none. Returns
 // the exit code.
 int print_stack_targets(BrokerClient& client, const std::string& path, const std::string& output,
                         std::string_view what);

@@ -54,6 +54,31 @@ class BrokerCli : public SindriTest {
     return text_of(stack.json, "id");
   }
 
+  // The PAK printed by a create or rotate-pak verb in table form.
+  static std::string printed_pak(const std::string& out) {
+    const std::string marker = "authenticates with it): ";
+    const size_t at = out.find(marker);
+    if (at == std::string::npos) return {};
+    return out.substr(at + marker.size(), out.find('\n', at) - at - marker.size());
+  }
+
+  struct Agent {
+    std::string id;
+    std::string pak;
+  };
+  // An agent registered over the API by the admin, carrying `label` when
+  // one is given (stacks with that label are then its targets).
+  Agent make_agent(const std::string& name, const std::string& label = {}) {
+    Reply made = call(*admin_, "POST", "/api/v1/agents", R"({"name":")" + name + R"(","cluster_name":"c"})");
+    EXPECT_EQ(made.status, 201) << made.body;
+    Agent agent{text_of(*made.json.find("agent"), "id"), text_of(made.json, "initial_pak")};
+    if (!label.empty()) {
+      Reply labeled = call(*admin_, "POST", "/api/v1/agents/" + agent.id + "/labels", "\"" + label + "\"");
+      EXPECT_EQ(labeled.status, 201) << labeled.body;
+    }
+    return agent;
+  }
+
   sindri::Value deployment_objects(const std::string& stack_id) {
     Reply objects = call(*admin_, "GET", "/api/v1/stacks/" + stack_id + "/deployment-objects");
     EXPECT_EQ(objects.status, 200) << objects.body;

@@ -1,0 +1,66 @@
+#include "cli/names.hpp"
+
+#include "http/client.hpp"
+
+namespace sindri::cli {
+
+std::map<std::string, Value> Names::read_live(const std::string& kind) {
+  std::map<std::string, Value> by_id;
+  auto add = [&by_id](const Value& items) {
+    if (!items.is_array()) return;
+    for (const Value& item : items.get_array()) by_id.emplace(cell(item, "id"), item);
+  };
+  const bool stacks = kind == "stack";
+  auto listed = client_.get(stacks ? "/stacks" : "/generators");
+  if (listed) {
+    add(*listed);
+    return by_id;
+  }
+  if (!client_.last_refused()) return by_id;
+  // An agent reads the stacks it targets; a generator itself.
+  auto identity = client_.whoami();
+  if (!identity) return by_id;
+  const std::string self = cell(*identity, stacks ? "agent" : "generator");
+  if (self == "<none>") return by_id;
+  if (stacks) {
+    if (auto targeted = client_.get("/agents/" + self + "/stacks")) add(*targeted);
+  } else if (auto generator = client_.get("/generators/" + self)) {
+    add(Value(Array{std::move(generator).value()}));
+  }
+  return by_id;
+}
+
+const Value* Names::live(Kind& kind, const std::string& id) {
+  if (!kind.live) kind.live = read_live(kind.name);
+  auto found = kind.live->find(id);
+  return found == kind.live->end() ? nullptr : &found->second;
+}
+
+std::string Names::label(Kind& kind, const std::string& id) {
+  if (const Value* found = live(kind, id)) return cell(*found, "name");
+  if (auto known = kind.deleted.find(id); known != kind.deleted.end()) return known->second;
+  std::string shown = "<deleted or not visible: " + id + ">";
+  // An admin sees every live one: one it does not see was deleted, if the
+  // audit log holds its creation.
+  if (audit_readable_) {
+    auto created = client_.get("/admin/audit-logs?limit=1&resource_type=" + kind.name + "&resource_id=" +
+                               http::percent_encode(id) + "&action=" + kind.name + ".created");
+    if (!created && client_.last_refused()) audit_readable_ = false;
+    const Value* logs = created ? created->find("logs") : nullptr;
+    const Value* entry = logs != nullptr ? logs->at(0) : nullptr;
+    const Value* details = entry != nullptr ? entry->find("details") : nullptr;
+    if (details != nullptr && details->is_object() && cell(*details, "name") != "<none>") {
+      shown = cell(*details, "name") + " (deleted)";
+    }
+  }
+  kind.deleted.emplace(id, shown);
+  return shown;
+}
+
+std::string Names::stack(const std::string& id) { return label(stacks_, id); }
+
+std::string Names::generator(const std::string& id) { return label(generators_, id); }
+
+const Value* Names::live_stack(const std::string& id) { return live(stacks_, id); }
+
+}  // namespace sindri::cli

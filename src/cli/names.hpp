@@ -1,0 +1,45 @@
+#pragma once
+// The names tables show for the ids API objects hold (a stack's generator,
+// a target's stack), read once per command from what the PAK may see: an
+// admin sees every live stack and generator, a generator its own stacks and
+// itself, an agent the stacks it targets. The API serves no deleted stack
+// or generator; an admin reads a deleted one's name from the audit log
+// (the name it was created with).
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "cli/broker_client.hpp"
+#include "value/value.hpp"
+
+namespace sindri::cli {
+
+class Names {
+ public:
+  explicit Names(BrokerClient& client) : client_(client) {}
+
+  // "web", "web (deleted)", or "<deleted or not visible: ID>".
+  std::string stack(const std::string& id);
+  // The same for a generator.
+  std::string generator(const std::string& id);
+  // The live stack of `id` when the PAK sees it, else nullptr.
+  const Value* live_stack(const std::string& id);
+
+ private:
+  struct Kind {
+    std::string name;                  // "stack"
+    std::optional<std::map<std::string, Value>> live;  // by id, read once
+    std::map<std::string, std::string> deleted;        // by id: the label shown
+  };
+  const Value* live(Kind& kind, const std::string& id);
+  std::string label(Kind& kind, const std::string& id);
+  std::map<std::string, Value> read_live(const std::string& kind);
+
+  BrokerClient& client_;
+  Kind stacks_{"stack", std::nullopt, {}};
+  Kind generators_{"generator", std::nullopt, {}};
+  bool audit_readable_ = true;
+};
+
+}  // namespace sindri::cli
