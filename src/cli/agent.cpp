@@ -4,6 +4,8 @@
 // sindri agent delete AGENT
 // sindri agent rotate-pak AGENT
 // sindri agent targets AGENT
+// sindri agent state AGENT [--incremental]
+// sindri agent events AGENT
 // sindri agent label AGENT LABEL... [--remove]
 // sindri agent annotate AGENT KEY=VALUE... | --remove KEY...
 // sindri agent run ... (agent_run.cpp: the agent itself)
@@ -13,8 +15,11 @@
 // generator sees those registered with it. AGENT is an id or a name. create
 // and rotate-pak print the agent's PAK, which the broker shows only then
 // (with -o yaml|json, the API's answer holding it). An agent targets the
-// stacks whose labels and annotations it carries.
+// stacks whose labels and annotations it carries; state prints what it
+// applies from them, events what it reported. An agent's own PAK may read
+// its targets, state and events, and find itself by name.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +29,7 @@
 #include "cli/broker_client.hpp"
 #include "cli/errors.hpp"
 #include "cli/io.hpp"
+#include "cli/names.hpp"
 #include "cli/programs.hpp"
 #include "cli/tags.hpp"
 #include "cli/targets.hpp"
@@ -40,6 +46,7 @@ struct AgentArgs {
   std::vector<std::string> generator_ids;
   Tags tags;  // create's --label and --annotation
   TagChange tag_change;
+  bool incremental = false;  // state: only what the agent has not reported applied
 };
 
 const std::vector<Column>& agent_columns() {
@@ -49,13 +56,11 @@ const std::vector<Column>& agent_columns() {
       {"CLUSTER", [](const Value& agent) { return cell(agent, "cluster_name"); }},
       {"STATUS", [](const Value& agent) { return cell(agent, "status"); }},
       {"LAST HEARTBEAT", [](const Value& agent) { return cell(agent, "last_heartbeat"); }},
+      {"CREATED", [](const Value& agent) { return cell(agent, "created_at"); }, true},
+      {"K8S REACHABLE", [](const Value& agent) { return cell(agent, "k8s_reachable"); }, true},
+      {"K8S LATENCY MS", [](const Value& agent) { return cell(agent, "k8s_api_latency_ms"); }, true},
   };
   return columns;
-}
-
-// The table form of an answer holding a PAK the broker shows only once.
-std::string with_pak(const std::string& done, const Value& answer, std::string_view pak_field) {
-  return done + "PAK (shown only now; the agent authenticates with it): " + cell(answer, pak_field) + "\n";
 }
 
 int run_create(const AgentArgs& args) {
@@ -78,7 +83,7 @@ int run_create(const AgentArgs& args) {
   }
   return print_result(*created, args.flags.output, [agent](const Value& answer) {
     return with_pak("agent " + cell(*agent, "name") + " created (id " + cell(*agent, "id") + ")\n", answer,
-                    "initial_pak");
+                    "initial_pak", "agent");
   });
 }
 
@@ -116,7 +121,8 @@ int run_rotate_pak(const AgentArgs& args) {
   auto rotated = client->post("/agents/" + cell(*agent, "id") + "/rotate-pak", Value(Object{}));
   if (!rotated) return fail(rotated.error().message);
   return print_result(*rotated, args.flags.output, [&](const Value& answer) {
-    return with_pak("agent " + cell(*agent, "name") + ": PAK rotated; the old one no longer works\n", answer, "pak");
+    return with_pak("agent " + cell(*agent, "name") + ": PAK rotated; the old one no longer works\n", answer, "pak",
+                    "agent");
   });
 }
 
@@ -127,6 +133,73 @@ int run_targets(const AgentArgs& args) {
   if (!agent) return fail(agent.error().message);
   return print_stack_targets(*client, "/agents/" + cell(*agent, "id") + "/targets", args.flags.output,
                              "stacks targeted by agent " + cell(*agent, "name"));
+}
+
+// An object's YAML documents as the agent reads them, after a comment
+// naming where they come from; `first` leaves out the separator before it.
+std::string state_entry(const Value& object, const std::string& stack_name, bool first) {
+  std::string content = cell(object, "yaml_content");
+  if (!content.empty() && content.back() != '\n') content += '\n';
+  std::string entry = first || content.starts_with("---") ? "" : "---\n";
+  entry += "# stack " + stack_name + ", object " + cell(object, "id");
+  if (is_deletion_marker(object)) entry += " (deletion marker: the agent deletes what these documents name)";
+  return entry + "\n" + content;
+}
+
+int run_state(const AgentArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto agent = client->find_agent(args.agent);
+  if (!agent) return fail(agent.error().message);
+  auto state = client->get("/agents/" + cell(*agent, "id") + "/target-state?mode=" +
+                           (args.incremental ? "incremental" : "full"));
+  if (!state) return fail(state.error().message);
+  if (is_table_output(args.flags.output) && state->size() == 0) {
+    print_note("agent " + cell(*agent, "name") + " has nothing to apply" +
+               (args.incremental ? " that it has not reported applied" : ": it targets no stack with an object"));
+    return 0;
+  }
+  Names names(*client);
+  return print_result(*state, args.flags.output, [&](const Value& objects) {
+    std::string text;
+    for (const Value& object : objects.get_array()) {
+      text += state_entry(object, names.stack(cell(object, "stack_id")), text.empty());
+    }
+    return text;
+  });
+}
+
+int run_events(const AgentArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto agent = client->find_agent(args.agent);
+  if (!agent) return fail(agent.error().message);
+  auto events = client->get("/agents/" + cell(*agent, "id") + "/events");
+  if (!events) return fail(events.error().message);
+  Names names(*client);
+  // An event names its object; the object its stack.
+  std::map<std::string, std::string> stack_of_object;
+  auto stack_name = [&](const Value& event) {
+    const std::string object_id = cell(event, "deployment_object_id");
+    auto known = stack_of_object.find(object_id);
+    if (known == stack_of_object.end()) {
+      auto object = client->get("/deployment-objects/" + object_id);
+      known = stack_of_object.emplace(object_id, object ? names.stack(cell(*object, "stack_id"))
+                                                        : std::string("<object not visible>"))
+                  .first;
+    }
+    return known->second;
+  };
+  const std::vector<Column> columns = {
+      {"TIME", [](const Value& event) { return cell(event, "created_at"); }},
+      {"STACK", stack_name},
+      {"OBJECT", [](const Value& event) { return cell(event, "deployment_object_id"); }},
+      {"TYPE", [](const Value& event) { return cell(event, "event_type"); }},
+      {"STATUS", [](const Value& event) { return cell(event, "status"); }},
+      {"MESSAGE", [](const Value& event) { return cell(event, "message"); }},
+      {"ID", [](const Value& event) { return cell(event, "id"); }, true},
+  };
+  return print_list(*events, args.flags.output, columns, "events of agent " + cell(*agent, "name"));
 }
 
 int run_tagging(const AgentArgs& args) {
@@ -184,7 +257,18 @@ Verb add_agent(CLI::App& app) {
   add_agent_option(*targets, *args);
   add_broker_flags(*targets, args->flags);
 
-  return Verb{cmd, [args, create, list, get, remove, rotate, targets, run] {
+  CLI::App* state = cmd->add_subcommand(
+      "state", "Print the agent's target state: the YAML documents it applies, each object after a comment naming it");
+  add_agent_option(*state, *args);
+  state->add_flag("--incremental", args->incremental,
+                  "Only the objects the agent has not yet reported applied (what it applies next)");
+  add_broker_flags(*state, args->flags);
+
+  CLI::App* events = cmd->add_subcommand("events", "List what the agent reported on applying objects, oldest first");
+  add_agent_option(*events, *args);
+  add_broker_flags(*events, args->flags);
+
+  return Verb{cmd, [args, create, list, get, remove, rotate, targets, state, events, run] {
                 if (run.command->parsed()) return run.run();
                 if (create->parsed()) return run_create(*args);
                 if (list->parsed()) return run_list(*args);
@@ -192,6 +276,8 @@ Verb add_agent(CLI::App& app) {
                 if (remove->parsed()) return run_delete(*args);
                 if (rotate->parsed()) return run_rotate_pak(*args);
                 if (targets->parsed()) return run_targets(*args);
+                if (state->parsed()) return run_state(*args);
+                if (events->parsed()) return run_events(*args);
                 return run_tagging(*args);
               }};
 }

@@ -1,15 +1,20 @@
-// sindri stack create NAME [--description D] [--generator-id ID] [--label L]... [--annotation K=V]...
+// sindri stack create NAME [--description D] [--generator GENERATOR] [--label L]... [--annotation K=V]...
 // sindri stack list
 // sindri stack get STACK
 // sindri stack delete STACK
 // sindri stack label STACK LABEL... [--remove]
 // sindri stack annotate STACK KEY=VALUE... | --remove KEY...
+// sindri stack objects STACK
+// sindri stack object OBJECT_ID
 //
 // Stacks on a broker (--broker, --pak: see broker_client.hpp). STACK is an
 // id or a name. A generator's PAK creates stacks for that generator; an
-// admin names the generator with --generator-id. create, list and get print
-// a table, or with -o yaml|json the API's objects.
+// admin names the generator with --generator (an id or a name; --generator-id
+// is the same). create, list and get print a table, or with -o yaml|json the
+// API's objects. objects lists a stack's deployment objects, object prints
+// one's YAML as stored.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +23,7 @@
 #include "cli/broker_client.hpp"
 #include "cli/errors.hpp"
 #include "cli/io.hpp"
+#include "cli/names.hpp"
 #include "cli/programs.hpp"
 #include "cli/tags.hpp"
 #include "cli/verbs.hpp"
@@ -31,44 +37,65 @@ struct StackArgs {
   BrokerFlags flags;
   std::string stack;  // NAME for create, STACK (id or name) otherwise
   std::optional<std::string> description;
-  std::optional<std::string> generator_id;
+  std::optional<std::string> generator;  // create's --generator: an id or a name
+  std::string object_id;                 // object's OBJECT_ID
   Tags tags;  // create's --label and --annotation
   TagChange tag_change;
 };
 
-const std::vector<Column>& stack_columns() {
-  static const std::vector<Column> columns = {
+// The generator by name, as names.hpp reads it (an admin reads every
+// generator's, a generator its own).
+std::vector<Column> stack_columns(Names& names) {
+  return {
       {"NAME", [](const Value& stack) { return cell(stack, "name"); }},
       {"ID", [](const Value& stack) { return cell(stack, "id"); }},
-      {"GENERATOR", [](const Value& stack) { return cell(stack, "generator_id"); }},
+      {"GENERATOR", [&names](const Value& stack) { return names.generator(cell(stack, "generator_id")); }},
       {"CREATED", [](const Value& stack) { return cell(stack, "created_at"); }},
+      {"DESCRIPTION", [](const Value& stack) { return cell(stack, "description"); }, true},
+      {"GENERATOR ID", [](const Value& stack) { return cell(stack, "generator_id"); }, true},
   };
-  return columns;
 }
 
 // The API lets one owner have two stacks of a name, but every verb here
 // finds stacks by name, and the second would make it ambiguous to the
 // owner. Other owners may use the name (an admin then tells them apart by
 // id). A PAK sees its generator's stacks, an admin all of them.
-Status check_name_unused(BrokerClient& client, const StackArgs& args) {
+Status check_name_unused(BrokerClient& client, const std::string& name, const std::optional<std::string>& generator_id) {
   SINDRI_TRY(stacks, client.get("/stacks"));
   for (const Value& stack : stacks.get_array()) {
-    if (cell(stack, "name") != args.stack) continue;
-    if (args.generator_id && cell(stack, "generator_id") != stored_uuid(*args.generator_id)) continue;
-    return make_error("stack \"" + args.stack + "\" already exists (id " + cell(stack, "id") + ")");
+    if (cell(stack, "name") != name) continue;
+    if (generator_id && cell(stack, "generator_id") != *generator_id) continue;
+    return make_error("stack \"" + name + "\" already exists (id " + cell(stack, "id") + ")");
   }
   return Ok{};
+}
+
+// --generator as the id the API takes: an id as it is, a name looked up.
+Result<std::optional<std::string>> generator_id_of(BrokerClient& client, const std::optional<std::string>& generator) {
+  if (!generator) return std::optional<std::string>();
+  if (is_uuid(*generator)) return std::optional<std::string>(stored_uuid(*generator));
+  SINDRI_TRY(found, client.find_generator(*generator));
+  return std::optional<std::string>(cell(found, "id"));
 }
 
 int run_create(const StackArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
-  if (auto unused = check_name_unused(*client, args); !unused) return fail(unused.error().message);
+  auto generator_id = generator_id_of(*client, args.generator);
+  if (!generator_id) return fail(generator_id.error().message);
+  if (auto unused = check_name_unused(*client, args.stack, *generator_id); !unused) {
+    return fail(unused.error().message);
+  }
   Value body{Object{}};
   body.set("name", args.stack);
   if (args.description) body.set("description", *args.description);
-  if (args.generator_id) body.set("generator_id", *args.generator_id);
+  if (*generator_id) body.set("generator_id", **generator_id);
   auto stack = client->post("/stacks", body);
+  if (!stack && !*generator_id && has_error_code(client->last_error(), "missing_field")) {
+    return fail(stack.error().message +
+                "; an admin names the generator that owns the stack: --generator NAME or --generator-id ID "
+                "(sindri generator list shows them)");
+  }
   if (!stack) return fail(stack.error().message);
   const std::string path = "/stacks/" + cell(*stack, "id");
   if (auto tagged = add_tags_to_new(*client, path, "stack", *stack, args.tags); !tagged) {
@@ -84,7 +111,8 @@ int run_list(const StackArgs& args) {
   if (!client) return fail(client.error().message, 2);
   auto stacks = client->get("/stacks");
   if (!stacks) return fail(stacks.error().message);
-  return print_list(*stacks, args.flags.output, stack_columns(), "stacks");
+  Names names(*client);
+  return print_list(*stacks, args.flags.output, stack_columns(names), "stacks");
 }
 
 int run_get(const StackArgs& args) {
@@ -92,7 +120,8 @@ int run_get(const StackArgs& args) {
   if (!client) return fail(client.error().message, 2);
   auto stack = client->find_stack(args.stack);
   if (!stack) return fail(stack.error().message);
-  return print_with_tags(*client, *stack, "/stacks/" + cell(*stack, "id"), stack_columns(), args.flags.output);
+  Names names(*client);
+  return print_with_tags(*client, *stack, "/stacks/" + cell(*stack, "id"), stack_columns(names), args.flags.output);
 }
 
 int run_delete(const StackArgs& args) {
@@ -103,6 +132,73 @@ int run_delete(const StackArgs& args) {
   if (auto removed = client->remove("/stacks/" + cell(*stack, "id")); !removed) return fail(removed.error().message);
   const std::string done = "stack " + cell(*stack, "name") + " deleted (id " + cell(*stack, "id") + ")\n";
   return write_stdout(done) ? 0 : fail("cannot write the output");
+}
+
+std::string short_checksum(const Value& object) {
+  constexpr size_t kShown = 12;  // as git's short hashes: enough to tell objects apart
+  return cell(object, "yaml_checksum").substr(0, kShown);
+}
+
+// What an object was rendered from (GET .../provenance), by object id; an
+// object made from manifests, or a deletion marker, has none.
+Result<std::map<std::string, Value>> provenances(BrokerClient& client, const Value& objects) {
+  std::map<std::string, Value> by_id;
+  for (const Value& object : objects.get_array()) {
+    if (is_deletion_marker(object)) continue;
+    const std::string id = cell(object, "id");
+    auto provenance = client.get("/deployment-objects/" + id + "/provenance");
+    if (provenance) {
+      by_id.emplace(id, std::move(provenance).value());
+    } else if (!has_error_code(client.last_error(), "provenance_not_found")) {
+      return make_error("cannot read the provenance of deployment object " + id + ": " + provenance.error().message);
+    }
+  }
+  return by_id;
+}
+
+int run_objects(const StackArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  auto stack = client->find_stack(args.stack);
+  if (!stack) return fail(stack.error().message);
+  auto objects = client->get("/stacks/" + cell(*stack, "id") + "/deployment-objects");
+  if (!objects) return fail(objects.error().message);
+  const std::string what = "deployment objects in stack " + cell(*stack, "name");
+  if (!is_table_output(args.flags.output)) return print_list(*objects, args.flags.output, {}, what);
+  auto made_from = provenances(*client, *objects);
+  if (!made_from) return fail(made_from.error().message);
+  auto provenance_field = [&made_from](const std::string& key, const std::string& otherwise) {
+    return [&made_from, key, otherwise](const Value& object) {
+      if (is_deletion_marker(object)) return otherwise;
+      auto found = made_from->find(cell(object, "id"));
+      if (found == made_from->end()) return std::string("<none>");
+      const Value* tpl = found->second.find("template");
+      return key == "parameters" ? cell(found->second, key) : tpl != nullptr ? cell(*tpl, key) : std::string("<none>");
+    };
+  };
+  const std::vector<Column> columns = {
+      {"SEQUENCE", [](const Value& object) { return cell(object, "sequence_id"); }},
+      {"ID", [](const Value& object) { return cell(object, "id"); }},
+      {"CHECKSUM", short_checksum},
+      {"TEMPLATE", provenance_field("name", "<deletion marker>")},
+      {"VERSION", provenance_field("version", "<none>")},
+      {"CREATED", [](const Value& object) { return cell(object, "created_at"); }},
+      {"SIZE", [](const Value& object) { return std::to_string(cell(object, "yaml_content").size()); }, true},
+      {"SUBMITTED", [](const Value& object) { return cell(object, "submitted_at"); }, true},
+      {"PARAMETERS", provenance_field("parameters", "<none>"), true},
+  };
+  return print_list(*objects, args.flags.output, columns, what);
+}
+
+int run_object(const StackArgs& args) {
+  auto client = BrokerClient::connect(args.flags);
+  if (!client) return fail(client.error().message, 2);
+  if (!is_uuid(args.object_id)) {
+    return fail("\"" + args.object_id + "\" is not a deployment object's id (sindri stack objects STACK lists them)", 2);
+  }
+  auto object = client->get("/deployment-objects/" + args.object_id);
+  if (!object) return fail(object.error().message);
+  return print_result(*object, args.flags.output, [](const Value& found) { return cell(found, "yaml_content"); });
 }
 
 int run_tagging(const StackArgs& args) {
@@ -125,9 +221,11 @@ Verb add_stack(CLI::App& app) {
   create->add_option("NAME", args->stack, "Name of the stack")->required();
   create->add_option_function<std::string>(
       "--description", [args](const std::string& text) { args->description = text; }, "Description of the stack");
-  create->add_option_function<std::string>(
-      "--generator-id", [args](const std::string& id) { args->generator_id = id; },
-      "Generator that owns the stack (an admin must give it; a generator's PAK implies itself)");
+  create
+      ->add_option_function<std::string>(
+          "--generator,--generator-id", [args](const std::string& generator) { args->generator = generator; },
+          "Id or name of the generator that owns the stack (an admin must give it; a generator's PAK implies itself)")
+      ->type_name("GENERATOR");
   create->add_option("--label", args->tags.labels, "Label of the stack (repeatable)")->allow_extra_args(false);
   create->add_option("--annotation", args->tags.annotations, "Annotation KEY=VALUE of the stack (repeatable)")
       ->allow_extra_args(false)
@@ -147,8 +245,20 @@ Verb add_stack(CLI::App& app) {
 
   add_tag_verbs(*cmd, "stack", args->stack, args->tag_change, args->flags);
 
-  return Verb{cmd, [args, create, list, get, remove] {
+  CLI::App* objects = cmd->add_subcommand(
+      "objects", "List a stack's deployment objects, oldest first, with the template each was made from");
+  objects->add_option("STACK", args->stack, "Id or name of the stack")->required();
+  add_broker_flags(*objects, args->flags);
+
+  CLI::App* object = cmd->add_subcommand(
+      "object", "Print a deployment object's YAML as stored (-o yaml|json: the whole object)");
+  object->add_option("OBJECT_ID", args->object_id, "Id of the deployment object")->required();
+  add_broker_flags(*object, args->flags);
+
+  return Verb{cmd, [args, create, list, get, remove, objects, object] {
                 if (create->parsed()) return run_create(*args);
+                if (objects->parsed()) return run_objects(*args);
+                if (object->parsed()) return run_object(*args);
                 if (list->parsed()) return run_list(*args);
                 if (get->parsed()) return run_get(*args);
                 if (remove->parsed()) return run_delete(*args);

@@ -121,11 +121,41 @@ TEST_F(BrokerCli, GeneratorCreatesForItselfAndJsonPrintsTheStack) {
   EXPECT_EQ(r.out, sindri::to_json_pretty(*stack) + "\n");
 }
 
-TEST_F(BrokerCli, AdminWithoutGeneratorIdGetsTheBrokersError) {
+TEST_F(BrokerCli, AdminWithoutGeneratorGetsTheBrokersErrorAndTheFlags) {
   Outcome r = as_admin({"stack", "create", "web"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "error: /generator_id is required by NewStack (HTTP 400 missing_field)\n");
+  EXPECT_EQ(r.err,
+            "error: /generator_id is required by NewStack (HTTP 400 missing_field); an admin names the generator that "
+            "owns the stack: --generator NAME or --generator-id ID (sindri generator list shows them)\n");
+}
+
+// --generator takes a name or an id; --generator-id is the same flag.
+TEST_F(BrokerCli, AdminNamesTheGeneratorByNameOrId) {
+  Outcome by_name = as_admin({"stack", "create", "web", "--generator", "ci", "-o", "json"});
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  EXPECT_EQ(text_of(*sindri::parse_json(by_name.out), "generator_id"), generator_id_);
+  Outcome by_id = as_admin({"stack", "create", "db", "--generator", generator_id_, "-o", "json"});
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  EXPECT_EQ(text_of(*sindri::parse_json(by_id.out), "generator_id"), generator_id_);
+  Outcome alias = as_admin({"stack", "create", "cache", "--generator-id", "ci"});
+  ASSERT_EQ(alias.exit_code, 0) << alias.err;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks").json.size(), 3u);
+  // The name check looks among that generator's stacks.
+  Outcome again = as_admin({"stack", "create", "web", "--generator", "ci"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.err.rfind("error: stack \"web\" already exists (id ", 0), 0u) << again.err;
+
+  Outcome unknown = as_admin({"stack", "create", "api", "--generator", "nope"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "error: generator \"nope\" not found\n");
+  Outcome near_miss = as_admin({"stack", "create", "api", "--generator", "CI"});
+  EXPECT_EQ(near_miss.exit_code, 1);
+  EXPECT_EQ(near_miss.err, "error: no generator named \"CI\"; did you mean \"ci\"?\n");
+  // A generator may name itself.
+  Outcome itself = as_generator({"stack", "create", "api", "--generator", "ci"});
+  EXPECT_EQ(itself.exit_code, 0) << itself.err;
+  EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks").json.size(), 4u);
 }
 
 TEST_F(BrokerCli, ARejectedLabelLeavesNoStackBehind) {
@@ -154,12 +184,28 @@ TEST_F(BrokerCli, ListPrintsAnAlignedTable) {
   const auto lines = lines_of(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
   // Columns two spaces apart, each as wide as its widest cell.
-  EXPECT_EQ(lines[0].rfind("NAME      ID" + std::string(36, ' ') + "GENERATOR" + std::string(29, ' ') + "CREATED", 0),
-            0u)
-      << r.out;
-  EXPECT_EQ(lines[1].rfind("web       " + web + "  " + generator_id_ + "  20", 0), 0u) << r.out;
-  EXPECT_EQ(lines[2].rfind("database  " + database + "  " + generator_id_ + "  20", 0), 0u) << r.out;
+  EXPECT_EQ(lines[0].rfind("NAME      ID" + std::string(36, ' ') + "GENERATOR  CREATED", 0), 0u) << r.out;
+  EXPECT_EQ(lines[1].rfind("web       " + web + "  ci         20", 0), 0u) << r.out;
+  EXPECT_EQ(lines[2].rfind("database  " + database + "  ci         20", 0), 0u) << r.out;
   for (const auto& line : lines) EXPECT_NE(line.back(), ' ');
+}
+
+// The generator by name for an admin and for the generator itself; -o wide
+// adds the description and the generator's id.
+TEST_F(BrokerCli, ListNamesTheGeneratorAndWideShowsMore) {
+  const std::string web = make_stack("web");
+  for (const std::string& pak : {broker_.admin_pak(), generator_pak_}) {
+    Outcome table = sindri_as(pak, {"stack", "list"});
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_EQ(lines_of(table.out).at(1).rfind("web   " + web + "  ci         20", 0), 0u) << table.out;
+  }
+  Outcome wide = as_admin({"stack", "list", "-o", "wide"});
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  const auto lines = lines_of(wide.out);
+  ASSERT_EQ(lines.size(), 2u) << wide.out;
+  EXPECT_NE(lines[0].find("  CREATED  "), std::string::npos) << wide.out;
+  EXPECT_NE(lines[0].find("  DESCRIPTION  GENERATOR ID"), std::string::npos) << wide.out;
+  EXPECT_NE(lines[1].find("  <none>       " + generator_id_), std::string::npos) << wide.out;
 }
 
 TEST_F(BrokerCli, ListAsJsonAndYamlIsTheApiAnswer) {
@@ -200,7 +246,7 @@ TEST_F(BrokerCli, GetFindsAStackByNameOrById) {
   const auto lines = lines_of(by_name.out);
   ASSERT_EQ(lines.size(), 2u) << by_name.out;
   EXPECT_EQ(lines[0].rfind("NAME  ID", 0), 0u);
-  EXPECT_EQ(lines[1].rfind("web   " + id + "  " + generator_id_, 0), 0u) << by_name.out;
+  EXPECT_EQ(lines[1].rfind("web   " + id + "  ci  ", 0), 0u) << by_name.out;
 
   Outcome by_id = as_generator({"stack", "get", id, "-o", "yaml"});
   ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
@@ -223,6 +269,16 @@ TEST_F(BrokerCli, UnknownAndAmbiguousNamesAreNamed) {
   EXPECT_NE(ambiguous.err.find(first), std::string::npos) << ambiguous.err;
   EXPECT_NE(ambiguous.err.find(second), std::string::npos) << ambiguous.err;
   EXPECT_EQ(call(*admin_, "GET", "/api/v1/stacks").json.size(), 2u);
+
+  // Names match exactly, as Kubernetes names; a near miss in case is named.
+  make_stack("web");
+  Outcome near_miss = as_admin({"stack", "get", "Web"});
+  EXPECT_EQ(near_miss.exit_code, 1);
+  EXPECT_EQ(near_miss.err, "error: no stack named \"Web\"; did you mean \"web\"?\n");
+  make_stack("WEB");
+  Outcome two_near = as_generator({"stack", "get", "wEb"});
+  EXPECT_EQ(two_near.err, "error: no stack named \"wEb\"; did you mean \"web\" or \"WEB\"?\n");
+  EXPECT_EQ(as_generator({"stack", "get", "WEB"}).exit_code, 0);
 
   Outcome unknown_id = as_admin({"stack", "get", "00000000-0000-4000-8000-000000000000"});
   EXPECT_EQ(unknown_id.exit_code, 1);
@@ -514,6 +570,12 @@ TEST_F(BrokerCli, AgentListShowsTheAgents) {
   EXPECT_EQ(lines[0].rfind("NAME    ID" + std::string(36, ' ') + "CLUSTER  STATUS", 0), 0u) << table.out;
   EXPECT_NE(lines[0].find("LAST HEARTBEAT"), std::string::npos);
   EXPECT_EQ(lines[1].rfind("edge-1  " + id + "  prod-eu  ", 0), 0u) << table.out;
+  EXPECT_EQ(lines[0].find("CREATED"), std::string::npos) << table.out;
+  Outcome wide = as_admin({"agent", "list", "-o", "wide"});
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  const std::string wide_header = lines_of(wide.out).at(0);
+  EXPECT_NE(wide_header.find("  LAST HEARTBEAT  CREATED  "), std::string::npos) << wide.out;
+  EXPECT_TRUE(wide_header.ends_with("  K8S REACHABLE  K8S LATENCY MS")) << wide.out;
 
   Outcome json = as_admin({"agent", "list", "-o", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
