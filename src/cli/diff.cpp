@@ -38,7 +38,7 @@ struct DiffArgs {
   BrokerFlags flags;
   std::string stack;
   ManifestSources sources;
-  size_t context = 3;
+  int context = 3;
 };
 
 // What the stack holds now, and how the diff's headers name it.
@@ -93,7 +93,7 @@ int run_diff(const DiffArgs& args) {
   if (!stack) return fail(stack.error().message, kError);
   auto stored = stored_manifests(*client, *stack);
   if (!stored) return fail(stored.error().message, kError);
-  const std::string diff = diff_of(*stored, *files, cell(*stack, "name"), args.context);
+  const std::string diff = diff_of(*stored, *files, cell(*stack, "name"), static_cast<size_t>(args.context));
   if (!write_stdout(diff)) return fail("cannot write the output", kError);
   return diff.empty() ? 0 : kDifferent;
 }
@@ -105,7 +105,9 @@ Verb add_diff(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(std::string(kDiffVerb.name), std::string(kDiffVerb.description));
   cmd->add_option("STACK", args->stack, "Id or name of the stack")->required();
   add_manifest_options(*cmd, args->sources);
-  cmd->add_option("--context", args->context, "Lines of context around each change")->capture_default_str();
+  cmd->add_option("--context", args->context, "Lines of context around each change")
+      ->check([](const std::string& lines) { return lines.starts_with('-') ? "must be 0 or more" : ""; })
+      ->capture_default_str();
   add_broker_flags(*cmd, args->flags, false);
   return Verb{cmd, [args] { return run_diff(*args); }};
 }

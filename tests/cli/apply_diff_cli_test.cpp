@@ -255,6 +255,9 @@ TEST_F(ApplyDiff, DiffErrorsExit2) {
 
   Outcome no_files = as_generator({"diff", "web"});
   EXPECT_EQ(no_files.exit_code, 2);
+  Outcome negative = as_generator({"diff", "web", "-f", manifests_, "--context", "-1"});
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("--context: must be 0 or more"), std::string::npos) << negative.err;
   EXPECT_EQ(object_count(), 0u);
 }
 
