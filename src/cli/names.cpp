@@ -51,6 +51,7 @@ std::string Names::label(Kind& kind, const std::string& id) {
     const Value* details = entry != nullptr ? entry->find("details") : nullptr;
     if (details != nullptr && details->is_object() && cell(*details, "name") != "<none>") {
       shown = cell(*details, "name") + " (deleted)";
+      kind.created.emplace(id, *details);
     }
   }
   kind.deleted.emplace(id, shown);
@@ -62,5 +63,13 @@ std::string Names::stack(const std::string& id) { return label(stacks_, id); }
 std::string Names::generator(const std::string& id) { return label(generators_, id); }
 
 const Value* Names::live_stack(const std::string& id) { return live(stacks_, id); }
+
+std::string Names::stack_generator(const std::string& id) {
+  if (const Value* stack = live_stack(id)) return generator(cell(*stack, "generator_id"));
+  label(stacks_, id);  // a deleted one's creation, from the audit log
+  auto created = stacks_.created.find(id);
+  if (created == stacks_.created.end() || cell(created->second, "generator_id") == "<none>") return "<none>";
+  return generator(cell(created->second, "generator_id"));
+}
 
 }  // namespace sindri::cli

@@ -25,20 +25,25 @@ class Names {
   std::string generator(const std::string& id);
   // The live stack of `id` when the PAK sees it, else nullptr.
   const Value* live_stack(const std::string& id);
+  // The generator of stack `id` as generator() names it: from the live
+  // stack, or from a deleted one's creation in the audit log; "<none>" when
+  // neither can be read.
+  std::string stack_generator(const std::string& id);
 
  private:
   struct Kind {
     std::string name;                  // "stack"
     std::optional<std::map<std::string, Value>> live;  // by id, read once
     std::map<std::string, std::string> deleted;        // by id: the label shown
+    std::map<std::string, Value> created;              // by id: a deleted one's audited creation details
   };
   const Value* live(Kind& kind, const std::string& id);
   std::string label(Kind& kind, const std::string& id);
   std::map<std::string, Value> read_live(const std::string& kind);
 
   BrokerClient& client_;
-  Kind stacks_{"stack", std::nullopt, {}};
-  Kind generators_{"generator", std::nullopt, {}};
+  Kind stacks_{"stack", std::nullopt, {}, {}};
+  Kind generators_{"generator", std::nullopt, {}, {}};
   bool audit_readable_ = true;
 };
 

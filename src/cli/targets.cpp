@@ -22,11 +22,7 @@ int print_stack_targets(BrokerClient& client, const std::string& path, const std
   const std::vector<Column> columns = {
       {"NAME", [&names](const Value& target) { return names.stack(cell(target, "stack_id")); }},
       {"STACK ID", [](const Value& target) { return cell(target, "stack_id"); }},
-      {"GENERATOR",
-       [&names](const Value& target) {
-         const Value* stack = names.live_stack(cell(target, "stack_id"));
-         return stack == nullptr ? std::string("<none>") : names.generator(cell(*stack, "generator_id"));
-       }},
+      {"GENERATOR", [&names](const Value& target) { return names.stack_generator(cell(target, "stack_id")); }},
       {"DESCRIPTION", stack_field("description"), true},
       {"CREATED", stack_field("created_at"), true},
   };

@@ -209,8 +209,8 @@ TEST_F(GeneratorCli, AnAgentsPakReadsNoGenerator) {
   EXPECT_NE(create.err.find("(HTTP 403"), std::string::npos) << create.err;
 }
 
-// Tables name a deleted stack, as the audit log knows it, for an admin;
-// a generator's PAK, which reads no audit log, says it cannot tell.
+// Tables name a deleted stack or generator, as the audit log knows it, for
+// an admin; an agent's PAK, which reads no audit log, says it cannot tell.
 TEST_F(GeneratorCli, DeletedStacksAreMarkedInTargets) {
   const std::string stack_id = make_stack("web");
   ASSERT_EQ(call(*generator_, "POST", "/api/v1/stacks/" + stack_id + "/labels", R"("env=prod")").status, 201);
@@ -222,10 +222,15 @@ TEST_F(GeneratorCli, DeletedStacksAreMarkedInTargets) {
   ASSERT_EQ(admin.exit_code, 0) << admin.err;
   const auto lines = lines_of(admin.out);
   ASSERT_EQ(lines.size(), 2u) << admin.out;
-  EXPECT_EQ(lines[1], "web (deleted)  " + stack_id + "  <none>");
+  EXPECT_EQ(lines[1], "web (deleted)  " + stack_id + "  ci");
   Outcome own = sindri_as(agent.pak, {"agent", "targets", "edge-1"});
   ASSERT_EQ(own.exit_code, 0) << own.err;
   EXPECT_EQ(lines_of(own.out).at(1), "<deleted or not visible: " + stack_id + ">  " + stack_id + "  <none>");
+
+  ASSERT_EQ(as_admin({"generator", "delete", "ci"}).exit_code, 0);
+  Outcome gone = as_admin({"agent", "targets", "edge-1"});
+  ASSERT_EQ(gone.exit_code, 0) << gone.err;
+  EXPECT_EQ(lines_of(gone.out).at(1), "web (deleted)  " + stack_id + "  ci (deleted)");
 }
 
 }  // namespace
