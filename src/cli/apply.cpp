@@ -20,11 +20,11 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/broker_client.hpp"
 #include "cli/errors.hpp"
-#include "cli/io.hpp"
 #include "cli/manifest_files.hpp"
 #include "cli/newest_object.hpp"
 #include "cli/programs.hpp"
@@ -67,16 +67,20 @@ int run_apply(const ApplyArgs& args) {
   auto stack = client->find_stack(args.stack);
   if (!stack) return fail(stack.error().message);
   const std::string yaml = joined_yaml(*manifests);
-  auto newest = newest_deployment_object(*client, *stack);
-  if (!newest) return fail(newest.error().message);
-  const bool unchanged = !args.force && !newest->is_null() && cell(*newest, "is_deletion_marker") != "true" &&
-                         cell(*newest, "yaml_content") == yaml;
+  Value newest;  // null: nothing to compare with
+  if (!args.force) {
+    auto found = newest_deployment_object(*client, *stack);
+    if (!found) return fail(found.error().message);
+    newest = std::move(found).value();
+  }
+  const bool unchanged = !newest.is_null() && cell(newest, "is_deletion_marker") != "true" &&
+                         cell(newest, "yaml_content") == yaml;
   Value body{Object{}};
   body.set("yaml_content", yaml);
   const size_t count = manifests->size();
-  if (args.dry_run) return print_dry_run(args, *stack, body, count, unchanged ? &*newest : nullptr);
+  if (args.dry_run) return print_dry_run(args, *stack, body, count, unchanged ? &newest : nullptr);
   if (unchanged) {
-    return print_result(*newest, args.flags.output, [&](const Value&) { return unchanged_line(*stack, *newest) + "\n"; });
+    return print_result(newest, args.flags.output, [&](const Value&) { return unchanged_line(*stack, newest) + "\n"; });
   }
   auto object = client->post("/stacks/" + cell(*stack, "id") + "/deployment-objects", body);
   if (!object) return fail(object.error().message);

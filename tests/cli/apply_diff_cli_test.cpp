@@ -126,6 +126,12 @@ TEST_F(ApplyDiff, ApplyOfTheNewestContentIsUnchanged) {
 
 TEST_F(ApplyDiff, ForceOrAChangedFileCreates) {
   ASSERT_EQ(apply({}).exit_code, 0);
+  Outcome forced_dry = apply({"--force", "--dry-run"});
+  EXPECT_EQ(forced_dry.exit_code, 0);
+  EXPECT_EQ(forced_dry.err,
+            "note: would create a deployment object in stack web (2 resources); --dry-run sent nothing\n");
+  EXPECT_EQ(object_count(), 1u);
+
   Outcome forced = apply({"--force"});
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(object_count(), 2u);
