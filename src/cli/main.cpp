@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
     verbs.push_back(add_patch(app));
     verbs.push_back(add_bundle(app));
     verbs.push_back(add_rbg(app));
+    verbs.push_back(add_repo(app));
     for (const ProgramVerb& verb : kOtherProgramVerbs) verbs.push_back(add_other_program_verb(app, verb));
     verbs.push_back(add_help(app));
     verbs.push_back(add_version(app));
