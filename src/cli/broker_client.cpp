@@ -92,7 +92,8 @@ void add_broker_flags(CLI::App& command, BrokerFlags& flags, bool with_output) {
   CLI::Option* broker = command.add_option("--broker", flags.broker,
                                            "URL of the broker (else $SINDRI_BROKER, else " + flags.broker + ")");
   CLI::Option* pak =
-      command.add_option("--pak", flags.pak, "PAK (prefixed API key) of an admin or a generator (else $SINDRI_PAK)");
+      command.add_option("--pak", flags.pak,
+                         "PAK (prefixed API key) of an admin, a generator or an agent (else $SINDRI_PAK)");
   CLI::Option* ca_file = command.add_option(
       "--ca-file", flags.ca_file,
       "PEM file of CA certificates an https:// broker's certificate may chain to, besides the system's "
