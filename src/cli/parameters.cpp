@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "cli/broker_client.hpp"
+#include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "params/values.hpp"
 #include "value/json.hpp"
@@ -15,13 +16,16 @@ Result<YamlDocument> read_values_file(const std::string& path) {
   return params::parse_values(text, path);
 }
 
-Result<Value> read_schema_file(const std::string& path) {
-  SINDRI_TRY(text, read_file(path, "schema file"));
-  SINDRI_TRY(doc, params::parse_document(text, path));
-  return std::move(doc.value);
-}
-
 namespace {
+
+// Unknown keywords are ignored, so a values file given for a schema would
+// otherwise pass every check without a word.
+void warn_unless_schema(const Value& document, const std::string& path) {
+  if (schema::has_keyword(document)) return;
+  print_warning(path +
+                " has no JSON Schema keyword at its top level (type, properties, $ref, ...), so as a schema it "
+                "constrains nothing: is it a values file?");
+}
 
 Status check_schema_document(const Value& document, const std::string& path) {
   const auto problems = schema::check_schema(document);
@@ -33,9 +37,17 @@ Status check_schema_document(const Value& document, const std::string& path) {
 
 }  // namespace
 
+Result<Value> read_schema_file(const std::string& path) {
+  SINDRI_TRY(text, read_file(path, "schema file"));
+  SINDRI_TRY(doc, params::parse_document(text, path));
+  warn_unless_schema(doc.value, path);
+  return std::move(doc.value);
+}
+
 Result<std::string> read_schema_as_json(const std::string& path) {
   SINDRI_TRY(text, read_file(path, "schema file"));
   SINDRI_TRY(document, params::parse_document(text, path));
+  warn_unless_schema(document.value, path);
   if (auto valid = check_schema_document(document.value, path); !valid) return std::move(valid).error();
   if (params::looks_like_json(text)) return text;
   return to_json(document.value);
@@ -49,17 +61,21 @@ Result<schema::CompiledSchema> load_schema(const std::string& path) {
   return std::move(compiled).value();
 }
 
+const YamlPosition* violation_position(const schema::Violation& violation, const YamlDocument& source) {
+  std::string_view pointer = violation.instance_location;
+  const YamlPosition* at = source.position_of(pointer);
+  while (!at && !pointer.empty()) {
+    pointer = pointer.substr(0, pointer.rfind('/'));
+    at = source.position_of(pointer);
+  }
+  return at;
+}
+
 std::string describe_violation(const schema::Violation& violation, const std::string& file,
                                const YamlDocument* source) {
   std::string prefix;
-  if (source) {
-    std::string_view pointer = violation.instance_location;
-    const YamlPosition* at = source->position_of(pointer);
-    while (!at && !pointer.empty()) {
-      pointer = pointer.substr(0, pointer.rfind('/'));
-      at = source->position_of(pointer);
-    }
-    if (at) prefix = file + ":" + std::to_string(at->line) + ":" + std::to_string(at->column) + ": ";
+  if (const YamlPosition* at = source ? violation_position(violation, *source) : nullptr) {
+    prefix = file + ":" + std::to_string(at->line) + ":" + std::to_string(at->column) + ": ";
   }
   if (prefix.empty() && !file.empty()) prefix = file + ": ";
   return prefix + violation.describe();

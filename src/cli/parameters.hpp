@@ -21,17 +21,24 @@ namespace sindri::cli {
 // "cannot read values file PATH: REASON" or "PATH:LINE:COLUMN: MESSAGE".
 Result<YamlDocument> read_values_file(const std::string& path);
 
-// A schema file (JSON or YAML, by content), not yet checked.
+// A schema file (JSON or YAML, by content), not yet checked, except that a
+// file with no JSON Schema keyword at its top level (a values file, likely)
+// is warned about on stderr: it would constrain nothing.
 Result<Value> read_schema_file(const std::string& path);
 
 // A schema file that is a valid schema, as JSON text: a JSON file as it is
-// written, a YAML file serialised. Errors as load_schema's.
+// written, a YAML file serialised. Errors and the warning as load_schema's.
 Result<std::string> read_schema_as_json(const std::string& path);
 
 // A schema file that is a valid schema and compiles. Problems with the
-// schema itself come back one per line: "PATH: /ptr: MESSAGE (schema ...)".
+// schema itself come back one per line: "PATH: /ptr: MESSAGE (schema ...)";
+// a file without keywords is warned about as by read_schema_file.
 Result<schema::CompiledSchema> load_schema(const std::string& path);
 
+
+// Where in `source` the violation's instance location is written or, failing
+// that, its nearest ancestor; nullptr when none is (a JSON file).
+const YamlPosition* violation_position(const schema::Violation& violation, const YamlDocument& source);
 
 // One line per violation, "POINTER: MESSAGE (schema LOCATION)", prefixed
 // with "FILE:LINE:COLUMN: " when `source` holds a position for the

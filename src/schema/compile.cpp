@@ -796,4 +796,13 @@ const Value& meta_schema(Draft draft) {
   return kMeta[3];
 }
 
+bool has_keyword(const Value& schema, Draft default_draft) {
+  if (!schema.is_object()) return true;
+  const Value* keywords = meta_schema(draft_of(schema, default_draft)).find("properties");
+  for (const Member& member : schema.get_object()) {
+    if (keywords->find(member.key.get_string()) != nullptr) return true;
+  }
+  return false;
+}
+
 }  // namespace sindri::schema

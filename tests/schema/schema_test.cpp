@@ -465,5 +465,17 @@ TEST(SchemaViolationCap, TheListStopsAtTheCapAndSaysMoreFollow) {
   EXPECT_EQ(names.back().message, "more violations follow; only the first 10 are listed");
 }
 
+TEST(SchemaMeta, HasKeywordTellsASchemaFromAValuesFile) {
+  EXPECT_TRUE(has_keyword(json(R"({"type": "object"})")));
+  EXPECT_TRUE(has_keyword(json(R"({"title": "only a title", "name": "web"})")));
+  EXPECT_TRUE(has_keyword(json(R"({"$defs": {}, "replicas": 2})")));
+  EXPECT_TRUE(has_keyword(json("true")));
+  EXPECT_FALSE(has_keyword(json(R"({"name": "web", "replicas": 2, "image": {"type": "x"}})")));
+  EXPECT_FALSE(has_keyword(json("{}")));
+  // The keywords are those of the schema's own draft: draft 4 has no `const`.
+  EXPECT_TRUE(has_keyword(json(R"({"const": 1})")));
+  EXPECT_FALSE(has_keyword(json(R"({"const": 1})"), Draft::Draft4));
+}
+
 }  // namespace
 }  // namespace sindri::schema
