@@ -4,8 +4,10 @@
 // names (as `check` does); the schema against its meta-schema; and, with a
 // schema, that every top-level variable the template reads is a property
 // of the schema (an error, at the read's line and column: usually a typo)
-// and that every property is read somewhere (a warning). With --templates
-// every template of the directory is checked and counts as reading.
+// and that every property is read somewhere (a warning); without one, a
+// template without errors gets a note saying what was not checked. With
+// --templates every template of the directory is checked and counts as
+// reading.
 // Exit 1 when there is an error, 0 otherwise (warnings allowed).
 
 #include <memory>
@@ -85,7 +87,12 @@ int run_lint(const LintArgs& args) {
     print_errors(link_errors);
     failed = !link_errors.empty();
   }
-  if (args.schema.empty()) return failed ? 1 : 0;
+  if (args.schema.empty()) {
+    if (failed) return 1;
+    print_note("checked the syntax and names of " + set->main +
+               " only: the variables it reads were not checked against a schema (pass --schema SCHEMA)");
+    return 0;
+  }
 
   auto schema = read_schema_file(args.schema);
   if (!schema) {

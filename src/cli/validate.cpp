@@ -2,13 +2,16 @@
 //
 // Checks each values file (YAML or JSON) against the schema, after filling
 // in the schema's defaults as `render` does. Exit 0: every file is valid.
-// Exit 2: violations, one line each, "FILE:LINE:COLUMN: POINTER: MESSAGE
-// (schema LOCATION)" (the position is left out for JSON files). Exit 1: the
-// schema is not a valid schema, or a file cannot be read or parsed; the other
-// files are still checked.
+// Exit 2: violations, one line each in the order of the file,
+// "FILE:LINE:COLUMN: POINTER: MESSAGE (schema LOCATION)" (the position is
+// left out for JSON files). Exit 1: the schema is not a valid schema, or a
+// file cannot be read or parsed; the other files are still checked.
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/errors.hpp"
@@ -23,6 +26,17 @@ struct ValidateArgs {
   std::string schema;
   std::vector<std::string> values_files;
 };
+
+// Top to bottom, as the file reads (the validator goes in schema order);
+// violations without a position keep their order, first.
+void sort_by_position(std::vector<schema::Violation>& violations, const YamlDocument& source) {
+  const auto position = [&](const schema::Violation& violation) {
+    const YamlPosition* at = violation_position(violation, source);
+    return at ? std::pair(at->line, at->column) : std::pair(uint32_t{0}, uint32_t{0});
+  };
+  std::stable_sort(violations.begin(), violations.end(),
+                   [&](const schema::Violation& a, const schema::Violation& b) { return position(a) < position(b); });
+}
 
 int run_validate(const ValidateArgs& args) {
   auto schema = load_schema(args.schema);
@@ -39,10 +53,10 @@ int run_validate(const ValidateArgs& args) {
       unreadable = true;
       continue;
     }
-    for (const auto& v : schema::validate(*schema, schema::apply_defaults(*schema, doc->value))) {
-      print_error(describe_violation(v, path, &*doc));
-      invalid = true;
-    }
+    auto violations = schema::validate(*schema, schema::apply_defaults(*schema, doc->value));
+    sort_by_position(violations, *doc);
+    for (const auto& v : violations) print_error(describe_violation(v, path, &*doc));
+    invalid |= !violations.empty();
   }
   return unreadable ? 1 : invalid ? 2 : 0;
 }

@@ -88,6 +88,45 @@ TEST_F(Validate, UnreadableValuesExit1AndTheOthersAreStillChecked) {
   EXPECT_NE(r.err.find(bad.string() + ":1:7: /name: must match the pattern"), std::string::npos) << r.err;
 }
 
+TEST_F(Validate, ViolationsReadTopToBottom) {
+  // The validator goes in schema order: properties by name, a, m, z.
+  auto schema = file("s.json", R"({"type": "object", "required": ["name"],
+      "properties": {"a": {"type": "string"}, "m": {"type": "string"}, "z": {"type": "string"}}})");
+  auto values = file("v.yaml", "z: 1\nm: 2\nother:\n  a: 3\na: 4\n");
+  Outcome r = sindri({"validate", "--schema", schema.string(), values.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  const std::string v = values.string();
+  const size_t root = r.err.find("(root): missing required property `name`");
+  const size_t z = r.err.find("error: " + v + ":1:4: /z: ");
+  const size_t m = r.err.find("error: " + v + ":2:4: /m: ");
+  const size_t a = r.err.find("error: " + v + ":5:4: /a: ");
+  ASSERT_NE(a, std::string::npos) << r.err;
+  EXPECT_LT(root, z) << r.err;
+  EXPECT_LT(z, m) << r.err;
+  EXPECT_LT(m, a) << r.err;
+}
+
+TEST_F(Validate, AValuesFileGivenAsTheSchemaIsWarnedAbout) {
+  auto values = file("values.yaml", "name: web\nreplicas: 2\n");
+  Outcome r = sindri({"validate", "--schema", values.string(), values.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: " + values.string() +
+                       " has no JSON Schema keyword at its top level (type, properties, $ref, ...), so as a schema "
+                       "it constrains nothing: is it a values file?\n");
+  auto tpl = file("t.tera", "{{ name }}");
+  r = sindri({"render", tpl.string(), "-f", values.string(), "--schema", values.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "web");
+  EXPECT_NE(r.err.find("warning: " + values.string() + " has no JSON Schema keyword"), std::string::npos) << r.err;
+  r = sindri({"lint", tpl.string(), "--schema", values.string()});
+  EXPECT_NE(r.err.find("warning: " + values.string() + " has no JSON Schema keyword"), std::string::npos) << r.err;
+  // A schema with any keyword, even one that only describes, is taken as one.
+  auto described = file("described.yaml", "title: Web\nname: web\n");
+  r = sindri({"validate", "--schema", described.string(), values.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 TEST_F(Validate, NeedsASchemaAndValues) {
   EXPECT_EQ(sindri({"validate", "v.yaml"}).exit_code, 2);
   EXPECT_EQ(sindri({"validate", "--schema", "s.json"}).exit_code, 2);
@@ -132,6 +171,14 @@ TEST_F(Lint, NameSetBeforeItIsReadIsLocalButAReadBeforeTheSetIsNot) {
   // A set inside a loop ends with the loop.
   EXPECT_NE(r.err.find(":1:115: error: `inner`"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("error: `early`", r.err.find("error: `early`") + 1), std::string::npos) << r.err;
+}
+
+TEST_F(Lint, WithoutASchemaANoteSaysWhatWasNotChecked) {
+  auto tpl = file("t.tera", "name: {{ name }}\n");
+  Outcome r = sindri({"lint", tpl.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "note: checked the syntax and names of " + tpl.string() +
+                       " only: the variables it reads were not checked against a schema (pass --schema SCHEMA)\n");
 }
 
 TEST_F(Lint, SyntaxErrorsExit1WithLineAndColumn) {
