@@ -540,7 +540,7 @@ TEST_F(TemplateCli, TargetsListTheStacksTheTemplateMatches) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   const auto lines = lines_of(table.out);
   ASSERT_EQ(lines.size(), 2u) << table.out;
-  EXPECT_EQ(lines[1], "prod  " + prod + "  " + generator_id_);
+  EXPECT_EQ(lines[1], "prod  " + prod + "  ci");  // the generator by name
 
   Outcome json = as_generator({"template", "targets", "web", "-o", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
