@@ -174,9 +174,9 @@ void choose_templates(const Project& project, const Catalog& catalog, Plan& plan
   }
 }
 
-// Hooks of git sources that are not trusted, as "TEMPLATE: PATH" lines.
-std::vector<std::string> untrusted_hooks(const Plan& plan, const Catalog& catalog) {
-  std::vector<std::string> out;
+// A problem for each hook of a git source that is not trusted.
+Problems untrusted_hooks(const Plan& plan, const Catalog& catalog) {
+  Problems out;
   for (const AppliedTemplate& applied : plan.templates) {
     for (HookPoint point : kHookPoints) {
       const auto hook = find_hook(applied.tpl, point);
@@ -184,7 +184,9 @@ std::vector<std::string> untrusted_hooks(const Plan& plan, const Catalog& catalo
       for (const OpenSource& source : catalog.sources()) {
         const std::string root = source.directory.string() + "/";
         if (hook->string().starts_with(root) && !source.hooks_trusted) {
-          out.push_back("`" + applied.tpl.name() + "` " + hook->string() + " (from " + source.spec.describe() + ")");
+          out.push_back("template `" + applied.tpl.name() + "`: hook " + hook->string() + " (from " +
+                        source.spec.describe() + ") would run, but its source is not trusted: mark it `trusted: "
+                        "true` or pass --trust-hooks");
           break;
         }
       }
@@ -333,15 +335,13 @@ Result<Plan> make_plan(const Project& project, const Catalog& catalog, const Pla
   choose_templates(project, catalog, plan);
   if (!plan.problems.empty()) return plan;
   if (!options.trust_hooks) {
-    if (const auto untrusted = untrusted_hooks(plan, catalog); !untrusted.empty()) {
-      std::string message = "hooks from untrusted git sources would run (mark the source `trusted: true` or pass "
-                            "--trust-hooks):";
-      for (const std::string& hook : untrusted) message += "\n  " + hook;
-      return make_error(message);
+    if (const Problems untrusted = untrusted_hooks(plan, catalog); !untrusted.empty()) {
+      return problems_error(untrusted);
     }
   }
   std::vector<std::string> applied_names;
   for (const AppliedTemplate& applied : plan.templates) applied_names.push_back(applied.tpl.name());
+  // A .sync.yml also holds the seed's V1 settings, keyed by file name.
   if (project.root_key == "sindri_templates") {
     for (const std::string& stray : project.stray_settings(applied_names)) {
       add_problem(plan.problems, project.file.where(pointer_child("", stray)) + ": settings for `" + stray +

@@ -151,6 +151,38 @@ TEST_F(RepoCli, TheDefaultRepositoryRendersKubernetesManifests) {
       << out.out;
 }
 
+// A git source with a hook, cloned into $XDG_CACHE_HOME/sindri/repos.
+TEST_F(RepoCli, HooksOfAGitSourceRunOnlyWhenTrusted) {
+  file("work/hooked/template.json", R"({"name": "Hooked"})");
+  file("work/hooked/files/out.txt.tera", "{{ greeting }}\n");
+  file("work/hooked/hooks/after_default_settings",
+       "#!/bin/sh\ncat >/dev/null\necho '{\"settings\": {\"greeting\": \"hi\"}}'\n");
+  fs::permissions(dir_ / "work/hooked/hooks/after_default_settings", fs::perms::owner_all);
+  const std::string work = (dir_ / "work").string();
+  const std::string remote = (dir_ / "remote.git").string();
+  ASSERT_EQ(std::system(("git -C " + work + " init --quiet && git -C " + work + " add -A && git -C " + work +
+                         " -c user.name=T -c user.email=t@example.com commit --quiet -m one && git clone --quiet "
+                         "--bare " + work + " " + remote).c_str()),
+            0);
+  file("project/sindri-templates.yaml", "sindri_templates:\n  version: 2\n  template_sources:\n    - type: git\n"
+                                        "      location: " + remote + "\n  templates: [hooked]\n");
+  setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);
+  const Outcome refused = repo({"render"});
+  const Outcome trusted = repo({"render", "--trust-hooks"});
+  unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.err.rfind("error: template `hooked`: hook " + (dir_ / "cache/sindri/repos/").string(), 0), 0u)
+      << refused.err;
+  EXPECT_NE(refused.err.find("/hooked/hooks/after_default_settings (from git " + remote +
+                             ") would run, but its source is not trusted: mark it `trusted: true` or pass "
+                             "--trust-hooks\n"),
+            std::string::npos)
+      << refused.err;
+  ASSERT_EQ(trusted.exit_code, 0) << trusted.err;
+  EXPECT_EQ(trusted.out, "# File: out.txt (template hooked)\nhi\n");
+  EXPECT_TRUE(fs::is_directory(dir_ / "cache/sindri/repos"));
+}
+
 TEST_F(RepoCli, NoProjectFileIsAnError) {
   const Outcome out = sindri({"repo", "list", "--project", (dir_ / "templates").string()});
   EXPECT_EQ(out.exit_code, 1);
