@@ -107,9 +107,11 @@ AgentRunVerb add_agent_run(CLI::App& agent_command) {
     std::string description(setting.description);
     if (!setting.unit.empty()) description += " (" + std::string(setting.unit) + ")";
     description += "; " + std::string(setting.variable);
-    command->add_option_function<std::string>(
+    CLI::Option* option = command->add_option_function<std::string>(
         std::string(setting.flag), [flags, &setting](const std::string& text) { flags->emplace_back(&setting, text); },
         description);
+    // A switch alone means true (`--once`), as its value may still be given (`--once false`).
+    if (setting.is_bool()) option->expected(0, 1)->default_str("true");
   }
   return {command, [flags] { return run(*flags); }};
 }

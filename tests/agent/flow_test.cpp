@@ -212,6 +212,18 @@ TEST_F(AgentFlow, AppliesReplacesPrunesAndDeletesWhatItOwns) {
   EXPECT_EQ(agent->stop(), 0) << agent->log();
 }
 
+// A boolean setting's flag alone means true: `--once` applies, reports and
+// exits by itself, and `--ws-force-rest` keeps it off the channel.
+TEST_F(AgentFlow, OnceAsABareFlagAppliesReportsAndExits) {
+  const std::string id = deploy(stack_id_, kFirst);
+  std::vector<std::string> args = agent_args(broker_.url());
+  args.insert(args.end(), {"--once", "--ws-force-rest"});
+  AgentProcess agent(std::move(args), broker_.dir() / "once.log");
+  EXPECT_EQ(agent.wait(), 0) << agent.log();
+  EXPECT_TRUE(has_event(id, "SUCCESS")) << agent.log();
+  EXPECT_TRUE(fs::exists(file(stack_id_, "core_ConfigMap_default_web.yaml"))) << agent.log();
+}
+
 TEST_F(AgentFlow, ARestartLosesAndOrphansNothing) {
   const std::string first_id = deploy(stack_id_, kFirst);
   const std::string other_stack = create_stack("other");
