@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,6 +42,7 @@
 #include "cli/errors.hpp"
 #include "cli/io.hpp"
 #include "cli/manifest_output.hpp"
+#include "cli/names.hpp"
 #include "cli/parameters.hpp"
 #include "cli/programs.hpp"
 #include "cli/tags.hpp"
@@ -71,9 +73,12 @@ struct TemplateArgs {
   std::string output_dir;
 };
 
-std::string owner_cell(const Value& tpl) {
-  const std::string owner = cell(tpl, "generator_id");
-  return owner == "<none>" ? "<system>" : owner;
+// A template's owner by name; a system template has none.
+std::function<std::string(const Value&)> owner_cell(Names& names) {
+  return [&names](const Value& tpl) {
+    const std::string owner = cell(tpl, "generator_id");
+    return owner == "<none>" ? std::string("<system>") : names.generator(owner);
+  };
 }
 
 // "web v2", as messages name a template version.
@@ -97,7 +102,7 @@ LiveVersions live_versions_in(const Value& templates) {
 }
 
 // With `live`, the LIVE VERSIONS column after VERSION.
-std::vector<Column> template_columns(bool with_deleted, const LiveVersions* live = nullptr) {
+std::vector<Column> template_columns(Names& names, bool with_deleted, const LiveVersions* live = nullptr) {
   std::vector<Column> columns = {
       {"NAME", [](const Value& tpl) { return cell(tpl, "name"); }},
       {"VERSION", [](const Value& tpl) { return cell(tpl, "version"); }},
@@ -110,12 +115,13 @@ std::vector<Column> template_columns(bool with_deleted, const LiveVersions* live
   }
   columns.insert(columns.end(), {
                                     {"ID", [](const Value& tpl) { return cell(tpl, "id"); }},
-                                    {"GENERATOR", owner_cell},
+                                    {"GENERATOR", owner_cell(names)},
                                     {"CREATED", [](const Value& tpl) { return cell(tpl, "created_at"); }},
                                 });
   if (with_deleted) columns.push_back({"DELETED", [](const Value& tpl) { return cell(tpl, "deleted_at"); }});
   columns.push_back({"DESCRIPTION", [](const Value& tpl) { return cell(tpl, "description"); }, true});
   columns.push_back({"CHECKSUM", [](const Value& tpl) { return cell(tpl, "checksum"); }, true});
+  columns.push_back({"GENERATOR ID", [](const Value& tpl) { return cell(tpl, "generator_id"); }, true});
   return columns;
 }
 
@@ -184,7 +190,8 @@ int run_list(const TemplateArgs& args) {
   if (!templates) return fail(templates.error().message);
   if (!templates->is_array()) return fail("the broker's list of templates is not an array");
   const LiveVersions live = live_versions_in(*templates);
-  return print_list(*templates, args.flags.output, template_columns(args.all_versions, &live), "templates");
+  Names names(*client);
+  return print_list(*templates, args.flags.output, template_columns(names, args.all_versions, &live), "templates");
 }
 
 int run_get(const TemplateArgs& args) {
@@ -192,7 +199,9 @@ int run_get(const TemplateArgs& args) {
   if (!client) return fail(client.error().message, 2);
   auto tpl = client->find_template(args.tpl);
   if (!tpl) return fail(tpl.error().message);
-  return print_with_tags(*client, *tpl, "/templates/" + cell(*tpl, "id"), template_columns(false), args.flags.output);
+  Names names(*client);
+  return print_with_tags(*client, *tpl, "/templates/" + cell(*tpl, "id"), template_columns(names, false),
+                         args.flags.output);
 }
 
 int run_update(const TemplateArgs& args) {
