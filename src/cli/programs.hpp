@@ -20,11 +20,13 @@ struct ProgramVerb {
 };
 
 inline constexpr ProgramVerb kServeVerb{"serve", "Run the broker (the Brokkr v1 REST API)", "sindri-serve"};
-inline constexpr ProgramVerb kStackVerb{"stack", "Create, list, show, label and delete stacks on a broker",
-                                        "sindri-client"};
+inline constexpr ProgramVerb kStackVerb{
+    "stack", "Create, list, show, label and delete stacks on a broker; show their deployment objects", "sindri-client"};
 inline constexpr ProgramVerb kApplyVerb{"apply", "Create a deployment object in a stack from manifests",
                                         "sindri-client"};
-inline constexpr ProgramVerb kAgentVerb{"agent", "Register, list, show, label and delete the agents of a broker; run an agent",
+inline constexpr ProgramVerb kAgentVerb{"agent",
+                                        "Register, list, show, label and delete the agents of a broker; show their "
+                                        "target state and events; run an agent",
                                         "sindri-client"};
 inline constexpr ProgramVerb kTemplateVerb{
     "template", "Create, list, show, change, label and render templates on a broker", "sindri-client"};
