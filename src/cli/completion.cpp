@@ -67,7 +67,9 @@ Result<Value> program_tree(const std::string& program) {
   SINDRI_TRY(output, commands_output(program));
   auto tree = parse_json(output);
   const Value* verbs = tree ? tree->find("subcommands") : nullptr;
-  if (verbs == nullptr || !verbs->is_array()) return make_error(program + " " + kCommandsArgument + " printed no command tree");
+  if (verbs == nullptr || !verbs->is_array()) {
+    return make_error(program + " " + kCommandsArgument + " printed no command tree");
+  }
   return std::move(tree).value();
 }
 

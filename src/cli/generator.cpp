@@ -54,7 +54,9 @@ int run_create(const GeneratorArgs& args) {
   auto created = client->post("/generators", body);
   if (!created) return fail(created.error().message);
   const Value* generator = created->find("generator");
-  if (!generator || !generator->is_object()) return fail("the broker's answer to POST /generators has no generator object");
+  if (!generator || !generator->is_object()) {
+    return fail("the broker's answer to POST /generators has no generator object");
+  }
   return print_result(*created, args.flags.output, [generator](const Value& answer) {
     return with_pak("generator " + cell(*generator, "name") + " created (id " + cell(*generator, "id") + ")\n", answer,
                     "pak", "generator");

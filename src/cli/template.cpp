@@ -345,7 +345,8 @@ Verb add_template(CLI::App& app) {
   cmd->require_subcommand(1);
   auto set_generator = [args](const std::string& id) { args->generator_id = id; };
 
-  CLI::App* create = cmd->add_subcommand("create", "Create a template (version 1, or the next version of a name its owner already uses)");
+  CLI::App* create = cmd->add_subcommand(
+      "create", "Create a template (version 1, or the next version of a name its owner already uses)");
   create->add_option("NAME", args->tpl, "Name of the template")->required();
   add_content_options(*create, *args);
   create->add_option_function<std::string>(
@@ -384,7 +385,8 @@ Verb add_template(CLI::App& app) {
 
   const TagVerbs tagging = add_tag_verbs(*cmd, "template", args->tpl, args->tag_change, args->flags);
 
-  CLI::App* targets = cmd->add_subcommand("targets", "List the stacks whose labels and annotations the template matches");
+  CLI::App* targets =
+      cmd->add_subcommand("targets", "List the stacks whose labels and annotations the template matches");
   add_template_option(*targets, *args);
   add_broker_flags(*targets, args->flags);
 

@@ -426,7 +426,8 @@ TEST_F(TemplateCli, DeleteOfANameDeletesEveryLiveVersion) {
   const Value other = make_template(*generator_, "db");
   Outcome listed = as_generator({"template", "list", "--name", "web"});
   ASSERT_EQ(lines_of(listed.out).size(), 3u) << listed.out;
-  EXPECT_EQ(lines_of(listed.out)[1].rfind("web   1        1, 2           " + text_of(first, "id"), 0), 0u) << listed.out;
+  EXPECT_EQ(lines_of(listed.out)[1].rfind("web   1        1, 2           " + text_of(first, "id"), 0), 0u)
+      << listed.out;
 
   Outcome r = as_generator({"template", "delete", "web"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
