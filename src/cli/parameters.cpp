@@ -21,10 +21,11 @@ namespace {
 // Unknown keywords are ignored, so a values file given for a schema would
 // otherwise pass every check without a word.
 void warn_unless_schema(const Value& document, const std::string& path) {
-  if (schema::has_keyword(document)) return;
+  // An empty schema says plainly that anything goes.
+  if (schema::constrains_anything(document) || (document.is_object() && document.size() == 0)) return;
   print_warning(path +
-                " has no JSON Schema keyword at its top level (type, properties, $ref, ...), so as a schema it "
-                "constrains nothing: is it a values file?");
+                " has no JSON Schema keyword that constrains at its top level (type, properties, $ref, ...), so as "
+                "a schema it accepts anything: is it a values file?");
 }
 
 Status check_schema_document(const Value& document, const std::string& path) {

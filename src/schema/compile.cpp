@@ -6,6 +6,7 @@
 // is resolved after its node is built, by URI, building its target on
 // demand, so recursive schemas simply point back at an existing node.
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -796,11 +797,19 @@ const Value& meta_schema(Draft draft) {
   return kMeta[3];
 }
 
-bool has_keyword(const Value& schema, Draft default_draft) {
+bool constrains_anything(const Value& schema, Draft default_draft) {
   if (!schema.is_object()) return true;
+  // Keywords that describe, name or hold definitions but refuse no value.
+  static constexpr std::string_view kNotConstraining[] = {
+      "$schema", "$id",     "id",       "$anchor",    "$dynamicAnchor", "$vocabulary", "$comment", "$defs",
+      "definitions", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"};
   const Value* keywords = meta_schema(draft_of(schema, default_draft)).find("properties");
   for (const Member& member : schema.get_object()) {
-    if (keywords->find(member.key.get_string()) != nullptr) return true;
+    const std::string_view key = member.key.get_string();
+    const bool describes_only =
+        std::find(std::begin(kNotConstraining), std::end(kNotConstraining), key) != std::end(kNotConstraining);
+    if (describes_only) continue;
+    if (keywords->find(key) != nullptr) return true;
   }
   return false;
 }

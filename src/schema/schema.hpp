@@ -107,10 +107,12 @@ std::vector<Violation> check_schema(const Value& schema, Draft default_draft = D
 // The embedded meta-schema for a draft, as a Value.
 const Value& meta_schema(Draft draft);
 
-// Whether an object schema has at least one keyword of its draft (one its
-// meta-schema lists: type, properties, $ref, title, ...) at its top level;
-// true for the boolean schemas. Unknown keywords are ignored, so a document
-// without any, such as a values file given for a schema, constrains nothing.
-bool has_keyword(const Value& schema, Draft default_draft = Draft::Draft2020_12);
+// Whether an object schema has at its top level a keyword of its draft (one
+// its meta-schema lists) that can refuse a value: type, properties, $ref,
+// ..., not title, description, default, examples, $comment, $defs and their
+// kind; true for the boolean schemas. Unknown keywords are ignored, so a
+// document without any, such as a values file given for a schema,
+// constrains nothing.
+bool constrains_anything(const Value& schema, Draft default_draft = Draft::Draft2020_12);
 
 }  // namespace sindri::schema

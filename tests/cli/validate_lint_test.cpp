@@ -111,8 +111,8 @@ TEST_F(Validate, AValuesFileGivenAsTheSchemaIsWarnedAbout) {
   Outcome r = sindri({"validate", "--schema", values.string(), values.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "warning: " + values.string() +
-                       " has no JSON Schema keyword at its top level (type, properties, $ref, ...), so as a schema "
-                       "it constrains nothing: is it a values file?\n");
+                       " has no JSON Schema keyword that constrains at its top level (type, properties, $ref, ...), "
+                       "so as a schema it accepts anything: is it a values file?\n");
   auto tpl = file("t.tera", "{{ name }}");
   r = sindri({"render", tpl.string(), "-f", values.string(), "--schema", values.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -120,11 +120,19 @@ TEST_F(Validate, AValuesFileGivenAsTheSchemaIsWarnedAbout) {
   EXPECT_NE(r.err.find("warning: " + values.string() + " has no JSON Schema keyword"), std::string::npos) << r.err;
   r = sindri({"lint", tpl.string(), "--schema", values.string()});
   EXPECT_NE(r.err.find("warning: " + values.string() + " has no JSON Schema keyword"), std::string::npos) << r.err;
-  // A schema with any keyword, even one that only describes, is taken as one.
-  auto described = file("described.yaml", "title: Web\nname: web\n");
+  // A keyword that only describes does not make a values file a schema.
+  auto described = file("described.yaml", "name: x\ndescription: my app\nreplicas: 2\n");
   r = sindri({"validate", "--schema", described.string(), values.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.err.find("warning: " + described.string() + " has no JSON Schema keyword"), std::string::npos) << r.err;
+  // One that constrains does; an empty schema says plainly that anything goes.
+  auto schema = file("schema.yaml", "title: Web\nrequired: [name]\n");
+  auto empty = file("empty.json", "{}");
+  for (const auto& taken : {schema, empty}) {
+    r = sindri({"validate", "--schema", taken.string(), values.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "") << taken;
+  }
 }
 
 TEST_F(Validate, NeedsASchemaAndValues) {

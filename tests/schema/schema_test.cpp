@@ -465,16 +465,20 @@ TEST(SchemaViolationCap, TheListStopsAtTheCapAndSaysMoreFollow) {
   EXPECT_EQ(names.back().message, "more violations follow; only the first 10 are listed");
 }
 
-TEST(SchemaMeta, HasKeywordTellsASchemaFromAValuesFile) {
-  EXPECT_TRUE(has_keyword(json(R"({"type": "object"})")));
-  EXPECT_TRUE(has_keyword(json(R"({"title": "only a title", "name": "web"})")));
-  EXPECT_TRUE(has_keyword(json(R"({"$defs": {}, "replicas": 2})")));
-  EXPECT_TRUE(has_keyword(json("true")));
-  EXPECT_FALSE(has_keyword(json(R"({"name": "web", "replicas": 2, "image": {"type": "x"}})")));
-  EXPECT_FALSE(has_keyword(json("{}")));
+TEST(SchemaMeta, ConstrainsAnythingTellsASchemaFromAValuesFile) {
+  EXPECT_TRUE(constrains_anything(json(R"({"type": "object"})")));
+  EXPECT_TRUE(constrains_anything(json(R"({"title": "web", "required": ["name"]})")));
+  EXPECT_TRUE(constrains_anything(json("true")));
+  EXPECT_FALSE(constrains_anything(json(R"({"name": "web", "replicas": 2, "image": {"type": "x"}})")));
+  EXPECT_FALSE(constrains_anything(json("{}")));
+  // Keywords that only describe or define refuse nothing: a values file
+  // with a `description` or a `title` is still no schema.
+  EXPECT_FALSE(constrains_anything(json(R"({"name": "x", "description": "my app", "replicas": 2})")));
+  EXPECT_FALSE(constrains_anything(json(R"({"title": "only a title", "name": "web"})")));
+  EXPECT_FALSE(constrains_anything(json(R"({"$defs": {}, "default": {}, "examples": [], "$comment": "c"})")));
   // The keywords are those of the schema's own draft: draft 4 has no `const`.
-  EXPECT_TRUE(has_keyword(json(R"({"const": 1})")));
-  EXPECT_FALSE(has_keyword(json(R"({"const": 1})"), Draft::Draft4));
+  EXPECT_TRUE(constrains_anything(json(R"({"const": 1})")));
+  EXPECT_FALSE(constrains_anything(json(R"({"const": 1})"), Draft::Draft4));
 }
 
 }  // namespace
