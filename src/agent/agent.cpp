@@ -229,10 +229,15 @@ class Loop {
   Status note(const std::optional<BrokerError>& error) { return error ? note(*error) : Status(Ok{}); }
 
   // One heartbeat, one poll that applies everything, its events sent; a
-  // broker down or failing is waited out with the usual backoff.
+  // broker down or failing is waited out with the usual backoff, as many
+  // times as the start waits for it, so that a pipeline's run ends.
   Status apply_once() {
     double backoff = settings_.broker_backoff_initial;
-    while (!stopping_) {
+    for (int64_t attempt = 1; !stopping_; ++attempt) {
+      if (attempt > settings_.max_retries) {
+        return make_error("the broker failed " + std::to_string(settings_.max_retries) +
+                          " times in a row before the target state was applied (agent.max_retries)");
+      }
       failing_ = false;
       SINDRI_CHECK(heartbeat());
       if (!failing_ && status_ != "ACTIVE") return make_error("the agent is " + status_ + ", not ACTIVE: nothing to apply");

@@ -368,6 +368,23 @@ TEST_F(AgentLoop, OnceExits1WhenAnObjectFailsToApply) {
   EXPECT_EQ(text_of(*events.json.at(0), "status"), "FAILURE");
 }
 
+// A broker gone after the start: --once backs off agent.max_retries times,
+// then ends rather than waiting for ever.
+TEST_F(AgentLoop, OnceGivesUpOnABrokerThatStaysGone) {
+  run_.settings.once = true;
+  run_.settings.max_retries = 3;
+  int probes = 0;
+  // The first probe is the start's; the second comes before the first heartbeat.
+  run_.hooks.probe_sink = [&]() -> sindri::Result<int64_t> {
+    if (++probes == 2) broker_->stop();
+    return int64_t{0};
+  };
+  std::atomic<bool> stopping{false};
+  EXPECT_EQ(run_agent(run_, stopping), 1) << log();
+  EXPECT_NE(log().find("the broker failed 3 times in a row before the target state was applied"), std::string::npos)
+      << log();
+}
+
 TEST_F(AgentLoop, OnceOfAnInactiveAgentSaysSoAndExits1) {
   run_.settings.once = true;
   ASSERT_EQ(call(*admin_, "PUT", "/api/v1/agents/" + agent_id_, R"({"status":"INACTIVE"})").status, 200);
