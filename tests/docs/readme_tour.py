@@ -7,7 +7,8 @@ instead, with the built binary, in a fresh directory holding a copy of
 examples/, then runs every other ```sh block of the tour, in order, as a
 single bash script (so that exports carry over), stopping at the first
 command that fails. A command the README expects to fail ends in `# exit N: why`; it must
-exit N. A block right after `<!-- not run by the tour test: why -->` is
+exit N. A command ending in `# prints "TEXT" ...` must print TEXT (on
+stdout or stderr). A block right after `<!-- not run by the tour test: why -->` is
 skipped (it needs a cluster, say). The only change made to the text is the
 broker's address, 127.0.0.1:8080, which becomes a free port.
 
@@ -19,6 +20,7 @@ usage: readme_tour.py README.md BIN_DIR
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -30,6 +32,7 @@ import urllib.request
 
 SKIP_MARK = re.compile(r"^<!-- not run by the tour test: .+ -->$")
 EXPECTED_EXIT = re.compile(r"^(?P<command>\S.*?)\s+# exit (?P<code>\d+)\b.*$")
+EXPECTED_OUTPUT = re.compile(r'^(?P<command>\S.*?)\s+# prints "(?P<text>[^"]+)".*$')
 MAX_COMMANDS_TO_AGENT_STATE = 8
 TIMEOUT_SECONDS = 300
 
@@ -115,6 +118,12 @@ def script_of(blocks, port):
                 out.append(f"if {command}; then echo 'tour: expected exit {code}, got 0' >&2; exit 1; "
                            f"else code=$?; [ $code -eq {code} ] || "
                            f"{{ echo \"tour: expected exit {code}, got $code\" >&2; exit 1; }}; fi")
+            elif EXPECTED_OUTPUT.match(line):
+                printed = EXPECTED_OUTPUT.match(line)
+                command, text = printed.group("command"), printed.group("text")
+                out.append(f"printed=$({command} 2>&1); printf '%s\\n' \"$printed\"; "
+                           f"grep -qF -- {shlex.quote(text)} <<<\"$printed\" || "
+                           f"{{ echo {shlex.quote('tour: expected the output to hold ' + text)} >&2; exit 1; }}")
             else:
                 out.append(line)
     return "\n".join(out) + "\n"
