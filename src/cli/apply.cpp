@@ -5,14 +5,16 @@
 // as kubectl prints YAML and joined into one stream, the object's
 // yaml_content.
 //
-// Content identical to the stack's newest deployment object creates nothing
-// (its agents would apply the same again): "stack web: unchanged (deployment
-// object ID)", as kubectl apply says "unchanged"; --force creates it anyway.
-// Identical means the exact text apply would send equals the newest object's
-// yaml_content: the broker stores the text as given and computes its
-// checksum from those bytes, so anything less (the same objects written
-// otherwise) is a different object for the broker and its agents. A deletion
-// marker as the newest object is never unchanged: the stack is to be emptied.
+// Content the same as the stack's newest deployment object creates nothing
+// (its agents would apply the same again): "stack web: unchanged
+// (deployment object ID)", as kubectl apply says "unchanged"; --force
+// creates it anyway. The same means what `sindri diff` finds no difference
+// in (newest_object.hpp's one rule): the same objects, each equal as data,
+// whatever the comments, layout or order of the stored text, which may be
+// the broker's rendering (`sindri instantiate`) rather than apply's own. A
+// deletion marker as the newest object is never unchanged: the stack is to
+// be emptied. With -o json|yaml an unchanged apply prints the existing
+// object, as kubectl does, and the "unchanged" line as a note on stderr.
 //
 // --dry-run makes every check and request but the creation, prints the YAML
 // that would be sent (-o json|yaml: the request's body) on stdout and what
@@ -73,14 +75,15 @@ int run_apply(const ApplyArgs& args) {
     if (!found) return fail(found.error().message);
     newest = std::move(found).value();
   }
-  const bool unchanged = !newest.is_null() && cell(newest, "is_deletion_marker") != "true" &&
-                         cell(newest, "yaml_content") == yaml;
+  const bool unchanged = holds_same_content(newest, *manifests);
   Value body{Object{}};
   body.set("yaml_content", yaml);
   const size_t count = manifests->size();
   if (args.dry_run) return print_dry_run(args, *stack, body, count, unchanged ? &newest : nullptr);
   if (unchanged) {
-    return print_result(newest, args.flags.output, [&](const Value&) { return unchanged_line(*stack, newest) + "\n"; });
+    const std::string said = unchanged_line(*stack, newest);
+    if (!is_table_output(args.flags.output)) print_note(said);
+    return print_result(newest, args.flags.output, [&](const Value&) { return said + "\n"; });
   }
   auto object = client->post("/stacks/" + cell(*stack, "id") + "/deployment-objects", body);
   if (!object) return fail(object.error().message);

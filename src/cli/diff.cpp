@@ -3,7 +3,8 @@
 // Compares manifests, read exactly as `sindri apply` reads them, with STACK's
 // newest deployment object, and prints a unified diff, as `kubectl diff`
 // does. The comparison is per Kubernetes object (API group, kind, namespace,
-// name): each object's YAML as apply would send it against the stored
+// name), as newest_object.hpp says, the rule by which apply finds content
+// unchanged: each object's YAML as apply would send it against the stored
 // object's, both printed as kubectl prints YAML, under headers naming it:
 //   --- web/apps/v1/Deployment/demo/hello (deployment object ID)
 //   +++ web/apps/v1/Deployment/demo/hello (files)
@@ -25,7 +26,6 @@
 #include "cli/programs.hpp"
 #include "cli/verbs.hpp"
 #include "roles/unified_diff.hpp"
-#include "value/yaml/yaml.hpp"
 
 namespace sindri::cli {
 
@@ -52,34 +52,20 @@ Result<Stored> stored_manifests(BrokerClient& client, const Value& stack) {
   SINDRI_TRY(newest, newest_deployment_object(client, stack));
   if (newest.is_null()) return Stored{{}, "", "no deployment object yet"};
   const std::string name = "deployment object " + cell(newest, "id");
-  if (cell(newest, "is_deletion_marker") == "true") return Stored{{}, name, name + " is a deletion marker"};
+  if (is_deletion_marker(newest)) return Stored{{}, name, name + " is a deletion marker"};
   SINDRI_TRY(manifests, manifests_in(cell(newest, "yaml_content"), name));
   return Stored{std::move(manifests), name, "not in " + name};
 }
 
 std::string diff_of(const Stored& stored, const std::vector<Manifest>& files, const std::string& stack,
                     size_t context) {
-  std::vector<bool> matched(stored.manifests.size(), false);
   std::string out;
-  auto add = [&](const Manifest* old_side, const Manifest* new_side) {
-    const std::string old_label = stack + "/" + (old_side ? old_side->label : new_side->label);
-    const std::string new_label = stack + "/" + (new_side ? new_side->label : old_side->label);
-    out += roles::unified_diff(old_side ? to_yaml(old_side->value) : "", new_side ? to_yaml(new_side->value) : "",
-                               old_label + " (" + (old_side ? stored.name : stored.absent) + ")",
-                               new_label + (new_side ? " (files)" : " (not in the files)"), context);
-  };
-  for (const Manifest& file : files) {
-    const Manifest* old_side = nullptr;
-    for (size_t i = 0; i < stored.manifests.size() && old_side == nullptr; ++i) {
-      if (!matched[i] && stored.manifests[i].identity == file.identity) {
-        matched[i] = true;
-        old_side = &stored.manifests[i];
-      }
-    }
-    add(old_side, &file);
-  }
-  for (size_t i = 0; i < stored.manifests.size(); ++i) {
-    if (!matched[i]) add(&stored.manifests[i], nullptr);
+  for (const ObjectPair& pair : paired_objects(stored.manifests, files)) {
+    const std::string old_label = stack + "/" + (pair.stored ? pair.stored->label : pair.file->label);
+    const std::string new_label = stack + "/" + (pair.file ? pair.file->label : pair.stored->label);
+    out += roles::unified_diff(compared_yaml(pair.stored), compared_yaml(pair.file),
+                               old_label + " (" + (pair.stored ? stored.name : stored.absent) + ")",
+                               new_label + (pair.file ? " (files)" : " (not in the files)"), context);
   }
   return out;
 }

@@ -2,11 +2,13 @@
 // a real broker on SQLite: each test runs `sindri serve`, drives it with the
 // `sindri` binary and counts what the broker holds over its API.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "broker_cli_fixture.hpp"
 #include "value/json.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri_test {
 namespace {
@@ -51,6 +53,20 @@ class ApplyDiff : public BrokerCli {
   Outcome diff(std::vector<std::string> args = {}) {
     args.insert(args.begin(), {"diff", "web", "-f", manifests_});
     return as_generator(args);
+  }
+
+  // diff finds nothing and apply says unchanged, creating nothing: the two
+  // verbs agree that the newest object holds manifests_.
+  void expect_unchanged() {
+    const std::string id = text_of(newest(), "id");
+    const size_t count = object_count();
+    Outcome compared = diff();
+    EXPECT_EQ(compared.exit_code, 0) << compared.out << compared.err;
+    EXPECT_EQ(compared.out, "");
+    Outcome applied = apply({});
+    EXPECT_EQ(applied.exit_code, 0) << applied.err;
+    EXPECT_EQ(applied.out, "stack web: unchanged (deployment object " + id + ")\n");
+    EXPECT_EQ(object_count(), count);
   }
 
   size_t object_count() { return deployment_objects(stack_id_).size(); }
@@ -114,9 +130,18 @@ TEST_F(ApplyDiff, ApplyOfTheNewestContentIsUnchanged) {
   EXPECT_EQ(rewritten.exit_code, 0) << rewritten.err;
   EXPECT_EQ(rewritten.out, again.out);
 
+  // The existing object, as kubectl prints it, and on stderr what tells it
+  // from a created one.
+  const std::string note = "note: stack web: unchanged (deployment object " + first_id + ")\n";
   Outcome as_json = apply({"-o", "json"});
   ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
   EXPECT_EQ(*sindri::parse_json(as_json.out), newest());
+  EXPECT_EQ(as_json.err, note);
+  Outcome as_yaml = apply({"-o", "yaml"});
+  ASSERT_EQ(as_yaml.exit_code, 0) << as_yaml.err;
+  EXPECT_EQ(as_yaml.out, sindri::to_yaml(newest()));
+  EXPECT_EQ(as_yaml.err, note);
+  EXPECT_EQ(again.err, "");
 
   Outcome dry = apply({"--dry-run"});
   EXPECT_EQ(dry.exit_code, 0);
@@ -137,13 +162,75 @@ TEST_F(ApplyDiff, ForceOrAChangedFileCreates) {
   EXPECT_EQ(object_count(), 2u);
   EXPECT_EQ(forced.out, "deployment object " + text_of(newest(), "id") + " created in stack web (sequence " +
                             std::to_string(newest().find("sequence_id")->get_int()) + ", 2 resources)\n");
+  Outcome forced_json = apply({"--force", "-o", "json"});
+  ASSERT_EQ(forced_json.exit_code, 0) << forced_json.err;
+  EXPECT_EQ(*sindri::parse_json(forced_json.out), newest());
+  EXPECT_EQ(forced_json.err, "");
+  EXPECT_EQ(object_count(), 3u);
 
   file("m/a.yaml", kConfigMap);
   Outcome changed = apply({});
   ASSERT_EQ(changed.exit_code, 0) << changed.err;
   EXPECT_EQ(changed.out.rfind("deployment object ", 0), 0u) << changed.out;
-  EXPECT_EQ(object_count(), 3u);
+  EXPECT_EQ(object_count(), 4u);
   EXPECT_EQ(text_of(newest(), "yaml_content"), kConfigMap);
+}
+
+// --- apply and diff agree --------------------------------------------------------------
+
+// instantiate stores the broker's rendering, not the text apply would send:
+// the same manifests are still the same content.
+TEST_F(ApplyDiff, TheManifestsOfAnInstantiatedObjectAreUnchanged) {
+  const std::filesystem::path hello = std::filesystem::path(SINDRI_SOURCE_DIR) / "examples" / "hello";
+  const std::string tera = (hello / "deployment.yaml.tera").string();
+  const std::string values = (hello / "values.json").string();
+  Outcome created =
+      as_generator({"template", "create", "hello", "-f", tera, "--schema", (hello / "schema.yaml").string()});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  Outcome instantiated = as_generator({"instantiate", "web", "hello", "-f", values});
+  ASSERT_EQ(instantiated.exit_code, 0) << instantiated.err;
+  Outcome rendered = sindri({"render", tera, "-f", values});
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
+  manifests_ = file("same.yaml", rendered.out).string();
+  Outcome sent = apply({"--dry-run", "--force"});
+  ASSERT_EQ(sent.exit_code, 0) << sent.err;
+  ASSERT_NE(sent.out, text_of(newest(), "yaml_content")) << "the stored text is apply's own";
+  expect_unchanged();
+}
+
+TEST_F(ApplyDiff, ReorderedDocumentsAndKeysAreUnchanged) {
+  ASSERT_EQ(apply({}).exit_code, 0);
+  manifests_ = file("reordered.yaml",
+                    "kind: Deployment\n"
+                    "metadata: {namespace: demo, name: hello}\n"
+                    "apiVersion: apps/v1\n"
+                    "spec:\n"
+                    "  replicas: 2\n"
+                    "---\n" +
+                        std::string(kConfigMap))
+                   .string();
+  expect_unchanged();
+}
+
+TEST_F(ApplyDiff, AChangeIsCreatedAndDiffedAlike) {
+  ASSERT_EQ(apply({}).exit_code, 0);
+  std::string changed = std::string(kConfigMap) + "---\n" + kDeployment;
+  changed.replace(changed.find("replicas: 2"), 11, "replicas: 3");
+  file("m/a.yaml", changed);
+  Outcome compared = diff();
+  EXPECT_EQ(compared.exit_code, 1) << compared.err;
+  EXPECT_NE(compared.out.find("-  replicas: 2\n+  replicas: 3\n"), std::string::npos) << compared.out;
+  Outcome applied = apply({});
+  ASSERT_EQ(applied.exit_code, 0) << applied.err;
+  EXPECT_EQ(applied.out.rfind("deployment object ", 0), 0u) << applied.out;
+  EXPECT_EQ(object_count(), 2u);
+  expect_unchanged();
+
+  // An object fewer is a change too.
+  file("m/a.yaml", kConfigMap);
+  EXPECT_EQ(diff().exit_code, 1);
+  EXPECT_EQ(apply({}).out.rfind("deployment object ", 0), 0u);
+  EXPECT_EQ(object_count(), 3u);
 }
 
 // The stack is to be emptied: the same content again is a change.
