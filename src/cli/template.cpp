@@ -245,16 +245,18 @@ Result<std::vector<Value>> live_versions_of(BrokerClient& client, const Value& t
 }
 
 int run_delete(const TemplateArgs& args) {
+  // Refused before any request, though a name may look like an id: each of
+  // that name's versions is deleted by its own id.
+  if (args.version && is_uuid(args.tpl)) {
+    return fail("--version picks among the live versions of a name; " + args.tpl +
+                    " is shaped as a template id: delete a version by its id alone",
+                2);
+  }
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
   auto tpl = client->find_template(args.tpl);
   if (!tpl) return fail(tpl.error().message);
   const bool by_id = is_uuid(args.tpl) && cell(*tpl, "id") == stored_uuid(args.tpl);
-  if (by_id && args.version) {
-    return fail("--version picks among the live versions of a name; " + args.tpl + " is the id of template " +
-                    version_name(*tpl),
-                2);
-  }
   std::vector<Value> doomed = {*tpl};
   if (!by_id) {
     auto live = live_versions_of(*client, *tpl, args.version);

@@ -460,10 +460,20 @@ TEST_F(TemplateCli, DeleteVersionPicksOneAndAnIdDeletesThatOne) {
   Outcome id_and_version = as_generator({"template", "delete", text_of(third, "id"), "--version", "3"});
   EXPECT_EQ(id_and_version.exit_code, 2);
   EXPECT_EQ(id_and_version.err, "error: --version picks among the live versions of a name; " + text_of(third, "id") +
-                                    " is the id of template web v3\n");
+                                    " is shaped as a template id: delete a version by its id alone\n");
   const Value live = templates();
   ASSERT_EQ(live.size(), 1u);
   EXPECT_EQ(text_of(*live.at(0), "id"), text_of(third, "id"));
+}
+
+// An id with --version is a usage error before any request: no broker needed.
+TEST_F(TemplateCli, DeleteOfAnIdWithAVersionIsAUsageErrorWithoutABroker) {
+  const std::string id = "0F8FAD5B-D9CB-469F-A165-70867728950E";
+  Outcome r = sindri({"template", "delete", id, "--version", "1", "--broker", "http://127.0.0.1:1", "--pak", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "error: --version picks among the live versions of a name; " + id +
+                       " is shaped as a template id: delete a version by its id alone\n");
 }
 
 TEST_F(TemplateCli, ListWideShowsDescriptionAndChecksum) {
