@@ -40,6 +40,7 @@ const char* const kCoveredPaths[] = {
     "/generators/{id}/registered-agents", "/agents/{id}/registrations", "/paks",
     // Sindri's own, documented in the document the broker serves.
     "/templates/{id}/render", "/templates/{id}/targets", "/deployment-objects/{id}/provenance",
+    "/stacks/{id}/provenance",
 };
 
 // Work orders, diagnostics, webhooks, health, fleet, telemetry and admin.
@@ -413,6 +414,10 @@ TEST_P(Conformance, EveryCoveredOperationAnswersAsDocumented) {
   const std::string provenance = "/deployment-objects/{id}/provenance";
   hit(*ci, "GET", provenance, "/deployment-objects/" + text_of(rendered.json, "id") + "/provenance", 200);
   hit(*ci, "GET", provenance, "/deployment-objects/" + object_id + "/provenance", 404);
+  Reply stack_provenance = hit(*ci, "GET", "/stacks/{id}/provenance", "/stacks/" + stack_id + "/provenance", 200);
+  EXPECT_EQ(stack_provenance.json.size(), 1u) << stack_provenance.body;
+  hit(*admin, "GET", "/stacks/{id}/provenance", "/stacks/" + stack_id + "/provenance", 200);
+  hit(*ci, "GET", "/stacks/{id}/provenance", "/stacks/" + unknown_id + "/provenance", 404);
   hit(*ci, "DELETE", "/templates/{id}", "/templates/" + template_id, 204);
   hit(*ci, "DELETE", "/templates/{id}", "/templates/" + template_id, 404);
 
@@ -744,7 +749,7 @@ TEST_P(Conformance, TheServedDocumentIsBrokkrsWithSindrisAdditions) {
       EXPECT_EQ(*method.value.find("security"), *original->find("security")) << where;
     }
   }
-  EXPECT_EQ(added, 4u);
+  EXPECT_EQ(added, 5u);
   for (const Member& path : brokkr.find("paths")->get_object()) {
     for (const Member& method : path.value.get_object()) {
       const Value* kept = served.find("paths")->find(path.key.get_string());

@@ -1209,6 +1209,53 @@ TEST_P(Templates, ProvenanceOnlyForTemplateObjectsAndTheirOwners) {
   EXPECT_EQ(call(*bob_.client, "GET", provenance_path).status, 403);
 }
 
+// A stack's provenance in one answer: its objects rendered from a template,
+// oldest first, for those who may list the stack's objects.
+TEST_P(Templates, AStacksProvenanceListsItsRenderedObjectsOldestFirst) {
+  const std::string stack_id = make_stack(alice_, "s");
+  const std::string path = "/api/v1/stacks/" + stack_id + "/provenance";
+  Reply empty = call(*alice_.client, "GET", path);
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_EQ(empty.json, json("[]"));
+
+  const std::string template_id = make_template(*alice_.client, "cm", kConfigMapTemplate, kConfigMapSchema);
+  Reply first = instantiate(*alice_.client, stack_id, template_id, R"({"name":"first"})");
+  ASSERT_EQ(first.status, 201) << first.body;
+  Reply manual = call(*alice_.client, "POST", "/api/v1/stacks/" + stack_id + "/deployment-objects",
+                      body_of({{"yaml_content", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: manual\n"}}));
+  ASSERT_EQ(manual.status, 201) << manual.body;
+  Reply second = instantiate(*alice_.client, stack_id, template_id, R"({"name":"second"})");
+  ASSERT_EQ(second.status, 201) << second.body;
+
+  Reply listed = call(*alice_.client, "GET", path);
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  ASSERT_EQ(listed.json.size(), 2u) << listed.body;
+  const std::pair<const Reply*, const char*> expected[] = {{&first, R"({"name":"first"})"},
+                                                           {&second, R"({"name":"second"})"}};
+  for (size_t i = 0; i < 2; ++i) {
+    const Value& record = *listed.json.at(i);
+    EXPECT_EQ(text_of(record, "deployment_object_id"), text_of(expected[i].first->json, "id")) << listed.body;
+    EXPECT_EQ(text_of(record, "template_id"), template_id);
+    EXPECT_EQ(text_of(record, "template_name"), "cm");
+    EXPECT_EQ(int_at(record, "/template_version"), 1);
+    ASSERT_NE(record.find("parameters"), nullptr);
+    EXPECT_EQ(*record.find("parameters"), json(expected[i].second));
+    EXPECT_FALSE(text_of(record, "created_at").empty());
+    EXPECT_EQ(record.find("template"), nullptr) << "one object's provenance alone carries the template's record";
+  }
+  // The same records as one object's provenance gives.
+  Reply one = call(*alice_.client, "GET", "/api/v1/deployment-objects/" + text_of(second.json, "id") + "/provenance");
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(text_of(*listed.json.at(1), "created_at"), text_of(one.json, "created_at"));
+
+  Reply by_admin = call(*admin_, "GET", path);
+  EXPECT_EQ(by_admin.status, 200);
+  EXPECT_EQ(by_admin.json, listed.json);
+  EXPECT_EQ(call(*bob_.client, "GET", path).status, 403);
+  EXPECT_TRUE(is_error(call(*alice_.client, "GET", std::string("/api/v1/stacks/") + kUnknownId + "/provenance"), 404,
+                       "stack_not_found"));
+}
+
 // --- Permissions -------------------------------------------------------------
 
 TEST_P(Templates, SystemTemplatesAreChangedByAdminsOnlyAndUsedByAll) {

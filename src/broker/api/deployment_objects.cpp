@@ -112,6 +112,17 @@ ApiResult<http::Response> get_deployment_object(Call& call) {
   });
 }
 
+// The recorded parameters of object `id` as JSON: they were stored as the
+// request sent them, so a failure is a corrupt row.
+ApiResult<Value> recorded_parameters(const db::RecordedProvenance& recorded, std::string_view id) {
+  auto parameters = parse_json(recorded.parameters_json);
+  if (!parameters.ok()) {
+    return ApiError{500, "corrupt_provenance", "the recorded parameters of " + std::string(id) + " are not JSON",
+                    Value(), std::nullopt};
+  }
+  return std::move(parameters).value();
+}
+
 // Beyond Brokkr: the template version and parameters an object was rendered
 // from, with that version's record (superseded or not), so that anyone may
 // render it again and compare.
@@ -124,18 +135,39 @@ ApiResult<http::Response> get_provenance(Call& call) {
       return ApiError{404, "provenance_not_found",
                       "deployment object " + id + " was not rendered from a template", Value(), std::nullopt};
     }
-    auto parameters = parse_json(recorded->parameters_json);
-    if (!parameters.ok()) {
-      return ApiError{500, "corrupt_provenance", "the recorded parameters of " + id + " are not JSON", Value(),
-                      std::nullopt};
-    }
+    SINDRI_TRY(parameters, recorded_parameters(*recorded, id));
     SINDRI_TRY(tpl, db::load_any_template(connection, recorded->template_id.get_string()));
     return json_response(200, make_object({{"deployment_object_id", Value(id)},
                                            {"template_id", std::move(recorded->template_id)},
                                            {"template_version", std::move(recorded->template_version)},
-                                           {"parameters", std::move(parameters).value()},
+                                           {"parameters", std::move(parameters)},
                                            {"created_at", std::move(recorded->created_at)},
                                            {"template", std::move(tpl)}}));
+  });
+}
+
+// Beyond Brokkr: the provenance of every object of a stack rendered from a
+// template, in one answer, so that a listing of the stack's objects with
+// their templates costs one request, not one per object. Whoever may list
+// the stack's objects may read it.
+ApiResult<http::Response> list_stack_provenance(Call& call) {
+  SINDRI_TRY(stack_id, call.id_param());
+  return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
+    SINDRI_TRY(stack, db::load_stack(connection, stack_id));
+    SINDRI_CHECK(check_stack_access(connection, call.caller, stack, StackAccess::Manage));
+    SINDRI_TRY(records, db::list_stack_provenance(connection, stack_id));
+    Array answer;
+    answer.reserve(records.size());
+    for (db::ObjectProvenance& record : records) {
+      SINDRI_TRY(parameters, recorded_parameters(record.recorded, record.deployment_object_id.get_string()));
+      answer.push_back(make_object({{"deployment_object_id", std::move(record.deployment_object_id)},
+                                    {"template_id", std::move(record.recorded.template_id)},
+                                    {"template_name", std::move(record.template_name)},
+                                    {"template_version", std::move(record.recorded.template_version)},
+                                    {"parameters", std::move(parameters)},
+                                    {"created_at", std::move(record.recorded.created_at)}}));
+    }
+    return json_response(200, Value(std::move(answer)));
   });
 }
 
@@ -146,6 +178,7 @@ void add_deployment_object_routes(std::vector<ApiRoute>& routes) {
   routes.push_back({"GET", "/stacks/{id}/deployment-objects", Allow::Admin | Allow::Generator, list_deployment_objects});
   routes.push_back({"GET", "/deployment-objects/{id}", Allow::Admin | Allow::Generator | Allow::Agent, get_deployment_object});
   routes.push_back({"GET", "/deployment-objects/{id}/provenance", Allow::Admin | Allow::Generator, get_provenance});
+  routes.push_back({"GET", "/stacks/{id}/provenance", Allow::Admin | Allow::Generator, list_stack_provenance});
 }
 
 }  // namespace sindri::broker

@@ -123,6 +123,24 @@ ApiResult<std::optional<RecordedProvenance>> load_provenance(store::Connection& 
       RecordedProvenance{std::move(row[0]), std::move(row[1]), std::string(row[2].get_string()), std::move(row[3])});
 }
 
+ApiResult<std::vector<ObjectProvenance>> list_stack_provenance(store::Connection& connection,
+                                                               std::string_view stack_id) {
+  SINDRI_TRY(rows, connection.query("SELECT d.id, t.name, r.template_id, r.template_version, r.template_parameters, "
+                                    "r.created_at FROM deployment_objects d JOIN rendered_deployment_objects r "
+                                    "ON r.deployment_object_sequence_id = d.sequence_id "
+                                    "JOIN stack_templates t ON t.id = r.template_id "
+                                    "WHERE d.stack_id = $1 AND " SINDRI_LIVE_IN("d") " ORDER BY d.sequence_id",
+                                    {Value(stack_id)}));
+  std::vector<ObjectProvenance> found;
+  found.reserve(rows.size());
+  for (auto& row : rows.rows) {
+    found.push_back(ObjectProvenance{
+        std::move(row[0]), std::move(row[1]),
+        RecordedProvenance{std::move(row[2]), std::move(row[3]), std::string(row[4].get_string()), std::move(row[5])}});
+  }
+  return found;
+}
+
 ApiResult<std::string> target_state_json(store::Connection& connection, std::string_view agent_id, bool incremental) {
   SINDRI_TRY(rows, incremental
                        ? connection.query("SELECT " SINDRI_DEPLOYMENT_OBJECT_COLUMNS

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "broker/api_error.hpp"
 #include "store/database.hpp"
@@ -45,6 +46,16 @@ struct RecordedProvenance {
 // The provenance of the object numbered `sequence_id`; none when it was not
 // rendered from a template.
 ApiResult<std::optional<RecordedProvenance>> load_provenance(store::Connection& connection, const Value& sequence_id);
+
+struct ObjectProvenance {
+  Value deployment_object_id;
+  Value template_name;
+  RecordedProvenance recorded;
+};
+// The provenance of every live object of stack `stack_id` rendered from a
+// template, oldest first, with the name of the template version it records.
+ApiResult<std::vector<ObjectProvenance>> list_stack_provenance(store::Connection& connection,
+                                                               std::string_view stack_id);
 
 // What an agent's target state holds: the newest live object of every stack
 // it targets (for a deleted stack, its deletion marker), oldest first, as a
