@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,11 @@ int run_state(const AgentArgs& args) {
     return 0;
   }
   Names names(*client);
+  // Every object's stack is named before anything is printed (names.hpp).
+  if (is_table_output(args.flags.output)) {
+    for (const Value& object : state->get_array()) names.stack(cell(object, "stack_id"));
+    if (names.failure()) return fail(*names.failure());
+  }
   return print_result(*state, args.flags.output, [&](const Value& objects) {
     std::string text;
     for (const Value& object : objects.get_array()) {
@@ -169,6 +175,69 @@ int run_state(const AgentArgs& args) {
   });
 }
 
+// Where the objects an agent's events name belong.
+struct ObjectStacks {
+  std::map<std::string, std::string> stack_of;  // object id -> stack id
+  std::set<std::string> not_visible;            // read alone: refused (403) or gone (404)
+};
+
+// Objects read one by one, at most, when neither the target state nor the
+// stacks' listings placed them; the others show "<stack not read>".
+constexpr size_t kMostObjectsReadAlone = 20;
+
+// The stacks of the objects `events` name, in a number of requests bounded
+// by the agent's stacks, not by its events: the target state (one request)
+// holds the newest object of each stack the agent targets, and so names
+// those stacks; an older object is found in its stack's listing (one
+// request per stack, for an admin: an agent's PAK may not list a stack's
+// objects, nor may anyone a deleted stack's); what is left (an agent's
+// older objects, a stack it no longer targets) is read alone, at most
+// kMostObjectsReadAlone of them. A failure other than 403 or 404 is the
+// verb's, naming the call.
+Result<ObjectStacks> read_object_stacks(BrokerClient& client, const std::string& agent_id, const Value& events) {
+  std::set<std::string> unplaced;
+  for (const Value& event : events.get_array()) unplaced.insert(cell(event, "deployment_object_id"));
+  ObjectStacks found;
+  auto place = [&](const Value& objects) {
+    for (const Value& object : objects.get_array()) {
+      if (unplaced.erase(cell(object, "id")) > 0) found.stack_of.emplace(cell(object, "id"), cell(object, "stack_id"));
+    }
+  };
+  auto failed = [](const std::string& path, const Error& error) {
+    return make_error("cannot read the stacks of the events' objects (GET " + path + "): " + error.message);
+  };
+  const std::string state_path = "/agents/" + agent_id + "/target-state?mode=full";
+  auto state = client.get(state_path);
+  if (!state) return failed(state_path, state.error());
+  place(*state);
+  for (const Value& newest : state->get_array()) {
+    if (unplaced.empty()) break;
+    const std::string path = "/stacks/" + cell(newest, "stack_id") + "/deployment-objects";
+    auto objects = client.get(path);
+    if (objects) {
+      place(*objects);
+    } else if (client.last_refused()) {
+      break;  // an agent's PAK: every stack's listing is refused alike
+    } else if (!client.last_not_found()) {
+      return failed(path, objects.error());
+    }
+  }
+  size_t read_alone = 0;
+  for (const std::string& object_id : unplaced) {
+    if (read_alone++ == kMostObjectsReadAlone) break;
+    const std::string path = "/deployment-objects/" + object_id;
+    auto object = client.get(path);
+    if (object) {
+      found.stack_of.emplace(object_id, cell(*object, "stack_id"));
+    } else if (client.last_refused() || client.last_not_found()) {
+      found.not_visible.insert(object_id);
+    } else {
+      return failed(path, object.error());
+    }
+  }
+  return found;
+}
+
 int run_events(const AgentArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
@@ -176,30 +245,33 @@ int run_events(const AgentArgs& args) {
   if (!agent) return fail(agent.error().message);
   auto events = client->get("/agents/" + cell(*agent, "id") + "/events");
   if (!events) return fail(events.error().message);
+  const std::string what = "events of agent " + cell(*agent, "name");
+  if (!is_table_output(args.flags.output) || events->size() == 0) {
+    return print_list(*events, args.flags.output, {}, what);
+  }
+  auto object_stacks = read_object_stacks(*client, cell(*agent, "id"), *events);
+  if (!object_stacks) return fail(object_stacks.error().message);
+  // Every row's stack is named before anything is printed.
   Names names(*client);
-  // An event names its object; the object its stack.
-  std::map<std::string, std::string> stack_of_object;
-  auto stack_name = [&](const Value& event) {
+  std::map<std::string, std::string> stack_shown;  // by object id
+  for (const Value& event : events->get_array()) {
     const std::string object_id = cell(event, "deployment_object_id");
-    auto known = stack_of_object.find(object_id);
-    if (known == stack_of_object.end()) {
-      auto object = client->get("/deployment-objects/" + object_id);
-      known = stack_of_object.emplace(object_id, object ? names.stack(cell(*object, "stack_id"))
-                                                        : std::string("<object not visible>"))
-                  .first;
-    }
-    return known->second;
-  };
+    auto stack = object_stacks->stack_of.find(object_id);
+    stack_shown.emplace(object_id, stack != object_stacks->stack_of.end() ? names.stack(stack->second)
+                                   : object_stacks->not_visible.count(object_id) > 0 ? "<object not visible>"
+                                                                                      : "<stack not read>");
+  }
+  if (names.failure()) return fail(*names.failure());
   const std::vector<Column> columns = {
       {"TIME", [](const Value& event) { return cell(event, "created_at"); }},
-      {"STACK", stack_name},
+      {"STACK", [&stack_shown](const Value& event) { return stack_shown.at(cell(event, "deployment_object_id")); }},
       {"OBJECT", [](const Value& event) { return cell(event, "deployment_object_id"); }},
       {"TYPE", [](const Value& event) { return cell(event, "event_type"); }},
       {"STATUS", [](const Value& event) { return cell(event, "status"); }},
       {"MESSAGE", [](const Value& event) { return cell(event, "message"); }},
       {"ID", [](const Value& event) { return cell(event, "id"); }, true},
   };
-  return print_list(*events, args.flags.output, columns, "events of agent " + cell(*agent, "name"));
+  return print_list(*events, args.flags.output, columns, what);
 }
 
 int run_tagging(const AgentArgs& args) {
@@ -245,7 +317,8 @@ Verb add_agent(CLI::App& app) {
   add_agent_option(*remove, *args);
   add_broker_flags(*remove, args->flags, false);
 
-  CLI::App* rotate = cmd->add_subcommand("rotate-pak", "Give an agent a new PAK and print it (the old one stops working)");
+  CLI::App* rotate =
+      cmd->add_subcommand("rotate-pak", "Give an agent a new PAK and print it (the old one stops working)");
   add_agent_option(*rotate, *args);
   add_broker_flags(*rotate, args->flags);
 

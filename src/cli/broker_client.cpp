@@ -167,7 +167,12 @@ Result<Value> BrokerClient::call(std::string_view method, std::string_view path,
   std::string target(kApiPrefix);
   target += path;
   auto response = http_->request(method, target, body);
-  if (!response) return make_error("cannot reach the broker: " + response.error().message);
+  if (!response) {
+    // No answer: no status, so last_refused() and last_not_found() say no.
+    last_status_ = 0;
+    last_error_ = Value();
+    return make_error("cannot reach the broker: " + response.error().message);
+  }
   if (response->status < 200 || response->status > 299) {
     auto error = parse_json(response->body);
     last_error_ = error.ok() ? std::move(error).value() : Value();
@@ -177,6 +182,8 @@ Result<Value> BrokerClient::call(std::string_view method, std::string_view path,
   if (response->body.empty()) return Value();
   auto parsed = parse_json(response->body);
   if (!parsed) {
+    last_status_ = 0;
+    last_error_ = Value();
     return make_error("the broker's answer to " + std::string(method) + " " + target +
                       " is not JSON: " + parsed.error().describe());
   }

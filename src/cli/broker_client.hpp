@@ -53,6 +53,9 @@ class BrokerClient {
   // Whether the last failed call was refused for the caller's identity (403,
   // whatever the rule's code).
   bool last_refused() const { return last_status_ == 403; }
+  // Whether the last failed call was answered 404: what it names does not
+  // exist (or, for some routes, is not the caller's to see).
+  bool last_not_found() const { return last_status_ == 404; }
 
   // Who the PAK belongs to (POST /auth/pak, asked once): {admin, agent,
   // generator}, the latter two an id or null.

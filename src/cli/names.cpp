@@ -4,6 +4,17 @@
 
 namespace sindri::cli {
 
+std::optional<Value> Names::read(const std::string& path, const std::string& what) {
+  // The verb fails with the first failure: no more waiting on a broker gone.
+  if (failure_) return std::nullopt;
+  auto answer = client_.get(path);
+  if (answer) return std::move(answer).value();
+  if (!client_.last_refused() && !client_.last_not_found()) {
+    failure_ = "cannot read " + what + " (GET " + path + "): " + answer.error().message;
+  }
+  return std::nullopt;
+}
+
 std::map<std::string, Value> Names::read_live(const std::string& kind) {
   std::map<std::string, Value> by_id;
   auto add = [&by_id](const Value& items) {
@@ -11,7 +22,8 @@ std::map<std::string, Value> Names::read_live(const std::string& kind) {
     for (const Value& item : items.get_array()) by_id.emplace(cell(item, "id"), item);
   };
   const bool stacks = kind == "stack";
-  auto listed = client_.get(stacks ? "/stacks" : "/generators");
+  const std::string what = "the " + kind + "s' names";
+  auto listed = read(stacks ? "/stacks" : "/generators", what);
   if (listed) {
     add(*listed);
     return by_id;
@@ -19,12 +31,15 @@ std::map<std::string, Value> Names::read_live(const std::string& kind) {
   if (!client_.last_refused()) return by_id;
   // An agent reads the stacks it targets; a generator itself.
   auto identity = client_.whoami();
-  if (!identity) return by_id;
+  if (!identity) {
+    if (!failure_) failure_ = "cannot read " + what + " (POST /auth/pak): " + identity.error().message;
+    return by_id;
+  }
   const std::string self = cell(*identity, stacks ? "agent" : "generator");
   if (self == "<none>") return by_id;
   if (stacks) {
-    if (auto targeted = client_.get("/agents/" + self + "/stacks")) add(*targeted);
-  } else if (auto generator = client_.get("/generators/" + self)) {
+    if (auto targeted = read("/agents/" + self + "/stacks", what)) add(*targeted);
+  } else if (auto generator = read("/generators/" + self, what)) {
     add(Value(Array{std::move(generator).value()}));
   }
   return by_id;
@@ -43,8 +58,10 @@ std::string Names::label(Kind& kind, const std::string& id) {
   // An admin sees every live one: one it does not see was deleted, if the
   // audit log holds its creation.
   if (audit_readable_) {
-    auto created = client_.get("/admin/audit-logs?limit=1&resource_type=" + kind.name + "&resource_id=" +
-                               http::percent_encode(id) + "&action=" + kind.name + ".created");
+    auto created = read("/admin/audit-logs?limit=1&resource_type=" + kind.name + "&resource_id=" +
+                            http::percent_encode(id) + "&action=" + kind.name + ".created",
+                        "the name of " + kind.name + " " + id);
+    // Only an admin reads the audit log: once refused, not asked again.
     if (!created && client_.last_refused()) audit_readable_ = false;
     const Value* logs = created ? created->find("logs") : nullptr;
     const Value* entry = logs != nullptr ? logs->at(0) : nullptr;

@@ -5,6 +5,12 @@
 // itself, an agent the stacks it targets. The API serves no deleted stack
 // or generator; an admin reads a deleted one's name from the audit log
 // (the name it was created with).
+//
+// Only a read refused (403) or answered 404 makes a thing "not visible";
+// any other failure (a 500, a broker gone, an answer that is not JSON) is
+// kept as failure(), and a verb fails with it rather than show every row
+// as deleted. A verb resolves its names before it prints anything, then
+// checks failure().
 
 #include <map>
 #include <optional>
@@ -29,6 +35,9 @@ class Names {
   // stack, or from a deleted one's creation in the audit log; "<none>" when
   // neither can be read.
   std::string stack_generator(const std::string& id);
+  // The first read that failed for another reason than the PAK's rights or
+  // the thing's absence, naming the call: "cannot read ... (GET /stacks): ...".
+  const std::optional<std::string>& failure() const { return failure_; }
 
  private:
   struct Kind {
@@ -40,11 +49,15 @@ class Names {
   const Value* live(Kind& kind, const std::string& id);
   std::string label(Kind& kind, const std::string& id);
   std::map<std::string, Value> read_live(const std::string& kind);
+  // GET `path`; nullopt when it failed, the failure kept in failure_ unless
+  // the answer was a 403 or 404 (nothing is read once failure_ is set).
+  std::optional<Value> read(const std::string& path, const std::string& what);
 
   BrokerClient& client_;
   Kind stacks_{"stack", std::nullopt, {}, {}};
   Kind generators_{"generator", std::nullopt, {}, {}};
   bool audit_readable_ = true;
+  std::optional<std::string> failure_;
 };
 
 }  // namespace sindri::cli

@@ -56,11 +56,27 @@ std::vector<Column> stack_columns(Names& names) {
   };
 }
 
+// The generators' names of `stacks` (an array, or one stack), read before a
+// table of them is printed: a failed read fails the verb rather than show
+// the generators as deleted. Other outputs show no names.
+Status read_generator_names(Names& names, const Value& stacks, const std::string& output) {
+  if (!is_table_output(output)) return Ok{};
+  auto read = [&names](const Value& stack) { names.generator(cell(stack, "generator_id")); };
+  if (stacks.is_array()) {
+    for (const Value& stack : stacks.get_array()) read(stack);
+  } else {
+    read(stacks);
+  }
+  if (names.failure()) return make_error(*names.failure());
+  return Ok{};
+}
+
 // The API lets one owner have two stacks of a name, but every verb here
 // finds stacks by name, and the second would make it ambiguous to the
 // owner. Other owners may use the name (an admin then tells them apart by
 // id). A PAK sees its generator's stacks, an admin all of them.
-Status check_name_unused(BrokerClient& client, const std::string& name, const std::optional<std::string>& generator_id) {
+Status check_name_unused(BrokerClient& client, const std::string& name,
+                         const std::optional<std::string>& generator_id) {
   SINDRI_TRY(stacks, client.get("/stacks"));
   for (const Value& stack : stacks.get_array()) {
     if (cell(stack, "name") != name) continue;
@@ -112,6 +128,7 @@ int run_list(const StackArgs& args) {
   auto stacks = client->get("/stacks");
   if (!stacks) return fail(stacks.error().message);
   Names names(*client);
+  if (auto named = read_generator_names(names, *stacks, args.flags.output); !named) return fail(named.error().message);
   return print_list(*stacks, args.flags.output, stack_columns(names), "stacks");
 }
 
@@ -121,6 +138,7 @@ int run_get(const StackArgs& args) {
   auto stack = client->find_stack(args.stack);
   if (!stack) return fail(stack.error().message);
   Names names(*client);
+  if (auto named = read_generator_names(names, *stack, args.flags.output); !named) return fail(named.error().message);
   return print_with_tags(*client, *stack, "/stacks/" + cell(*stack, "id"), stack_columns(names), args.flags.output);
 }
 
@@ -139,19 +157,16 @@ std::string short_checksum(const Value& object) {
   return cell(object, "yaml_checksum").substr(0, kShown);
 }
 
-// What an object was rendered from (GET .../provenance), by object id; an
-// object made from manifests, or a deletion marker, has none.
-Result<std::map<std::string, Value>> provenances(BrokerClient& client, const Value& objects) {
+// What the stack's objects were rendered from, by object id, in one request
+// whatever the stack's size (GET /stacks/{id}/provenance); an object made
+// from manifests, or a deletion marker, has none.
+Result<std::map<std::string, Value>> provenances(BrokerClient& client, const std::string& stack_id) {
+  const std::string path = "/stacks/" + stack_id + "/provenance";
+  auto records = client.get(path);
+  if (!records) return make_error("cannot read the stack's provenance (GET " + path + "): " + records.error().message);
   std::map<std::string, Value> by_id;
-  for (const Value& object : objects.get_array()) {
-    if (is_deletion_marker(object)) continue;
-    const std::string id = cell(object, "id");
-    auto provenance = client.get("/deployment-objects/" + id + "/provenance");
-    if (provenance) {
-      by_id.emplace(id, std::move(provenance).value());
-    } else if (!has_error_code(client.last_error(), "provenance_not_found")) {
-      return make_error("cannot read the provenance of deployment object " + id + ": " + provenance.error().message);
-    }
+  if (records->is_array()) {
+    for (const Value& record : records->get_array()) by_id.emplace(cell(record, "deployment_object_id"), record);
   }
   return by_id;
 }
@@ -165,23 +180,21 @@ int run_objects(const StackArgs& args) {
   if (!objects) return fail(objects.error().message);
   const std::string what = "deployment objects in stack " + cell(*stack, "name");
   if (!is_table_output(args.flags.output)) return print_list(*objects, args.flags.output, {}, what);
-  auto made_from = provenances(*client, *objects);
+  auto made_from = provenances(*client, cell(*stack, "id"));
   if (!made_from) return fail(made_from.error().message);
   auto provenance_field = [&made_from](const std::string& key, const std::string& otherwise) {
     return [&made_from, key, otherwise](const Value& object) {
       if (is_deletion_marker(object)) return otherwise;
       auto found = made_from->find(cell(object, "id"));
-      if (found == made_from->end()) return std::string("<none>");
-      const Value* tpl = found->second.find("template");
-      return key == "parameters" ? cell(found->second, key) : tpl != nullptr ? cell(*tpl, key) : std::string("<none>");
+      return found == made_from->end() ? std::string("<none>") : cell(found->second, key);
     };
   };
   const std::vector<Column> columns = {
       {"SEQUENCE", [](const Value& object) { return cell(object, "sequence_id"); }},
       {"ID", [](const Value& object) { return cell(object, "id"); }},
       {"CHECKSUM", short_checksum},
-      {"TEMPLATE", provenance_field("name", "<deletion marker>")},
-      {"VERSION", provenance_field("version", "<none>")},
+      {"TEMPLATE", provenance_field("template_name", "<deletion marker>")},
+      {"VERSION", provenance_field("template_version", "<none>")},
       {"CREATED", [](const Value& object) { return cell(object, "created_at"); }},
       {"SIZE", [](const Value& object) { return std::to_string(cell(object, "yaml_content").size()); }, true},
       {"SUBMITTED", [](const Value& object) { return cell(object, "submitted_at"); }, true},
@@ -194,7 +207,8 @@ int run_object(const StackArgs& args) {
   auto client = BrokerClient::connect(args.flags);
   if (!client) return fail(client.error().message, 2);
   if (!is_uuid(args.object_id)) {
-    return fail("\"" + args.object_id + "\" is not a deployment object's id (sindri stack objects STACK lists them)", 2);
+    return fail("\"" + args.object_id + "\" is not a deployment object's id (sindri stack objects STACK lists them)",
+                2);
   }
   auto object = client->get("/deployment-objects/" + args.object_id);
   if (!object) return fail(object.error().message);

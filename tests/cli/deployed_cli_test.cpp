@@ -68,6 +68,38 @@ class DeployedCli : public BrokerCli {
     return id;
   }
 
+  // The requests the broker has answered, from its metrics: every series of
+  // sindri_http_requests_total but /metrics' own.
+  int64_t requests_answered() {
+    const Reply metrics = call(*broker_.client(""), "GET", "/metrics");
+    EXPECT_EQ(metrics.status, 200);
+    int64_t total = 0;
+    for (const std::string& line : lines_of(metrics.body)) {
+      if (!line.starts_with("sindri_http_requests_total{") || line.find(R"(route="/metrics")") != std::string::npos) {
+        continue;
+      }
+      total += std::stoll(line.substr(line.rfind(' ') + 1));
+    }
+    return total;
+  }
+
+  // The requests `sindri_as(pak, args)` makes; it must succeed.
+  int64_t requests_of(const std::string& pak, const std::vector<std::string>& args) {
+    const int64_t before = requests_answered();
+    const Outcome r = sindri_as(pak, args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return requests_answered() - before;
+  }
+
+  // An event the agent reports on `object_id`; the event.
+  Value report(const Agent& agent, const std::string& object_id, const std::string& status = "SUCCESS") {
+    Reply reported = call(*broker_.client(agent.pak), "POST", "/api/v1/agents/" + agent.id + "/events",
+                          R"({"agent_id":")" + agent.id + R"(","deployment_object_id":")" + object_id +
+                              R"(","event_type":"DEPLOY","status":")" + status + R"(","message":"m"})");
+    EXPECT_EQ(reported.status, 201) << reported.body;
+    return reported.json;
+  }
+
   std::string template_id_;
 };
 
@@ -114,6 +146,27 @@ TEST_F(DeployedCli, ObjectsListsEachWithItsTemplate) {
   Outcome yaml = as_admin({"stack", "objects", "web", "-o", "yaml"});
   ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
   EXPECT_EQ(yaml.out, sindri::to_yaml(deployment_objects(stack_id)));
+}
+
+// The templates of a stack's objects come in one request, whatever their
+// number: finding the stack, listing its objects, their provenance.
+TEST_F(DeployedCli, ObjectsReadsAStacksProvenanceInOneRequest) {
+  const std::string stack_id = make_stack("web");
+  instantiate(stack_id, "a");
+  post_object(stack_id, kConfigMap);
+  instantiate(stack_id, "b");
+  const int64_t few = requests_of(generator_pak_, {"stack", "objects", "web"});
+  EXPECT_EQ(few, 3);
+  for (int i = 0; i < 6; ++i) instantiate(stack_id, "more-" + std::to_string(i));
+  EXPECT_EQ(requests_of(generator_pak_, {"stack", "objects", "web"}), few);
+  EXPECT_EQ(requests_of(broker_.admin_pak(), {"stack", "objects", stack_id}), few);
+
+  Outcome r = as_generator({"stack", "objects", "web"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 10u) << r.out;
+  EXPECT_NE(lines[2].find("  <none>  "), std::string::npos) << r.out;
+  for (size_t row : {1u, 3u, 9u}) EXPECT_NE(lines[row].find("  web  "), std::string::npos) << r.out;
 }
 
 TEST_F(DeployedCli, ObjectsOfAnEmptyOrUnknownStack) {
@@ -272,13 +325,15 @@ TEST_F(DeployedCli, EventsListWhatTheAgentReported) {
   const Value started = report("IN_PROGRESS", "applying 1 document");
   const Value done = report("SUCCESS", "applied");
 
-  for (const Outcome& r : {as_admin({"agent", "events", "edge-1"}), sindri_as(agent.pak, {"agent", "events", "edge-1"})}) {
+  for (const Outcome& r :
+       {as_admin({"agent", "events", "edge-1"}), sindri_as(agent.pak, {"agent", "events", "edge-1"})}) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), 3u) << r.out;
     const std::string time_pad(text_of(started, "created_at").size() - 4 + 2, ' ');
     EXPECT_EQ(lines[0], "TIME" + time_pad + "STACK  OBJECT" + std::string(32, ' ') + "TYPE    STATUS       MESSAGE");
-    EXPECT_EQ(lines[1], text_of(started, "created_at") + "  web    " + object_id + "  DEPLOY  IN_PROGRESS  applying 1 document");
+    EXPECT_EQ(lines[1],
+              text_of(started, "created_at") + "  web    " + object_id + "  DEPLOY  IN_PROGRESS  applying 1 document");
     EXPECT_EQ(lines[2], text_of(done, "created_at") + "  web    " + object_id + "  DEPLOY  SUCCESS      applied");
   }
   Outcome wide = as_admin({"agent", "events", "edge-1", "-o", "wide"});
@@ -301,7 +356,75 @@ TEST_F(DeployedCli, EventsListWhatTheAgentReported) {
   const Agent other = make_agent("edge-2");
   Outcome by_other = sindri_as(other.pak, {"agent", "events", "edge-1"});
   EXPECT_EQ(by_other.exit_code, 1);
-  EXPECT_EQ(by_other.err, "error: agent \"edge-1\" not found (this PAK is agent edge-2's and may see no other agent)\n");
+  EXPECT_EQ(by_other.err,
+            "error: agent \"edge-1\" not found (this PAK is agent edge-2's and may see no other agent)\n");
+}
+
+// An event's stack is found with requests bounded by the agent's stacks,
+// not by its events: the target state places each stack's newest object, a
+// stack's listing (for an admin) its older ones.
+TEST_F(DeployedCli, EventsFindStacksWithoutAReadPerObject) {
+  const std::string web = targeted_stack("web");
+  const std::string db = targeted_stack("db");
+  const Agent agent = make_agent("edge-1", "env=prod");
+  auto deploy = [&](const std::string& stack_id) { report(agent, text_of(post_object(stack_id, kConfigMap), "id")); };
+  for (int i = 0; i < 2; ++i) {
+    deploy(web);
+    deploy(db);
+  }
+  const int64_t few = requests_of(broker_.admin_pak(), {"agent", "events", "edge-1"});
+  for (int i = 0; i < 5; ++i) {
+    deploy(web);
+    deploy(db);
+  }
+  EXPECT_EQ(requests_of(broker_.admin_pak(), {"agent", "events", "edge-1"}), few);
+
+  Outcome r = as_admin({"agent", "events", "edge-1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 15u) << r.out;
+  for (size_t row = 1; row < lines.size(); ++row) {
+    EXPECT_NE(lines[row].find(row % 2 == 1 ? "  web  " : "  db   "), std::string::npos) << r.out;
+  }
+}
+
+// An agent's PAK may not list a stack's objects: the older ones are read one
+// by one, at most 20 of them; the rest show that their stack was not read.
+TEST_F(DeployedCli, EventsReadAtMostTwentyObjectsAlone) {
+  const std::string web = targeted_stack("web");
+  const Agent agent = make_agent("edge-1", "env=prod");
+  for (int i = 0; i < 23; ++i) report(agent, text_of(post_object(web, kConfigMap), "id"));
+
+  Outcome r = sindri_as(agent.pak, {"agent", "events", "edge-1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 24u) << r.out;
+  size_t named = 0, not_read = 0;
+  for (size_t row = 1; row < lines.size(); ++row) {
+    if (lines[row].find("  web  ") != std::string::npos) ++named;
+    if (lines[row].find("  <stack not read>  ") != std::string::npos) ++not_read;
+  }
+  EXPECT_EQ(named, 21u) << r.out;  // the newest, from the target state, and 20 read alone
+  EXPECT_EQ(not_read, 2u) << r.out;
+}
+
+// Only a refusal (403) or a 404 makes an object "not visible": an agent
+// that no longer targets the stack may not read its objects; the admin
+// still sees where they were.
+TEST_F(DeployedCli, EventsOfObjectsNoLongerVisible) {
+  const std::string web = targeted_stack("web");
+  const Agent agent = make_agent("edge-1", "env=prod");
+  const std::string object_id = text_of(post_object(web, kConfigMap), "id");
+  report(agent, object_id);
+  ASSERT_EQ(call(*generator_, "DELETE", "/api/v1/stacks/" + web + "/labels/env=prod").status, 204);
+
+  Outcome own = sindri_as(agent.pak, {"agent", "events", "edge-1"});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  ASSERT_EQ(lines_of(own.out).size(), 2u) << own.out;
+  EXPECT_NE(lines_of(own.out)[1].find("  <object not visible>  " + object_id), std::string::npos) << own.out;
+  Outcome by_admin = as_admin({"agent", "events", "edge-1"});
+  ASSERT_EQ(by_admin.exit_code, 0) << by_admin.err;
+  EXPECT_NE(lines_of(by_admin.out).at(1).find("  web    " + object_id), std::string::npos) << by_admin.out;
 }
 
 // --- templates' names -----------------------------------------------------------------
