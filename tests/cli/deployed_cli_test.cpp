@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "broker_cli_fixture.hpp"
+#include "store/database.hpp"
 #include "value/json.hpp"
 #include "value/yaml/yaml.hpp"
 
@@ -100,6 +101,20 @@ class DeployedCli : public BrokerCli {
     return reported.json;
   }
 
+  // Runs `sql` on the broker's database, as a fault the broker did not make.
+  void change_behind_the_brokers_back(const std::string& sql) {
+    sindri::store::OpenOptions options;
+    options.pool_size = 1;
+    auto db = sindri::store::Database::open(broker_.database(), options);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    auto changed = (*db)->write([&](sindri::store::Connection& connection) -> sindri::store::DbStatus {
+      auto done = connection.query(sql, {});
+      if (!done.ok()) return std::move(done).error();
+      return sindri::Ok{};
+    });
+    ASSERT_TRUE(changed.ok()) << changed.error().message;
+  }
+
   std::string template_id_;
 };
 
@@ -167,6 +182,21 @@ TEST_F(DeployedCli, ObjectsReadsAStacksProvenanceInOneRequest) {
   ASSERT_EQ(lines.size(), 10u) << r.out;
   EXPECT_NE(lines[2].find("  <none>  "), std::string::npos) << r.out;
   for (size_t row : {1u, 3u, 9u}) EXPECT_NE(lines[row].find("  web  "), std::string::npos) << r.out;
+}
+
+// The broker's failure to answer the provenance is the verb's, naming the
+// call: no table with every template shown as none.
+TEST_F(DeployedCli, ObjectsFailWhenTheProvenanceCannotBeRead) {
+  const std::string stack_id = make_stack("web");
+  instantiate(stack_id, "a");
+  change_behind_the_brokers_back("UPDATE rendered_deployment_objects SET template_parameters = 'not json'");
+  Outcome r = as_generator({"stack", "objects", "web"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  const std::string call_named =
+      "error: cannot read the stack's provenance (GET /stacks/" + stack_id + "/provenance): ";
+  EXPECT_TRUE(r.err.starts_with(call_named)) << r.err;
+  EXPECT_NE(r.err.find("(HTTP 500 corrupt_provenance)"), std::string::npos) << r.err;
 }
 
 TEST_F(DeployedCli, ObjectsOfAnEmptyOrUnknownStack) {
@@ -271,6 +301,25 @@ TEST_F(DeployedCli, StateShowsADeletedStacksMarker) {
   ASSERT_EQ(own.exit_code, 0) << own.err;
   EXPECT_EQ(lines_of(own.out).at(0), "# stack <deleted or not visible: " + web + ">, object " + marker_id +
                                          " (deletion marker: the agent deletes what these documents name)");
+}
+
+// A name that cannot be read for another reason than the PAK's rights (the
+// broker's audit log gone from under it: a 500) fails the verb, naming the
+// call, instead of showing the stack as deleted or not visible.
+TEST_F(DeployedCli, StateFailsWhenANameCannotBeRead) {
+  const std::string web = targeted_stack("web");
+  post_object(web, kConfigMap);
+  make_agent("edge-1", "env=prod");
+  ASSERT_EQ(as_generator({"stack", "delete", "web"}).exit_code, 0);
+  change_behind_the_brokers_back("DROP TABLE audit_logs");
+
+  Outcome r = as_admin({"agent", "state", "edge-1"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(r.err.starts_with("error: cannot read the name of stack " + web + " (GET /admin/audit-logs?")) << r.err;
+  EXPECT_NE(r.err.find("(HTTP 500"), std::string::npos) << r.err;
+  // Output that names nothing does not read names.
+  EXPECT_EQ(as_admin({"agent", "state", "edge-1", "-o", "json"}).exit_code, 0);
 }
 
 TEST_F(DeployedCli, StateErrors) {
