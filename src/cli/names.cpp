@@ -81,6 +81,19 @@ std::string Names::generator(const std::string& id) { return label(generators_, 
 
 const Value* Names::live_stack(const std::string& id) { return live(stacks_, id); }
 
+Status Names::read_generators_of(const Value& items) {
+  auto read = [this](const Value& item) {
+    if (cell(item, "generator_id") != "<none>") generator(cell(item, "generator_id"));
+  };
+  if (items.is_array()) {
+    for (const Value& item : items.get_array()) read(item);
+  } else {
+    read(items);
+  }
+  if (failure_) return make_error(*failure_);
+  return Ok{};
+}
+
 std::string Names::stack_generator(const std::string& id) {
   if (const Value* stack = live_stack(id)) return generator(cell(*stack, "generator_id"));
   label(stacks_, id);  // a deleted one's creation, from the audit log

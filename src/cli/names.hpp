@@ -17,6 +17,7 @@
 #include <string>
 
 #include "cli/broker_client.hpp"
+#include "value/result.hpp"
 #include "value/value.hpp"
 
 namespace sindri::cli {
@@ -35,6 +36,11 @@ class Names {
   // stack, or from a deleted one's creation in the audit log; "<none>" when
   // neither can be read.
   std::string stack_generator(const std::string& id);
+  // Reads the names of the generators of `items` (API objects with a
+  // generator_id: an array, or one object) before a table of them is
+  // printed, so that a failed read fails the verb rather than show them as
+  // deleted: failure() as an error.
+  Status read_generators_of(const Value& items);
   // The first read that failed for another reason than the PAK's rights or
   // the thing's absence, naming the call: "cannot read ... (GET /stacks): ...".
   const std::optional<std::string>& failure() const { return failure_; }

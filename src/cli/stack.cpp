@@ -56,21 +56,6 @@ std::vector<Column> stack_columns(Names& names) {
   };
 }
 
-// The generators' names of `stacks` (an array, or one stack), read before a
-// table of them is printed: a failed read fails the verb rather than show
-// the generators as deleted. Other outputs show no names.
-Status read_generator_names(Names& names, const Value& stacks, const std::string& output) {
-  if (!is_table_output(output)) return Ok{};
-  auto read = [&names](const Value& stack) { names.generator(cell(stack, "generator_id")); };
-  if (stacks.is_array()) {
-    for (const Value& stack : stacks.get_array()) read(stack);
-  } else {
-    read(stacks);
-  }
-  if (names.failure()) return make_error(*names.failure());
-  return Ok{};
-}
-
 // The API lets one owner have two stacks of a name, but every verb here
 // finds stacks by name, and the second would make it ambiguous to the
 // owner. Other owners may use the name (an admin then tells them apart by
@@ -128,7 +113,9 @@ int run_list(const StackArgs& args) {
   auto stacks = client->get("/stacks");
   if (!stacks) return fail(stacks.error().message);
   Names names(*client);
-  if (auto named = read_generator_names(names, *stacks, args.flags.output); !named) return fail(named.error().message);
+  if (is_table_output(args.flags.output)) {
+    if (auto named = names.read_generators_of(*stacks); !named) return fail(named.error().message);
+  }
   return print_list(*stacks, args.flags.output, stack_columns(names), "stacks");
 }
 
@@ -138,7 +125,9 @@ int run_get(const StackArgs& args) {
   auto stack = client->find_stack(args.stack);
   if (!stack) return fail(stack.error().message);
   Names names(*client);
-  if (auto named = read_generator_names(names, *stack, args.flags.output); !named) return fail(named.error().message);
+  if (is_table_output(args.flags.output)) {
+    if (auto named = names.read_generators_of(*stack); !named) return fail(named.error().message);
+  }
   return print_with_tags(*client, *stack, "/stacks/" + cell(*stack, "id"), stack_columns(names), args.flags.output);
 }
 

@@ -19,6 +19,11 @@ int print_stack_targets(BrokerClient& client, const std::string& path, const std
       return stack == nullptr ? std::string("<none>") : cell(*stack, key);
     };
   };
+  // Read before anything is printed: a failed read fails the verb.
+  if (targets->is_array()) {
+    for (const Value& target : targets->get_array()) names.stack_generator(cell(target, "stack_id"));
+  }
+  if (names.failure()) return fail(*names.failure());
   const std::vector<Column> columns = {
       {"NAME", [&names](const Value& target) { return names.stack(cell(target, "stack_id")); }},
       {"STACK ID", [](const Value& target) { return cell(target, "stack_id"); }},

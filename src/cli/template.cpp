@@ -191,6 +191,9 @@ int run_list(const TemplateArgs& args) {
   if (!templates->is_array()) return fail("the broker's list of templates is not an array");
   const LiveVersions live = live_versions_in(*templates);
   Names names(*client);
+  if (is_table_output(args.flags.output)) {
+    if (auto named = names.read_generators_of(*templates); !named) return fail(named.error().message);
+  }
   return print_list(*templates, args.flags.output, template_columns(names, args.all_versions, &live), "templates");
 }
 
@@ -200,6 +203,9 @@ int run_get(const TemplateArgs& args) {
   auto tpl = client->find_template(args.tpl);
   if (!tpl) return fail(tpl.error().message);
   Names names(*client);
+  if (is_table_output(args.flags.output)) {
+    if (auto named = names.read_generators_of(*tpl); !named) return fail(named.error().message);
+  }
   return print_with_tags(*client, *tpl, "/templates/" + cell(*tpl, "id"), template_columns(names, false),
                          args.flags.output);
 }

@@ -322,6 +322,33 @@ TEST_F(DeployedCli, StateFailsWhenANameCannotBeRead) {
   EXPECT_EQ(as_admin({"agent", "state", "edge-1", "-o", "json"}).exit_code, 0);
 }
 
+// The same for the tables of targets and templates: a stack or a generator
+// the API no longer lists, whose name the audit log cannot give (a 500),
+// fails the verb instead of showing as deleted.
+TEST_F(DeployedCli, TargetsAndTemplatesFailWhenANameCannotBeRead) {
+  const std::string web = targeted_stack("web");
+  make_agent("edge-1", "env=prod");
+  Reply other = call(*admin_, "POST", "/api/v1/generators", R"({"name":"other"})");
+  ASSERT_EQ(other.status, 201) << other.body;
+  const std::string other_pak = text_of(other.json, "pak");
+  const auto tpl = file("t.tera", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\n");
+  const auto schema = file("t.schema.json", R"({"type": "object"})");
+  Outcome created = sindri_as(other_pak, {"template", "create", "t", "-f", tpl.string(), "--schema", schema.string()});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  change_behind_the_brokers_back("UPDATE stacks SET deleted_at = '2026-01-01T00:00:00Z' WHERE id = '" + web + "'");
+  change_behind_the_brokers_back("UPDATE generators SET deleted_at = '2026-01-01T00:00:00Z' WHERE name = 'other'");
+  change_behind_the_brokers_back("DROP TABLE audit_logs");
+
+  Outcome targets = as_admin({"agent", "targets", "edge-1"});
+  EXPECT_EQ(targets.exit_code, 1) << targets.out;
+  EXPECT_EQ(targets.out, "");
+  EXPECT_NE(targets.err.find("(GET /admin/audit-logs?"), std::string::npos) << targets.err;
+  Outcome templates = as_admin({"template", "list"});
+  EXPECT_EQ(templates.exit_code, 1) << templates.out;
+  EXPECT_EQ(templates.out, "");
+  EXPECT_NE(templates.err.find("(GET /admin/audit-logs?"), std::string::npos) << templates.err;
+}
+
 TEST_F(DeployedCli, StateErrors) {
   const Agent agent = make_agent("edge-1");
   Outcome empty = as_admin({"agent", "state", "edge-1"});
