@@ -42,6 +42,32 @@ std::vector<std::string> TemplateLocation::files_under(std::string_view subdirec
   return {names.begin(), names.end()};
 }
 
+std::vector<fs::path> TemplateLocation::symlinks() const {
+  std::vector<fs::path> out;
+  auto check = [&](const fs::path& path) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(path, ec))) out.push_back(path);
+  };
+  auto collect = [&](const fs::path& root) {
+    for (std::string_view part : {"template.json", "template_schema.json"}) check(root / part);
+    for (std::string_view part : {"files", "files_init", "hooks"}) {
+      const fs::path base = root / part;
+      check(base);
+      std::error_code ec;
+      // Symlinked directories are not followed: they are listed, not entered.
+      if (!fs::is_directory(fs::symlink_status(base, ec))) continue;
+      for (auto it = fs::recursive_directory_iterator(base, ec); !ec && it != fs::recursive_directory_iterator();
+           it.increment(ec)) {
+        if (it->is_symlink(ec)) out.push_back(it->path());
+      }
+    }
+  };
+  collect(directory);
+  for (const fs::path& override_directory : overrides) collect(override_directory);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Catalog::Catalog(std::vector<OpenSource> sources) : sources_(std::move(sources)) {}
 
 std::optional<TemplateLocation> Catalog::locate(std::string_view name) const {

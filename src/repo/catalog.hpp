@@ -27,6 +27,10 @@ struct TemplateLocation {
   // template and its overrides, relative to that subdirectory with forward
   // slashes, sorted.
   std::vector<std::string> files_under(std::string_view subdirectory) const;
+  // Every symlink among the template's parts (template.json,
+  // template_schema.json, files/, files_init/, hooks/) in its directory and
+  // overrides, sorted.
+  std::vector<std::filesystem::path> symlinks() const;
 };
 
 class Catalog {

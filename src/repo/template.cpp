@@ -22,6 +22,13 @@ Result<Value> load_schema(const std::filesystem::path& path, Problems& problems)
 Result<Template> load_template(const TemplateLocation& location) {
   Template tpl{.location = location, .metadata = {}, .schema_document = Value(), .schema = std::nullopt};
   Problems problems;
+  // Every symlink is refused, whatever it points at: the simplest rule that
+  // keeps a template (maybe from an untrusted git source) from reading or
+  // running a file outside itself.
+  for (const std::filesystem::path& link : location.symlinks()) {
+    problems.push_back(link.string() + ": a template cannot hold a symlink (it could read any file on this machine)");
+  }
+  if (!problems.empty()) return problems_error(problems);
   const auto metadata_path = location.find_file("template.json");
   if (!metadata_path) return make_error(location.directory.string() + ": no template.json");
   auto text = read_file_text(*metadata_path, "template metadata");

@@ -121,5 +121,26 @@ TEST_F(Resolution, BrokenMetadataOfAnUnlistedTemplateIsReported) {
                                            "expected a string key");
 }
 
+// A symlink could copy any file of this machine into the project: refused.
+TEST_F(Resolution, ASymlinkInTemplateFilesIsRefusedNamingIt) {
+  make_template("first", "web", R"({"name": "Web"})");
+  write("outside/secret.txt", "secret\n");
+  fs::create_directories(root_ / "first/web/files");
+  fs::create_symlink(root_ / "outside/secret.txt", root_ / "first/web/files/passwd.txt");
+  fs::create_directories(root_ / "first/web/files_init/deep");
+  fs::create_symlink(root_ / "outside/secret.txt", root_ / "first/web/files_init/deep/init.txt");
+  fs::create_directories(root_ / "second");
+  two_sources("[web]");
+  auto planned = plan();
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
+  const std::string problems = joined(planned->problems);
+  EXPECT_NE(problems.find((root_ / "first/web/files/passwd.txt").string() + ": a template cannot hold a symlink"),
+            std::string::npos)
+      << problems;
+  EXPECT_NE(problems.find((root_ / "first/web/files_init/deep/init.txt").string() + ": a template cannot hold a symlink"),
+            std::string::npos)
+      << problems;
+}
+
 }  // namespace
 }  // namespace sindri::repo
