@@ -52,7 +52,7 @@ Result<fs::path> git_checkout(const GitSource& source, const fs::path& cache_dir
     fs::create_directories(root, ec);
     const fs::path incoming = root / "mirror.incoming";
     fs::remove_all(incoming, ec);
-    if (auto cloned = git({"clone", "--mirror", "--quiet", source.url, incoming.string()}); !cloned) {
+    if (auto cloned = git({"clone", "--mirror", "--quiet", "--", source.url, incoming.string()}); !cloned) {
       fs::remove_all(incoming, ec);
       return make_error("cannot clone " + source.url + " and nothing is cached: " + cloned.error().message);
     }

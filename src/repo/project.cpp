@@ -72,11 +72,16 @@ SourceSpec read_source(Reader& reader, const Value& entry, const std::string& po
                     "a " + type_text + " source needs a `location` string");
   } else if (spec.type == SourceSpec::Type::Filesystem) {
     spec.location = (directory / std::string(location->get_string())).lexically_normal().string();
+  } else if (location->get_string().front() == '-') {
+    // git would read it as an option (--upload-pack runs a command).
+    reader.complain(pointer_child(pointer, "location"), "a git `location` cannot start with `-`");
   } else {
     spec.location = location->get_string();
   }
   if (const Value* ref = entry.find("ref")) {
-    if (ref->is_string()) {
+    if (ref->is_string() && ref->get_string().starts_with("-")) {
+      reader.complain(pointer_child(pointer, "ref"), "`ref` cannot start with `-`");
+    } else if (ref->is_string()) {
       spec.ref = ref->get_string();
     } else {
       reader.complain(pointer_child(pointer, "ref"), "`ref` must be a string (a branch, tag or commit)");

@@ -122,5 +122,21 @@ TEST_F(ProjectLoading, NoProjectFileIsAnError) {
   EXPECT_NE(project.error().message.find("expected sindri-templates.yaml (or .sync.yml)"), std::string::npos);
 }
 
+TEST(ProjectFile, AGitLocationOrRefStartingWithADashIsRefused) {
+  auto project = parse(R"(sindri_templates:
+  version: 2
+  template_sources:
+    - type: git
+      location: "--upload-pack=touch x"
+    - type: git
+      location: https://example.com/t.git
+      ref: --output=x
+)");
+  ASSERT_FALSE(project.ok());
+  EXPECT_EQ(project.error().message,
+            "sindri-templates.yaml:5:17: a git `location` cannot start with `-`\n"
+            "sindri-templates.yaml:8:12: `ref` cannot start with `-`");
+}
+
 }  // namespace
 }  // namespace sindri::repo
