@@ -137,8 +137,13 @@ Result<Project> parse_project(std::string_view text, std::string file, const std
     return make_error(document.where(root_pointer) + ": `" + std::string(root_key) +
                       "` must be a mapping holding `version: 2`");
   }
+  // Hooks run in the project directory: a path relative to the current one
+  // (the project's, a filesystem source's, a hook's) would not hold there.
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(directory, ec).lexically_normal();
+  if (ec) return make_error("cannot make " + directory.string() + " absolute: " + ec.message());
   Project project;
-  project.directory = directory;
+  project.directory = absolute;
   project.root_key = root_key;
   Reader reader{document, {}};
   reader.refuse_unknown_keys(*root, root_pointer, {"version", "template_sources", "templates", "hook_timeout_seconds"},
@@ -159,7 +164,7 @@ Result<Project> parse_project(std::string_view text, std::string file, const std
     } else {
       for (size_t i = 0; i < sources->size(); ++i) {
         project.sources.push_back(
-            read_source(reader, *sources->at(i), pointer_child(sources_pointer, std::to_string(i)), directory));
+            read_source(reader, *sources->at(i), pointer_child(sources_pointer, std::to_string(i)), absolute));
       }
     }
   }

@@ -33,7 +33,7 @@ struct TemplateRequest {
 };
 
 struct Project {
-  std::filesystem::path directory;  // where the files are written
+  std::filesystem::path directory;  // where the files are written, absolute
   std::string root_key;             // sindri_templates or pdk_template
   std::vector<SourceSpec> sources;  // never empty: `default` when none are given
   std::vector<TemplateRequest> templates;

@@ -128,5 +128,28 @@ TEST_F(Hooks, AHookThatIsNotExecutableIsAnError) {
                               ") is not executable");
 }
 
+// The project directory and a filesystem source given relative to the
+// current directory are made absolute, so the hook (run in the project
+// directory) is found and gets its template's path right.
+TEST_F(Hooks, ARelativeProjectAndSourceWorkFromAnotherDirectory) {
+  project_file("sindri_templates:\n  version: 2\n  template_sources:\n    - type: filesystem\n      location: ../default\n"
+               "  templates: [app]\n");
+  script("default/app/hooks/after_default_settings",
+         "#!/bin/sh\ncat > seen.json\ngrep -q '\"path\":\"" + (root_ / "default/app").string() +
+             "\"' seen.json || exit 3\necho '{}'\n");
+  const fs::path relative = fs::relative(project_dir(), fs::current_path());
+  ASSERT_TRUE(relative.is_relative()) << relative;
+  auto workspace = open_workspace(relative, SourceOptions{.default_repository = root_ / "default",
+                                                          .cache_directory = root_ / "cache",
+                                                          .update = false});
+  ASSERT_TRUE(workspace.ok()) << workspace.error().message;
+  EXPECT_EQ(workspace->project.directory, project_dir());
+  EXPECT_EQ(workspace->project.sources[0].location, (root_ / "default").string());
+  auto planned = make_plan(workspace->project, workspace->catalog, {});
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
+  EXPECT_EQ(joined(planned->problems), "");
+  EXPECT_TRUE(fs::exists(project_dir() / "seen.json"));
+}
+
 }  // namespace
 }  // namespace sindri::repo
