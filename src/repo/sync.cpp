@@ -17,12 +17,24 @@ Status write_file(const fs::path& path, const RenderedFile& file) {
   fs::create_directories(path.parent_path(), ec);
   if (ec) return make_error("cannot create " + path.parent_path().string() + ": " + ec.message());
   const fs::path incoming = path.string() + ".sindri-incoming";
+  const fs::file_status existing = fs::status(path, ec);
   {
     std::ofstream out(incoming, std::ios::binary | std::ios::trunc);
+    if (fs::exists(existing)) {
+      // A rewrite keeps the mode its owner gave the file (a chmod 600 stays
+      // 600), set before the bytes are written so they are never more open.
+      fs::permissions(incoming, existing.permissions(), fs::perm_options::replace, ec);
+      if (ec) {
+        const std::string why = ec.message();
+        out.close();
+        fs::remove(incoming, ec);
+        return make_error("cannot keep the mode of " + path.string() + " on " + incoming.string() + ": " + why);
+      }
+    }
     out.write(file.bytes.data(), static_cast<std::streamsize>(file.bytes.size()));
     if (!out.flush()) return make_error("cannot write " + incoming.string() + ": " + std::strerror(errno));
   }
-  if (file.executable) {
+  if (!fs::exists(existing) && file.executable) {
     fs::permissions(incoming, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add, ec);
   }

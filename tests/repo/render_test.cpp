@@ -83,5 +83,19 @@ TEST_F(Rendering, AnInitFileIsKeptWhereItAppearedSinceRendering) {
   EXPECT_EQ(read_text(project_dir() / "README.md"), "# mine\n");
 }
 
+TEST_F(Rendering, SyncKeepsTheModeOfAFileItRewrites) {
+  write("project/deploy/app.yaml", "old\n");
+  fs::permissions(project_dir() / "deploy/app.yaml", fs::perms::owner_read | fs::perms::owner_write);
+  write("project/bin/run.sh", "old\n");
+  fs::permissions(project_dir() / "bin/run.sh", fs::perms::owner_read | fs::perms::owner_write);
+  auto synced = sync_files(project_dir(), render());
+  ASSERT_TRUE(synced.ok()) << synced.error().message;
+  EXPECT_EQ(read_text(project_dir() / "deploy/app.yaml"), "name: shop\n- 80\n- 443\n");
+  EXPECT_EQ(fs::status(project_dir() / "deploy/app.yaml").permissions(),
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(read_text(project_dir() / "bin/run.sh"), "#!/bin/sh\necho run\n");
+  EXPECT_EQ(fs::status(project_dir() / "bin/run.sh").permissions(), fs::perms::owner_read | fs::perms::owner_write);
+}
+
 }  // namespace
 }  // namespace sindri::repo
