@@ -350,24 +350,33 @@ Result<Plan> make_plan(const Project& project, const Catalog& catalog, const Pla
   }
 
   Lifecycle lifecycle(project, plan);
+  // A hook's failure joins the problems found so far (validate reports them
+  // all) and stops the later steps, which would work without its output.
+  auto hook_failed = [&](HookPoint point, bool complete) {
+    const Status ran = lifecycle.each(point, complete);
+    if (!ran) {
+      for (std::string& problem : problems_of(ran.error())) add_problem(plan.problems, std::move(problem));
+    }
+    return !ran;
+  };
   for (AppliedTemplate& applied : plan.templates) load_defaults(applied);
   lifecycle.validate_all(false);
-  SINDRI_CHECK(lifecycle.each(HookPoint::AfterDefaultSettings, false));
+  if (hook_failed(HookPoint::AfterDefaultSettings, false)) return plan;
 
   std::map<std::string, std::string> publishers;
   publish(plan, publishers);
   lifecycle.validate_all(false);
-  SINDRI_CHECK(lifecycle.each(HookPoint::AfterSharedSettings, false));
+  if (hook_failed(HookPoint::AfterSharedSettings, false)) return plan;
 
   apply_project(plan, project);
   lifecycle.validate_all(false);
-  SINDRI_CHECK(lifecycle.each(HookPoint::AfterProjectSettings, false));
+  if (hook_failed(HookPoint::AfterProjectSettings, false)) return plan;
 
   resolve_subscriptions(plan, project, publishers);
   lifecycle.validate_all(true);
 
   for (AppliedTemplate& applied : plan.templates) resolve_files(applied, project, plan.problems);
-  SINDRI_CHECK(lifecycle.each(HookPoint::AfterFileResolution, true));
+  if (hook_failed(HookPoint::AfterFileResolution, true)) return plan;
   find_conflicts(plan);
   return plan;
 }

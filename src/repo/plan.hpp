@@ -55,8 +55,8 @@ struct PlanOptions {
   bool trust_hooks = false;  // run the hooks of git sources not marked trusted
 };
 
-// An error for what stops the lifecycle (a hook failing, hooks from an
-// untrusted source); every other problem is collected in Plan::problems.
+// An error for hooks from an untrusted source; every other problem is
+// collected in Plan::problems (a hook failing also stops the lifecycle).
 Result<Plan> make_plan(const Project& project, const Catalog& catalog, const PlanOptions& options = {});
 
 // The state hooks see of the templates other than `self`.

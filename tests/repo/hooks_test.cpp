@@ -86,21 +86,21 @@ esac
 TEST_F(Hooks, AFailingHookNamesTheTemplateTheHookAndItsStderr) {
   script("default/app/hooks/after_project_settings", "#!/bin/sh\necho 'cannot reach the registry' >&2\nexit 3\n");
   use_project();
-  EXPECT_EQ(plan_error(), "template `app`: hook after_project_settings (" + hook_path("after_project_settings") +
+  EXPECT_EQ(plan_error(), "(no error) template `app`: hook after_project_settings (" + hook_path("after_project_settings") +
                               ") failed with exit code 3; it printed on stderr: cannot reach the registry");
 }
 
 TEST_F(Hooks, AHangingHookIsStoppedAtTheTimeout) {
   script("default/app/hooks/after_default_settings", "#!/bin/sh\necho 'waiting' >&2\nsleep 30\n");
   use_project("  hook_timeout_seconds: 0.2\n");
-  EXPECT_EQ(plan_error(), "template `app`: hook after_default_settings (" + hook_path("after_default_settings") +
+  EXPECT_EQ(plan_error(), "(no error) template `app`: hook after_default_settings (" + hook_path("after_default_settings") +
                               ") did not finish within 0.2 s; it printed on stderr: waiting");
 }
 
 TEST_F(Hooks, AHookThatPrintsNoStateIsAnError) {
   script("default/app/hooks/after_shared_settings", "#!/bin/sh\necho done\n");
   use_project();
-  EXPECT_EQ(plan_error().rfind("template `app`: hook after_shared_settings (" + hook_path("after_shared_settings") +
+  EXPECT_EQ(plan_error().rfind("(no error) template `app`: hook after_shared_settings (" + hook_path("after_shared_settings") +
                                    "): it printed no JSON state: ",
                                0),
             0u)
@@ -110,7 +110,7 @@ TEST_F(Hooks, AHookThatPrintsNoStateIsAnError) {
 TEST_F(Hooks, AHookMayNotListAFileTheTemplateDoesNotHave) {
   recording_hook("after_file_resolution", R"({"files_to_render": ["a.txt", "../etc/passwd"]})");
   use_project();
-  EXPECT_EQ(plan_error(), "template `app`: hook after_file_resolution listed `../etc/passwd`, which is not a file "
+  EXPECT_EQ(plan_error(), "(no error) template `app`: hook after_file_resolution listed `../etc/passwd`, which is not a file "
                           "of the template");
 }
 
@@ -124,7 +124,7 @@ TEST_F(Hooks, SettingsAHookMakesInvalidNameTheHook) {
 TEST_F(Hooks, AHookThatIsNotExecutableIsAnError) {
   write("default/app/hooks/after_default_settings", "#!/bin/sh\necho '{}'\n");
   use_project();
-  EXPECT_EQ(plan_error(), "template `app`: hook after_default_settings (" + hook_path("after_default_settings") +
+  EXPECT_EQ(plan_error(), "(no error) template `app`: hook after_default_settings (" + hook_path("after_default_settings") +
                               ") is not executable");
 }
 
@@ -149,6 +149,16 @@ TEST_F(Hooks, ARelativeProjectAndSourceWorkFromAnotherDirectory) {
   ASSERT_TRUE(planned.ok()) << planned.error().message;
   EXPECT_EQ(joined(planned->problems), "");
   EXPECT_TRUE(fs::exists(project_dir() / "seen.json"));
+}
+
+// validate reports every problem: a failing hook's joins those found before.
+TEST_F(Hooks, AFailingHookKeepsTheProblemsFoundBefore) {
+  script("default/app/hooks/after_default_settings", "#!/bin/sh\nexit 4\n");
+  project_file("sindri_templates:\n  version: 2\n  templates: [app]\nstray:\n  x: 1\n");
+  EXPECT_EQ(plan_error(), "(no error) " + (project_dir() / "sindri-templates.yaml").string() +
+                              ":5:3: settings for `stray`, which is not an applied template\n"
+                              "template `app`: hook after_default_settings (" + hook_path("after_default_settings") +
+                              ") failed with exit code 4");
 }
 
 }  // namespace
