@@ -15,11 +15,6 @@ namespace {
 // Never a prompt for a password: an unreachable remote fails at once.
 const std::vector<std::string> kGitEnvironment = {"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true"};
 
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
 // git's output on success, else an error with what it printed on stderr.
 Result<std::string> git(std::vector<std::string> arguments) {
   arguments.insert(arguments.begin(), "git");
@@ -27,9 +22,9 @@ Result<std::string> git(std::vector<std::string> arguments) {
                                                  .timeout_seconds = std::nullopt,
                                                  .extra_environment = kGitEnvironment}));
   if (outcome.exit_code != 0) {
-    return make_error(trimmed(outcome.err.empty() ? outcome.out : outcome.err));
+    return make_error(trimmed_output(outcome.err.empty() ? outcome.out : outcome.err));
   }
-  return trimmed(std::move(outcome.out));
+  return trimmed_output(outcome.out);
 }
 
 std::string short_hash(std::string_view text) { return sha256_hex(text).substr(0, 16); }

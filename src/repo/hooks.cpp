@@ -6,26 +6,16 @@
 
 #include "repo/process.hpp"
 #include "value/json.hpp"
+#include "value/object_literal.hpp"
 
 namespace sindri::repo {
 
 namespace {
 
-std::string trimmed(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
-  return std::string(text);
-}
-
 std::string seconds_text(double seconds) {
   std::ostringstream out;
   out << seconds;
   return out.str();
-}
-
-Value strings_value(const std::vector<std::string>& strings) {
-  Array out;
-  for (const std::string& s : strings) out.emplace_back(s);
-  return Value(std::move(out));
 }
 
 Value state_document(const HookCall& call, const HookState& state) {
@@ -35,7 +25,7 @@ Value state_document(const HookCall& call, const HookState& state) {
   Value document = Object{};
   document.set("template", std::move(tpl));
   document.set("settings", state.settings);
-  document.set("files_to_render", strings_value(state.files_to_render));
+  document.set("files_to_render", string_array(state.files_to_render));
   document.set("other_templates", call.other_templates);
   if (call.point == HookPoint::BeforeFileRender) document.set("file", call.file);
   return document;
@@ -94,7 +84,7 @@ Result<HookState> run_hook(const HookCall& call, HookState state) {
                                             .timeout_seconds = call.timeout_seconds,
                                             .extra_environment = {}});
   if (!outcome) return make_error(what + ": " + outcome.error().message);
-  const std::string stderr_text = trimmed(outcome->err);
+  const std::string stderr_text = trimmed_output(outcome->err);
   const std::string printed = stderr_text.empty() ? "" : "; it printed on stderr: " + stderr_text;
   if (outcome->timed_out) {
     return make_error(what + " did not finish within " + seconds_text(call.timeout_seconds) + " s" + printed);

@@ -1,11 +1,11 @@
 #include "repo/plan.hpp"
 
 #include <algorithm>
-#include <set>
 
 #include "params/values.hpp"
 #include "schema/schema.hpp"
 #include "value/json.hpp"
+#include "value/object_literal.hpp"
 #include "value/pointer.hpp"
 
 namespace sindri::repo {
@@ -18,12 +18,6 @@ constexpr std::string_view kTeraSuffix = ".tera";
 
 void add_problem(Problems& problems, std::string problem) {
   if (std::find(problems.begin(), problems.end(), problem) == problems.end()) problems.push_back(std::move(problem));
-}
-
-Value strings_value(const std::vector<std::string>& strings) {
-  Array out;
-  for (const std::string& s : strings) out.emplace_back(s);
-  return Value(std::move(out));
 }
 
 // The first token of a pointer ("" for the root) and the rest.
@@ -313,7 +307,7 @@ Value other_templates_state(const Plan& plan, size_t self) {
     if (i == self) continue;
     Value other = Object{};
     other.set("name", plan.templates[i].tpl.name());
-    other.set("files_to_render", strings_value(plan.templates[i].files_to_render));
+    other.set("files_to_render", string_array(plan.templates[i].files_to_render));
     others.push_back(std::move(other));
   }
   return Value(std::move(others));

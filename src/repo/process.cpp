@@ -118,6 +118,11 @@ bool exchange(Pipe& in, Pipe& out, Pipe& err, std::string_view input, std::optio
 
 }  // namespace
 
+std::string trimmed_output(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
+  return std::string(text);
+}
+
 Result<ProcessOutcome> run_process(const ProcessRequest& request) {
   if (request.argv.empty()) return make_error("no program to run");
   const std::string& program = request.argv.front();

@@ -27,6 +27,9 @@ struct ProcessRequest {
   std::vector<std::string> extra_environment;  // "NAME=VALUE", on top of ours
 };
 
+// What a program printed, without the newlines and spaces that end it.
+std::string trimmed_output(std::string_view text);
+
 // An error only when the program cannot be started; its failure is in the
 // outcome.
 Result<ProcessOutcome> run_process(const ProcessRequest& request);
