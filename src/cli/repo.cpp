@@ -11,8 +11,6 @@
 // default the current directory. --update fetches git sources again;
 // --trust-hooks runs the hooks of git sources not marked `trusted: true`.
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -21,10 +19,8 @@
 
 #include "cli/errors.hpp"
 #include "cli/io.hpp"
+#include "cli/repo_common.hpp"
 #include "cli/verbs.hpp"
-#include "repo/default_repository.hpp"
-#include "repo/git.hpp"
-#include "repo/problems.hpp"
 #include "repo/setting_docs.hpp"
 #include "repo/sync.hpp"
 #include "repo/workspace.hpp"
@@ -39,67 +35,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RepoArgs {
-  std::string project = ".";
-  bool update = false;
-  bool trust_hooks = false;
+struct RepoArgs : RepoOptions {
   std::string name;
   std::string output = "raw";
   std::string output_dir;
 };
 
-fs::path program_directory() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path(".") : self.parent_path();
-}
-
-Result<repo::Workspace> open(const RepoArgs& args) {
-  return repo::open_workspace(args.project, repo::SourceOptions{.default_repository = repo::default_repository(program_directory()),
-                                                                .cache_directory = repo::default_git_cache(),
-                                                                .update = args.update});
-}
-
 // `repo diff`'s exit code for an error, as `kubectl diff`'s.
 constexpr int kDiffError = 2;
-
-// Prints each line of a (multi-problem) error; returns 1.
-int print_problems(const Error& error) {
-  for (const std::string& problem : repo::problems_of(error)) print_error(problem);
-  return 1;
-}
-
-// The verb's exit code, or its error printed and `error_code`.
-int finish(Result<int> outcome, int error_code = 1) {
-  if (outcome) return *outcome;
-  print_problems(outcome.error());
-  return error_code;
-}
-
-std::string table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
-std::string joined(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (const std::string& part : parts) out += (out.empty() ? "" : std::string(separator)) + part;
-  return out;
-}
 
 // How a template takes part in the project: listed, always applied, or not.
 std::string applied_as(const repo::Project& project, const repo::Template& tpl) {
@@ -110,19 +53,19 @@ std::string applied_as(const repo::Project& project, const repo::Template& tpl) 
 }
 
 Result<int> run_list(const RepoArgs& args) {
-  SINDRI_TRY(workspace, open(args));
+  SINDRI_TRY(workspace, open_repo_workspace(args));
   std::vector<std::vector<std::string>> rows = {{"NAME", "DESCRIPTION", "SOURCE", "TAGS", "APPLIED"}};
   int exit_code = 0;
   for (const repo::TemplateLocation& location : workspace.catalog.every_template()) {
     auto tpl = repo::load_template(location);
     if (!tpl) {
-      exit_code = print_problems(tpl.error());
+      exit_code = print_repo_problems(tpl.error());
       continue;
     }
     rows.push_back({tpl->name(), tpl->metadata.description, location.source->spec.describe(),
                     joined(tpl->metadata.tags, ","), applied_as(workspace.project, *tpl)});
   }
-  return write_stdout(table(rows)) ? exit_code : 1;
+  return write_stdout(text_table(rows)) ? exit_code : 1;
 }
 
 std::string setting_text(const repo::SettingDoc& setting) {
@@ -141,7 +84,7 @@ std::string setting_text(const repo::SettingDoc& setting) {
 }
 
 Result<int> run_show(const RepoArgs& args) {
-  SINDRI_TRY(workspace, open(args));
+  SINDRI_TRY(workspace, open_repo_workspace(args));
   const auto location = workspace.catalog.locate(args.name);
   if (!location) return make_error("no template `" + args.name + "` in the template sources");
   SINDRI_TRY(tpl, repo::load_template(*location));
@@ -171,7 +114,7 @@ Result<repo::Plan> plan(const RepoArgs& args, const repo::Workspace& workspace) 
 }
 
 Result<int> run_validate(const RepoArgs& args) {
-  SINDRI_TRY(workspace, open(args));
+  SINDRI_TRY(workspace, open_repo_workspace(args));
   SINDRI_TRY(planned, plan(args, workspace));
   if (!planned.problems.empty()) return repo::problems_error(planned.problems);
   std::vector<std::string> names;
@@ -196,7 +139,7 @@ Value file_value(const repo::RenderedFile& file) {
 }
 
 Result<int> run_render(const RepoArgs& args) {
-  SINDRI_TRY(workspace, open(args));
+  SINDRI_TRY(workspace, open_repo_workspace(args));
   SINDRI_TRY(files, rendered_files(args, workspace));
   std::string out;
   if (!args.output_dir.empty()) {
@@ -218,7 +161,7 @@ Result<int> run_render(const RepoArgs& args) {
 }
 
 Result<int> run_diff(const RepoArgs& args) {
-  SINDRI_TRY(workspace, open(args));
+  SINDRI_TRY(workspace, open_repo_workspace(args));
   SINDRI_TRY(files, rendered_files(args, workspace));
   std::string out;
   for (const repo::RenderedFile& file : files) {
@@ -237,7 +180,7 @@ Result<int> run_diff(const RepoArgs& args) {
 }
 
 Result<int> run_sync(const RepoArgs& args) {
-  SINDRI_TRY(workspace, open(args));
+  SINDRI_TRY(workspace, open_repo_workspace(args));
   SINDRI_TRY(files, rendered_files(args, workspace));
   SINDRI_TRY(synced, repo::sync_files(workspace.project.directory, files));
   std::string out;
@@ -248,15 +191,6 @@ Result<int> run_sync(const RepoArgs& args) {
   }
   if (out.empty()) print_note("nothing to change: every file is up to date");
   return write_stdout(out) ? 0 : 1;
-}
-
-void add_project_options(CLI::App& command, RepoArgs& args) {
-  command.add_option("--project", args.project, "The project's directory, holding sindri-templates.yaml (default: .)");
-  command.add_flag("--update", args.update, "Fetch git template sources again");
-}
-
-void add_trust_option(CLI::App& command, RepoArgs& args) {
-  command.add_flag("--trust-hooks", args.trust_hooks, "Run hooks of git sources not marked `trusted: true`");
 }
 
 }  // namespace
@@ -280,12 +214,12 @@ Verb add_repo(CLI::App& app) {
   for (CLI::App* command : {list, show, validate, render, diff, sync}) add_project_options(*command, *args);
   for (CLI::App* command : {validate, render, diff, sync}) add_trust_option(*command, *args);
   return Verb{cmd, [args, list, show, validate, render, diff] {
-                if (list->parsed()) return finish(run_list(*args));
-                if (show->parsed()) return finish(run_show(*args));
-                if (validate->parsed()) return finish(run_validate(*args));
-                if (render->parsed()) return finish(run_render(*args));
-                if (diff->parsed()) return finish(run_diff(*args), kDiffError);
-                return finish(run_sync(*args));
+                if (list->parsed()) return finish_repo_verb(run_list(*args));
+                if (show->parsed()) return finish_repo_verb(run_show(*args));
+                if (validate->parsed()) return finish_repo_verb(run_validate(*args));
+                if (render->parsed()) return finish_repo_verb(run_render(*args));
+                if (diff->parsed()) return finish_repo_verb(run_diff(*args), kDiffError);
+                return finish_repo_verb(run_sync(*args));
               }};
 }
 

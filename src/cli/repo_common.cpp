@@ -1,0 +1,79 @@
+#include "cli/repo_common.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "cli/errors.hpp"
+#include "repo/default_repository.hpp"
+#include "repo/git.hpp"
+#include "repo/problems.hpp"
+
+namespace sindri::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path program_directory() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path(".") : self.parent_path();
+}
+
+}  // namespace
+
+void add_project_options(CLI::App& command, RepoOptions& options) {
+  command.add_option("--project", options.project, "The project's directory, holding sindri-templates.yaml (default: .)");
+  command.add_flag("--update", options.update, "Fetch git template sources again");
+}
+
+void add_trust_option(CLI::App& command, RepoOptions& options) {
+  command.add_flag("--trust-hooks", options.trust_hooks, "Run hooks of git sources not marked `trusted: true`");
+}
+
+Result<repo::Workspace> open_repo_workspace(const RepoOptions& options) {
+  return repo::open_workspace(options.project,
+                              repo::SourceOptions{.default_repository = repo::default_repository(program_directory()),
+                                                  .cache_directory = repo::default_git_cache(),
+                                                  .update = options.update});
+}
+
+int print_repo_problems(const Error& error) {
+  for (const std::string& problem : repo::problems_of(error)) print_error(problem);
+  return 1;
+}
+
+int finish_repo_verb(Result<int> outcome, int error_code) {
+  if (outcome) return *outcome;
+  print_repo_problems(outcome.error());
+  return error_code;
+}
+
+std::string text_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : std::string(separator)) + part;
+  return out;
+}
+
+}  // namespace sindri::cli
