@@ -226,8 +226,23 @@ void apply_project(Plan& plan, const Project& project) {
   }
 }
 
-// Step 4.
-void resolve_subscriptions(Plan& plan, const Project& project, const std::map<std::string, std::string>& publishers) {
+// Whether a template of the sources, applied or not, publishes `name`. A
+// template that cannot be read publishes nothing here: its problems are
+// reported where it is applied.
+bool published_in_sources(const Catalog& catalog, const std::string& name) {
+  for (const TemplateLocation& location : catalog.every_template()) {
+    const auto tpl = load_template(location);
+    if (tpl && tpl->metadata.shared_settings.find(name)) return true;
+  }
+  return false;
+}
+
+// Step 4. A subscription to a setting whose publisher is not applied leaves
+// it absent (the seed's PDK Ignore reads `use_litmus` whether or not the
+// litmus template is used); one that nothing in the sources publishes is a
+// mistake.
+void resolve_subscriptions(Plan& plan, const Project& project, const Catalog& catalog,
+                           const std::map<std::string, std::string>& publishers) {
   // Publishers' values as step 3 left them, whatever the order of templates.
   std::map<std::string, Value> published;
   for (const auto& [name, publisher] : publishers) {
@@ -240,8 +255,10 @@ void resolve_subscriptions(Plan& plan, const Project& project, const std::map<st
     for (const std::string& name : applied.tpl.metadata.setting_subscriptions) {
       const auto publisher = publishers.find(name);
       if (publisher == publishers.end()) {
-        add_problem(plan.problems, "template `" + applied.tpl.name() + "` subscribes to shared setting `" + name +
-                                       "`, which no applied template publishes");
+        if (!published_in_sources(catalog, name)) {
+          add_problem(plan.problems, "template `" + applied.tpl.name() + "` subscribes to shared setting `" + name +
+                                         "`, which no template of the sources publishes");
+        }
         continue;
       }
       if (publisher->second == applied.tpl.name()) continue;
@@ -366,7 +383,7 @@ Result<Plan> make_plan(const Project& project, const Catalog& catalog, const Pla
   lifecycle.validate_all(false);
   if (hook_failed(HookPoint::AfterProjectSettings, false)) return plan;
 
-  resolve_subscriptions(plan, project, publishers);
+  resolve_subscriptions(plan, project, catalog, publishers);
   lifecycle.validate_all(true);
 
   for (AppliedTemplate& applied : plan.templates) resolve_files(applied, project, plan.problems);

@@ -67,12 +67,29 @@ deployment:
   EXPECT_EQ(setting(*planned, "service_monitor", "metrics_port"), Value(9100));
 }
 
-TEST_F(Settings, ASubscriptionNobodyPublishesIsAnError) {
+TEST_F(Settings, ASubscriptionWhosePublisherIsNotAppliedLeavesTheSettingAbsent) {
+  write("default/deployment/files/deployment.txt.tera",
+        "replicas {{ replicas }}{% if metrics_port is defined %} port {{ metrics_port }}{% endif %}\n");
   project_file("sindri_templates:\n  version: 2\n  templates: [deployment]\n");
   auto planned = plan();
   ASSERT_TRUE(planned.ok()) << planned.error().message;
+  EXPECT_EQ(joined(planned->problems), "");
+  EXPECT_EQ(planned->templates[0].settings.find("metrics_port"), nullptr);
+  EXPECT_EQ(find_file(render(), "deployment.txt")->bytes, "replicas 2\n");
+}
+
+TEST_F(Settings, TheProjectSetsASubscribedSettingWhosePublisherIsNotApplied) {
+  project_file("sindri_templates:\n  version: 2\n  templates: [deployment]\ndeployment:\n  metrics_port: 9300\n");
+  EXPECT_EQ(find_file(render(), "deployment.txt")->bytes, "replicas 2 port 9300\n");
+}
+
+TEST_F(Settings, ASubscriptionNoTemplateOfTheSourcesPublishesIsAnError) {
+  make_template("default", "logging", R"({"name": "Logging", "setting_subscriptions": ["log_level"]})");
+  project_file("sindri_templates:\n  version: 2\n  templates: [logging]\n");
+  auto planned = plan();
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
   EXPECT_EQ(joined(planned->problems),
-            "template `deployment` subscribes to shared setting `metrics_port`, which no applied template publishes");
+            "template `logging` subscribes to shared setting `log_level`, which no template of the sources publishes");
 }
 
 TEST_F(Settings, AViolationFromTheProjectFileNamesItsLineAndColumn) {
