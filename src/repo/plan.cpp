@@ -159,12 +159,18 @@ void choose_templates(const Project& project, const Catalog& catalog, Plan& plan
     const bool requested = std::any_of(project.templates.begin(), project.templates.end(),
                                        [&](const TemplateRequest& r) { return r.name == location.name; });
     if (requested) continue;
+    // A template the project does not list is read in full only when it
+    // applies anyway: a broken schema of a template nobody uses is no
+    // project's problem. A broken template.json is, since it may say
+    // always_apply.
+    const auto metadata = load_metadata(location);
+    if (metadata && !metadata->always_apply) continue;
     auto tpl = load_template(location);
     if (!tpl) {
       for (std::string& problem : problems_of(tpl.error())) add_problem(plan.problems, std::move(problem));
       continue;
     }
-    if (tpl->metadata.always_apply) plan.templates.push_back(applied_template(std::move(tpl).value(), false));
+    plan.templates.push_back(applied_template(std::move(tpl).value(), false));
   }
 }
 
@@ -231,8 +237,8 @@ void apply_project(Plan& plan, const Project& project) {
 // reported where it is applied.
 bool published_in_sources(const Catalog& catalog, const std::string& name) {
   for (const TemplateLocation& location : catalog.every_template()) {
-    const auto tpl = load_template(location);
-    if (tpl && tpl->metadata.shared_settings.find(name)) return true;
+    const auto metadata = load_metadata(location);
+    if (metadata && metadata->shared_settings.find(name)) return true;
   }
   return false;
 }

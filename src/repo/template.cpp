@@ -19,8 +19,7 @@ Result<Value> load_schema(const std::filesystem::path& path, Problems& problems)
 
 }  // namespace
 
-Result<Template> load_template(const TemplateLocation& location) {
-  Template tpl{.location = location, .metadata = {}, .schema_document = Value(), .schema = std::nullopt};
+Result<TemplateMetadata> load_metadata(const TemplateLocation& location) {
   Problems problems;
   // Every symlink is refused, whatever it points at: the simplest rule that
   // keeps a template (maybe from an untrusted git source) from reading or
@@ -31,9 +30,15 @@ Result<Template> load_template(const TemplateLocation& location) {
   if (!problems.empty()) return problems_error(problems);
   const auto metadata_path = location.find_file("template.json");
   if (!metadata_path) return make_error(location.directory.string() + ": no template.json");
-  auto text = read_file_text(*metadata_path, "template metadata");
-  if (!text) return std::move(text).error();
-  auto metadata = parse_template_json(*text, metadata_path->string(), location.name);
+  SINDRI_TRY(text, read_file_text(*metadata_path, "template metadata"));
+  return parse_template_json(text, metadata_path->string(), location.name);
+}
+
+Result<Template> load_template(const TemplateLocation& location) {
+  Template tpl{.location = location, .metadata = {}, .schema_document = Value(), .schema = std::nullopt};
+  auto metadata = load_metadata(location);
+  if (!metadata && !location.symlinks().empty()) return std::move(metadata).error();
+  Problems problems;
   if (metadata) {
     tpl.metadata = std::move(metadata).value();
   } else {

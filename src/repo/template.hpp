@@ -18,6 +18,10 @@ struct Template {
   const std::string& name() const { return location.name; }
 };
 
+// template.json alone: enough to know whether a template is always applied
+// or publishes a setting, without its schema.
+Result<TemplateMetadata> load_metadata(const TemplateLocation& location);
+
 // template.json and template_schema.json (each maybe from an override);
 // every problem of both at once, each naming its file.
 Result<Template> load_template(const TemplateLocation& location);

@@ -121,6 +121,19 @@ TEST_F(Resolution, BrokenMetadataOfAnUnlistedTemplateIsReported) {
                                            "expected a string key");
 }
 
+TEST_F(Resolution, ABrokenSchemaOfATemplateNobodyAppliesIsNoProblem) {
+  make_template("first", "web", R"({"name": "Web"})");
+  make_template("second", "spare", R"({"name": "Spare"})", R"({"type": "objekt"})");
+  make_template("second", "lint", R"({"name": "Lint", "always_apply": true})", R"({"type": "objekt"})");
+  two_sources("[web]");
+  auto planned = plan();
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
+  // Only the always applied one counts.
+  const std::string problems = joined(planned->problems);
+  EXPECT_NE(problems.find((root_ / "second/lint/template_schema.json").string()), std::string::npos) << problems;
+  EXPECT_EQ(problems.find("spare"), std::string::npos) << problems;
+}
+
 // A symlink could copy any file of this machine into the project: refused.
 TEST_F(Resolution, ASymlinkInTemplateFilesIsRefusedNamingIt) {
   make_template("first", "web", R"({"name": "Web"})");
