@@ -27,6 +27,9 @@ fs::path program_directory() {
 void add_project_options(CLI::App& command, RepoOptions& options) {
   command.add_option("--project", options.project, "The project's directory, holding sindri-templates.yaml (default: .)");
   command.add_flag("--update", options.update, "Fetch git template sources again");
+  command.add_option("--git-timeout", options.git_timeout_seconds,
+                     "Seconds each git command (clone, fetch) may take before it is stopped (default: 600)")
+      ->check(CLI::Range(0.001, 86400.0));
 }
 
 void add_trust_option(CLI::App& command, RepoOptions& options) {
@@ -37,7 +40,8 @@ Result<repo::Workspace> open_repo_workspace(const RepoOptions& options) {
   return repo::open_workspace(options.project,
                               repo::SourceOptions{.default_repository = repo::default_repository(program_directory()),
                                                   .cache_directory = repo::default_git_cache(),
-                                                  .update = options.update});
+                                                  .update = options.update,
+                                                  .git_timeout_seconds = options.git_timeout_seconds});
 }
 
 int print_repo_problems(const Error& error) {

@@ -17,9 +17,10 @@ struct RepoOptions {
   std::string project = ".";
   bool update = false;
   bool trust_hooks = false;
+  double git_timeout_seconds = 600;
 };
 
-// --project and --update.
+// --project, --update and --git-timeout.
 void add_project_options(CLI::App& command, RepoOptions& options);
 // --trust-hooks.
 void add_trust_option(CLI::App& command, RepoOptions& options);

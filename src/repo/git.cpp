@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "repo/process.hpp"
+#include "process/process.hpp"
 #include "value/digest.hpp"
 
 namespace sindri::repo {
@@ -16,11 +16,20 @@ namespace {
 const std::vector<std::string> kGitEnvironment = {"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true"};
 
 // git's output on success, else an error with what it printed on stderr.
-Result<std::string> git(std::vector<std::string> arguments) {
+// A remote that stops answering must not hang a CI job: the whole command
+// has `timeout_seconds`.
+Result<std::string> git(std::vector<std::string> arguments, double timeout_seconds) {
   arguments.insert(arguments.begin(), "git");
+  const std::string command = arguments[1] == "clone" ? "clone" : arguments[2];
   SINDRI_TRY(outcome, run_process(ProcessRequest{.argv = std::move(arguments), .input = {}, .directory = {},
-                                                 .timeout_seconds = std::nullopt,
-                                                 .extra_environment = kGitEnvironment}));
+                                                 .timeout_seconds = timeout_seconds,
+                                                 .extra_environment = kGitEnvironment,
+                                                 .withheld_environment = {},
+                                                 .max_output_bytes = 0}));
+  if (outcome.timed_out) {
+    return make_error("git " + command + " did not finish within " + seconds_text(timeout_seconds) +
+                      " s (--git-timeout)");
+  }
   if (outcome.exit_code != 0) {
     return make_error(trimmed_output(outcome.err.empty() ? outcome.out : outcome.err));
   }
@@ -37,7 +46,8 @@ fs::path default_git_cache() {
   return fs::path(home && *home ? home : "/tmp") / ".cache" / "sindri" / "repos";
 }
 
-Result<fs::path> git_checkout(const GitSource& source, const fs::path& cache_directory, bool update) {
+Result<fs::path> git_checkout(const GitSource& source, const fs::path& cache_directory, bool update,
+                             double timeout_seconds) {
   const fs::path root = cache_directory / short_hash(source.url);
   const fs::path mirror = root / "mirror";
   const fs::path ref_record = root / "refs" / short_hash(source.ref);
@@ -47,7 +57,7 @@ Result<fs::path> git_checkout(const GitSource& source, const fs::path& cache_dir
     fs::create_directories(root, ec);
     const fs::path incoming = root / "mirror.incoming";
     fs::remove_all(incoming, ec);
-    if (auto cloned = git({"clone", "--mirror", "--quiet", "--", source.url, incoming.string()}); !cloned) {
+    if (auto cloned = git({"clone", "--mirror", "--quiet", "--", source.url, incoming.string()}, timeout_seconds); !cloned) {
       fs::remove_all(incoming, ec);
       return make_error("cannot clone " + source.url + " and nothing is cached: " + cloned.error().message);
     }
@@ -58,13 +68,13 @@ Result<fs::path> git_checkout(const GitSource& source, const fs::path& cache_dir
   const std::string git_dir = "--git-dir=" + mirror.string();
   std::string fetch_failure;
   if (!fresh && (update || !fs::exists(ref_record, ec))) {
-    if (auto fetched = git({git_dir, "fetch", "--prune", "--quiet", "origin"}); !fetched) {
+    if (auto fetched = git({git_dir, "fetch", "--prune", "--quiet", "origin"}, timeout_seconds); !fetched) {
       fetch_failure = fetched.error().message;
     }
   }
   if (update && !fetch_failure.empty()) return make_error("cannot fetch " + source.url + ": " + fetch_failure);
   const std::string wanted = (source.ref.empty() ? std::string("HEAD") : source.ref) + "^{commit}";
-  auto commit = git({git_dir, "rev-parse", "--verify", "--quiet", "--end-of-options", wanted});
+  auto commit = git({git_dir, "rev-parse", "--verify", "--quiet", "--end-of-options", wanted}, timeout_seconds);
   if (!commit || commit->empty()) {
     std::string message = "no branch, tag or commit `" + source.ref + "` in " + source.url;
     if (!fetch_failure.empty()) message += " (and it cannot be fetched: " + fetch_failure + ")";
@@ -74,7 +84,7 @@ Result<fs::path> git_checkout(const GitSource& source, const fs::path& cache_dir
   if (!fs::exists(tree / ".git", ec)) {
     fs::remove_all(tree, ec);
     fs::create_directories(tree.parent_path(), ec);
-    if (auto added = git({git_dir, "worktree", "add", "--detach", "--force", "--quiet", tree.string(), *commit});
+    if (auto added = git({git_dir, "worktree", "add", "--detach", "--force", "--quiet", tree.string(), *commit}, timeout_seconds);
         !added) {
       fs::remove_all(tree, ec);
       return make_error("cannot check out " + *commit + " of " + source.url + ": " + added.error().message);

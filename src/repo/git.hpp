@@ -23,8 +23,8 @@ std::filesystem::path default_git_cache();
 
 // The directory holding the files of `source` at its ref. Errors say what
 // git said: a remote that cannot be reached with nothing cached, a ref it
-// does not have.
+// does not have, a command that took longer than `timeout_seconds`.
 Result<std::filesystem::path> git_checkout(const GitSource& source, const std::filesystem::path& cache_directory,
-                                           bool update);
+                                           bool update, double timeout_seconds);
 
 }  // namespace sindri::repo

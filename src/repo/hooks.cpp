@@ -2,9 +2,8 @@
 
 #include <unistd.h>
 
-#include <sstream>
 
-#include "repo/process.hpp"
+#include "process/process.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"
 
@@ -12,11 +11,8 @@ namespace sindri::repo {
 
 namespace {
 
-std::string seconds_text(double seconds) {
-  std::ostringstream out;
-  out << seconds;
-  return out.str();
-}
+// A state is settings and file names: a hook printing more is broken.
+constexpr size_t kMaxStateBytes = 64 << 20;
 
 Value state_document(const HookCall& call, const HookState& state) {
   Value tpl = Object{};
@@ -82,7 +78,9 @@ Result<HookState> run_hook(const HookCall& call, HookState state) {
                                             .input = to_json(state_document(call, state)) + "\n",
                                             .directory = call.working_directory,
                                             .timeout_seconds = call.timeout_seconds,
-                                            .extra_environment = {}});
+                                            .extra_environment = {},
+                                            .withheld_environment = {},
+                                            .max_output_bytes = kMaxStateBytes});
   if (!outcome) return make_error(what + ": " + outcome.error().message);
   const std::string stderr_text = trimmed_output(outcome->err);
   const std::string printed = stderr_text.empty() ? "" : "; it printed on stderr: " + stderr_text;

@@ -198,9 +198,11 @@ Result<Project> parse_project(std::string_view text, std::string file, const std
   }
 
   if (const Value* timeout = root->find("hook_timeout_seconds")) {
-    if (!timeout->is_number() || timeout->as_double() <= 0) {
+    // An hour is far beyond any hook's need; a larger number is a mistake
+    // (milliseconds meant) that would let a stuck hook hold a CI job.
+    if (!timeout->is_number() || timeout->as_double() <= 0 || timeout->as_double() > 3600) {
       reader.complain(pointer_child(root_pointer, "hook_timeout_seconds"),
-                      "`hook_timeout_seconds` must be a number of seconds above 0");
+                      "`hook_timeout_seconds` must be a number of seconds above 0 and at most 3600");
     } else {
       project.hook_timeout_seconds = timeout->as_double();
     }

@@ -18,7 +18,8 @@ Result<std::vector<OpenSource>> open_sources(const Project& project, const Sourc
         source.directory = spec.location;
         break;
       case SourceSpec::Type::Git: {
-        auto checkout = git_checkout(GitSource{spec.location, spec.ref}, options.cache_directory, options.update);
+        auto checkout = git_checkout(GitSource{spec.location, spec.ref}, options.cache_directory, options.update,
+                                     options.git_timeout_seconds);
         if (!checkout) {
           problems.push_back(spec.where + ": template source " + spec.describe() + ": " + checkout.error().message);
           continue;

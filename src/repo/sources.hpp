@@ -15,6 +15,7 @@ struct SourceOptions {
   std::filesystem::path default_repository;  // what `default` means
   std::filesystem::path cache_directory;     // where git sources are cloned
   bool update = false;                       // fetch every git source again
+  double git_timeout_seconds = 600;          // each git command (a clone of a large repository included)
 };
 
 struct OpenSource {

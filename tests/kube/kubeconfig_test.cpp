@@ -356,7 +356,8 @@ TEST(ExecPlugin, AFailureCarriesItsStderr) {
   plugin.command = (scratch.dir() / "absent").string();
   auto absent = sindri::kube::run_exec_plugin(plugin);
   ASSERT_FALSE(absent.ok());
-  EXPECT_NE(absent.error().message.find("cannot run it"), std::string::npos) << absent.error().message;
+  EXPECT_EQ(absent.error().message,
+            "exec plugin " + plugin.command + ": cannot run " + plugin.command + ": No such file or directory");
 }
 
 TEST(ExecPlugin, OutputThatIsNoCredentialIsAnError) {

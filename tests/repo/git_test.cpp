@@ -1,9 +1,12 @@
 // Git sources: a bare repository the test makes, at a branch, a tag and a
 // commit, used from the cache offline; hooks only from trusted sources.
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
-#include "repo/process.hpp"
+#include "process/process.hpp"
+#include "repo/git.hpp"
 #include "repo/repo_fixture.hpp"
 
 namespace sindri::repo {
@@ -33,7 +36,8 @@ class GitSources : public RepoTest {
 
   std::string run(const std::vector<std::string>& argv, const fs::path& directory) {
     auto outcome = run_process(ProcessRequest{.argv = argv, .input = {}, .directory = directory,
-                                              .timeout_seconds = 60, .extra_environment = {}});
+                                              .timeout_seconds = 60, .extra_environment = {},
+                                              .withheld_environment = {}, .max_output_bytes = 0});
     EXPECT_TRUE(outcome.ok() && outcome->exit_code == 0) << (outcome.ok() ? outcome->err : outcome.error().message);
     std::string out = outcome.ok() ? outcome->out : "";
     while (!out.empty() && out.back() == '\n') out.pop_back();
@@ -102,7 +106,8 @@ TEST_F(GitSources, AnUpdateFetchesNewCommits) {
   EXPECT_EQ(rendered_version(), "two\n");  // not fetched without an update
   auto updated = open_workspace(project_dir(), SourceOptions{.default_repository = root_ / "default",
                                                              .cache_directory = root_ / "cache",
-                                                             .update = true});
+                                                             .update = true,
+                                                             .git_timeout_seconds = 60});
   ASSERT_TRUE(updated.ok()) << updated.error().message;
   EXPECT_EQ(rendered_version(), "four\n");
 }
@@ -119,6 +124,18 @@ TEST_F(GitSources, AnUnreachableSourceWithNoCacheIsAnErrorNamingIt) {
                                             0),
             0u)
       << workspace.error().message;
+}
+
+// A remote that stops answering: a `git` that never finishes is stopped.
+TEST_F(GitSources, AGitCommandThatHangsIsStoppedAtItsTimeout) {
+  script("bin/git", "#!/bin/sh\nexec sleep 60\n");
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", ((root_ / "bin").string() + ":" + path).c_str(), 1);
+  auto checkout = git_checkout(GitSource{(root_ / "remote.git").string(), "main"}, root_ / "cache", false, 0.2);
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(checkout.ok());
+  EXPECT_EQ(checkout.error().message, "cannot clone " + (root_ / "remote.git").string() +
+                                          " and nothing is cached: git clone did not finish within 0.2 s (--git-timeout)");
 }
 
 TEST_F(GitSources, AnUnknownRefIsAnErrorNamingIt) {

@@ -141,7 +141,8 @@ TEST_F(Hooks, ARelativeProjectAndSourceWorkFromAnotherDirectory) {
   ASSERT_TRUE(relative.is_relative()) << relative;
   auto workspace = open_workspace(relative, SourceOptions{.default_repository = root_ / "default",
                                                           .cache_directory = root_ / "cache",
-                                                          .update = false});
+                                                          .update = false,
+                                                          .git_timeout_seconds = 60});
   ASSERT_TRUE(workspace.ok()) << workspace.error().message;
   EXPECT_EQ(workspace->project.directory, project_dir());
   EXPECT_EQ(workspace->project.sources[0].location, (root_ / "default").string());

@@ -91,6 +91,13 @@ TEST(ProjectFile, UnknownKeysAndBadEntriesAllAtOnce) {
             "sindri-templates.yaml:7:21: template `a` is listed twice");
 }
 
+TEST(ProjectFile, AHookTimeoutAboveAnHourIsRefused) {
+  auto project = parse("sindri_templates:\n  version: 2\n  hook_timeout_seconds: 10000\n");
+  ASSERT_FALSE(project.ok());
+  EXPECT_EQ(project.error().message, "sindri-templates.yaml:3:25: `hook_timeout_seconds` must be a number of seconds "
+                                     "above 0 and at most 3600");
+}
+
 TEST(ProjectFile, TheRootKeyMustHoldAMapping) {
   auto project = parse("deployment: {}\n");
   ASSERT_FALSE(project.ok());

@@ -64,7 +64,8 @@ class RepoTest : public ::testing::Test {
   Result<Workspace> open() {
     return open_workspace(project_dir(), SourceOptions{.default_repository = root_ / "default",
                                                        .cache_directory = root_ / "cache",
-                                                       .update = false});
+                                                       .update = false,
+                                                       .git_timeout_seconds = 60});
   }
   // The plan of the project, which must open.
   Result<Plan> plan(const PlanOptions& options = {}) {

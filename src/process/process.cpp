@@ -1,4 +1,4 @@
-#include "repo/process.hpp"
+#include "process/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,13 +8,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <sstream>
 
 extern char** environ;
 
-namespace sindri::repo {
+namespace sindri {
 
 namespace {
 
@@ -79,7 +81,7 @@ class SigpipeHeld {
 // Feeds the input and reads both outputs until the program closes them or
 // the deadline passes; false on the deadline.
 bool exchange(Pipe& in, Pipe& out, Pipe& err, std::string_view input, std::optional<Clock::time_point> deadline,
-              ProcessOutcome& outcome) {
+              size_t max_output_bytes, ProcessOutcome& outcome) {
   const SigpipeHeld held;
   size_t written = 0;
   if (input.empty()) in.close_write();
@@ -107,7 +109,9 @@ bool exchange(Pipe& in, Pipe& out, Pipe& err, std::string_view input, std::optio
       char buffer[8192];
       const ssize_t got = ::read(readers[i]->read_end, buffer, sizeof(buffer));
       if (got > 0) {
-        targets[i]->append(buffer, static_cast<size_t>(got));
+        const size_t room = max_output_bytes == 0 ? static_cast<size_t>(got)
+                                                  : max_output_bytes - std::min(max_output_bytes, targets[i]->size());
+        targets[i]->append(buffer, std::min(room, static_cast<size_t>(got)));
       } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
         readers[i]->close_read();
       }
@@ -116,7 +120,22 @@ bool exchange(Pipe& in, Pipe& out, Pipe& err, std::string_view input, std::optio
   return true;
 }
 
+// Our variables it does not get: those withheld, and those it is given
+// (glibc's getenv would find our entry first).
+bool withheld(std::string_view entry, const ProcessRequest& request) {
+  const std::string_view name = entry.substr(0, entry.find('='));
+  auto named = [&](std::string_view other) { return other.substr(0, other.find('=')) == name; };
+  return std::any_of(request.withheld_environment.begin(), request.withheld_environment.end(), named) ||
+         std::any_of(request.extra_environment.begin(), request.extra_environment.end(), named);
+}
+
 }  // namespace
+
+std::string seconds_text(double seconds) {
+  std::ostringstream out;
+  out << seconds;
+  return out.str();
+}
 
 std::string trimmed_output(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
@@ -151,7 +170,9 @@ Result<ProcessOutcome> run_process(const ProcessRequest& request) {
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (!withheld(*entry, request)) environment.emplace_back(*entry);
+  }
   environment.insert(environment.end(), request.extra_environment.begin(), request.extra_environment.end());
   std::vector<char*> envp;
   for (std::string& entry : environment) envp.push_back(entry.data());
@@ -176,7 +197,7 @@ Result<ProcessOutcome> run_process(const ProcessRequest& request) {
                                   std::chrono::duration<double>(*request.timeout_seconds));
   }
   ProcessOutcome outcome;
-  if (!exchange(in, out, err, request.input, deadline, outcome)) {
+  if (!exchange(in, out, err, request.input, deadline, request.max_output_bytes, outcome)) {
     outcome.timed_out = true;
     ::kill(-pid, SIGKILL);
   }
@@ -187,4 +208,4 @@ Result<ProcessOutcome> run_process(const ProcessRequest& request) {
   return outcome;
 }
 
-}  // namespace sindri::repo
+}  // namespace sindri
