@@ -110,7 +110,7 @@ Result<int> run_show(const RepoArgs& args) {
 }
 
 Result<repo::Plan> plan(const RepoArgs& args, const repo::Workspace& workspace) {
-  return repo::make_plan(workspace.project, workspace.catalog, repo::PlanOptions{.trust_hooks = args.trust_hooks});
+  return repo::make_plan(workspace.project, workspace.catalog, plan_options(args));
 }
 
 Result<int> run_validate(const RepoArgs& args) {

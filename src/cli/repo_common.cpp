@@ -36,12 +36,18 @@ void add_trust_option(CLI::App& command, RepoOptions& options) {
   command.add_flag("--trust-hooks", options.trust_hooks, "Run hooks of git sources not marked `trusted: true`");
 }
 
+fs::path default_repository_here() { return repo::default_repository(program_directory()); }
+
 Result<repo::Workspace> open_repo_workspace(const RepoOptions& options) {
   return repo::open_workspace(options.project,
-                              repo::SourceOptions{.default_repository = repo::default_repository(program_directory()),
+                              repo::SourceOptions{.default_repository = default_repository_here(),
                                                   .cache_directory = repo::default_git_cache(),
                                                   .update = options.update,
                                                   .git_timeout_seconds = options.git_timeout_seconds});
+}
+
+repo::PlanOptions plan_options(const RepoOptions& options) {
+  return repo::PlanOptions{.trust_hooks = options.trust_hooks, .sindri_program = program_directory() / "sindri"};
 }
 
 int print_repo_problems(const Error& error) {

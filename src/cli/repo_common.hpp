@@ -3,11 +3,13 @@
 // workspace, printing a multi-problem error, and plain text tables. Each
 // subcommand group lives in a file of its own and is added by repo.cpp.
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/verbs.hpp"
+#include "repo/plan.hpp"
 #include "repo/workspace.hpp"
 #include "value/result.hpp"
 
@@ -25,9 +27,15 @@ void add_project_options(CLI::App& command, RepoOptions& options);
 // --trust-hooks.
 void add_trust_option(CLI::App& command, RepoOptions& options);
 
+// What `default` means for this program (repo/default_repository.hpp).
+std::filesystem::path default_repository_here();
+
 // The project in --project with its sources opened (git sources from the
 // cache, fetched again with --update; `default` beside the program).
 Result<repo::Workspace> open_repo_workspace(const RepoOptions& options);
+
+// --trust-hooks, and this program as the hooks' $SINDRI.
+repo::PlanOptions plan_options(const RepoOptions& options);
 
 // Prints each line of a (multi-problem) error; returns 1.
 int print_repo_problems(const Error& error);

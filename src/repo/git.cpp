@@ -46,6 +46,11 @@ fs::path default_git_cache() {
   return fs::path(home && *home ? home : "/tmp") / ".cache" / "sindri" / "repos";
 }
 
+bool git_cached(const std::string& url, const fs::path& cache_directory) {
+  std::error_code ec;
+  return fs::exists(cache_directory / short_hash(url) / "mirror" / "HEAD", ec);
+}
+
 Result<fs::path> git_checkout(const GitSource& source, const fs::path& cache_directory, bool update,
                              double timeout_seconds) {
   const fs::path root = cache_directory / short_hash(source.url);

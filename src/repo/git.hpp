@@ -21,6 +21,9 @@ struct GitSource {
 // $XDG_CACHE_HOME/sindri/repos, else ~/.cache/sindri/repos.
 std::filesystem::path default_git_cache();
 
+// Whether the cache holds a clone of `url` (looked at without running git).
+bool git_cached(const std::string& url, const std::filesystem::path& cache_directory);
+
 // The directory holding the files of `source` at its ref. Errors say what
 // git said: a remote that cannot be reached with nothing cached, a ref it
 // does not have, a command that took longer than `timeout_seconds`.

@@ -46,6 +46,11 @@ Result<HookState> read_state(std::string_view printed, HookState state) {
   return state;
 }
 
+std::vector<std::string> hook_environment(const HookCall& call) {
+  if (call.sindri_program.empty()) return {};
+  return {"SINDRI=" + call.sindri_program.string()};
+}
+
 }  // namespace
 
 const char* hook_name(HookPoint point) {
@@ -78,7 +83,7 @@ Result<HookState> run_hook(const HookCall& call, HookState state) {
                                             .input = to_json(state_document(call, state)) + "\n",
                                             .directory = call.working_directory,
                                             .timeout_seconds = call.timeout_seconds,
-                                            .extra_environment = {},
+                                            .extra_environment = hook_environment(call),
                                             .withheld_environment = {},
                                             .max_output_bytes = kMaxStateBytes});
   if (!outcome) return make_error(what + ": " + outcome.error().message);

@@ -1,11 +1,12 @@
 #pragma once
 // Lifecycle hooks: an executable `hooks/<point>` of a template (any
 // language; its shebang decides) reads the template's state as JSON on
-// stdin and prints the new state on stdout:
+// stdin and prints the new state on stdout (the environment also holds
+// $SINDRI, the running sindri program):
 //
 //   {"template": {"name": N, "path": DIR}, "settings": {...},
 //    "files_to_render": [output paths], "file": PATH (before_file_render only),
-//    "other_templates": [{"name": N, "files_to_render": [...]}]}
+//    "other_templates": [{"name": N, "type": "project"|"kubernetes", "files_to_render": [...]}]}
 //
 // Of what it prints, `settings` and `files_to_render` are taken (either may
 // be left out to keep it); the rest is read-only.
@@ -39,10 +40,14 @@ struct HookState {
 struct HookCall {
   HookPoint point;
   const Template& tpl;
-  Value other_templates;  // [{name, files_to_render}] of every other applied template
+  Value other_templates;  // [{name, type, files_to_render}] of every other applied template
   std::string file;       // before_file_render: the file about to be rendered
   double timeout_seconds = 10;
   std::filesystem::path working_directory;  // the project's directory
+  // Given to the hook as $SINDRI (as Cargo gives build scripts $CARGO), so
+  // that a shell hook can use `"$SINDRI" render` or `patch` instead of
+  // needing an interpreter; empty: not set.
+  std::filesystem::path sindri_program;
 };
 
 // The state unchanged when the template has no hook at this point. Errors

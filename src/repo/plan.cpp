@@ -96,7 +96,8 @@ class Lifecycle {
                   .other_templates = other_templates_state(plan_, index),
                   .file = {},
                   .timeout_seconds = project_.hook_timeout_seconds,
-                  .working_directory = project_.directory};
+                  .working_directory = project_.directory,
+                  .sindri_program = plan_.sindri_program};
     SINDRI_TRY(state, run_hook(call, HookState{applied.settings, applied.files_to_render}));
     for (const std::string& file : state.files_to_render) {
       if (!applied.candidates.contains(file)) {
@@ -330,6 +331,7 @@ Value other_templates_state(const Plan& plan, size_t self) {
     if (i == self) continue;
     Value other = Object{};
     other.set("name", plan.templates[i].tpl.name());
+    other.set("type", type_name(plan.templates[i].tpl.metadata.type));
     other.set("files_to_render", string_array(plan.templates[i].files_to_render));
     others.push_back(std::move(other));
   }
@@ -349,6 +351,7 @@ void check_settings(const Plan& plan, size_t index, const Project& project, bool
 
 Result<Plan> make_plan(const Project& project, const Catalog& catalog, const PlanOptions& options) {
   Plan plan;
+  plan.sindri_program = options.sindri_program;
   choose_templates(project, catalog, plan);
   if (!plan.problems.empty()) return plan;
   if (!options.trust_hooks) {

@@ -49,10 +49,12 @@ struct AppliedTemplate {
 struct Plan {
   std::vector<AppliedTemplate> templates;
   Problems problems;  // nothing may be rendered while there are any
+  std::filesystem::path sindri_program;  // PlanOptions', for the hooks run while rendering
 };
 
 struct PlanOptions {
-  bool trust_hooks = false;  // run the hooks of git sources not marked trusted
+  bool trust_hooks = false;              // run the hooks of git sources not marked trusted
+  std::filesystem::path sindri_program;  // $SINDRI of the hooks (hooks.hpp)
 };
 
 // An error for hooks from an untrusted source; every other problem is

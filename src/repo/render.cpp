@@ -23,6 +23,10 @@ Result<std::vector<RenderedFile>> render_plan(const Plan& plan, const Project& p
   Problems problems;
   for (size_t index = 0; index < plan.templates.size(); ++index) {
     const AppliedTemplate& applied = plan.templates[index];
+    // What the hook is told of the others, made once per template and only
+    // for a template that has the hook.
+    const Value others =
+        find_hook(applied.tpl, HookPoint::BeforeFileRender) ? other_templates_state(plan, index) : Value();
     for (const std::string& output : applied.files_to_render) {
       const PlannedFile& file = applied.candidates.at(output);
       SINDRI_TRY(source, read_file_text(file.source, "template file"));
@@ -33,14 +37,15 @@ Result<std::vector<RenderedFile>> render_plan(const Plan& plan, const Project& p
                             .template_name = applied.tpl.name()};
       HookCall call{.point = HookPoint::BeforeFileRender,
                     .tpl = applied.tpl,
-                    .other_templates = other_templates_state(plan, index),
+                    .other_templates = others,
                     .file = output,
                     .timeout_seconds = project.hook_timeout_seconds,
-                    .working_directory = project.directory};
+                    .working_directory = project.directory,
+                    .sindri_program = plan.sindri_program};
       SINDRI_TRY(state, run_hook(call, HookState{applied.settings, applied.files_to_render}));
       if (!(state.settings == applied.settings)) {
         // Validated as the template's settings would be, with the hook as their origin.
-        Plan for_file{.templates = {applied}, .problems = {}};
+        Plan for_file{.templates = {applied}, .problems = {}, .sindri_program = {}};
         for_file.templates[0].settings = state.settings;
         for (const Member& m : state.settings.get_object()) {
           const Value* before = applied.settings.find(m.key.get_string());

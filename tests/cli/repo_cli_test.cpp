@@ -183,6 +183,17 @@ TEST_F(RepoCli, HooksOfAGitSourceRunOnlyWhenTrusted) {
   EXPECT_TRUE(fs::is_directory(dir_ / "cache/sindri/repos"));
 }
 
+// A hook needs no interpreter: $SINDRI renders the new state from the old.
+TEST_F(RepoCli, AShellHookCanRenderTheStateWithSindriItself) {
+  file("templates/web/hooks/state.tera", "{\"settings\": {\"title\": {{ settings.title | upper | json_encode() }}}}\n");
+  file("templates/web/hooks/after_project_settings",
+       "#!/bin/sh\nexec \"$SINDRI\" render \"$(dirname \"$0\")/state.tera\" -f -\n");
+  fs::permissions(dir_ / "templates/web/hooks/after_project_settings", fs::perms::owner_exec, fs::perm_options::add);
+  const Outcome out = repo({"render"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.out.find("# File: index.html (template web)\n<h1>SHOP</h1>\n"), std::string::npos) << out.out;
+}
+
 TEST_F(RepoCli, NoProjectFileIsAnError) {
   const Outcome out = sindri({"repo", "list", "--project", (dir_ / "templates").string()});
   EXPECT_EQ(out.exit_code, 1);

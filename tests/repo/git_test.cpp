@@ -179,7 +179,7 @@ TEST_F(GitHooks, HooksOfATrustedSourceRun) {
 
 TEST_F(GitHooks, TheTrustOptionRunsThem) {
   git_project("main");
-  auto planned = plan(PlanOptions{.trust_hooks = true});
+  auto planned = plan(PlanOptions{.trust_hooks = true, .sindri_program = {}});
   ASSERT_TRUE(planned.ok()) << planned.error().message;
   EXPECT_EQ(*planned->templates[0].settings.find("hooked"), Value(true));
 }

@@ -76,11 +76,20 @@ esac
   EXPECT_EQ(*resolution.find("template"),
             parse_json(R"({"name": "app", "path": ")" + (root_ / "default/app").string() + "\"}").value());
   EXPECT_EQ(*resolution.find("other_templates"),
-            parse_json(R"([{"name": "other", "files_to_render": ["other.txt"]}])").value());
+            parse_json(R"([{"name": "other", "type": "project", "files_to_render": ["other.txt"]}])").value());
   // Once per file of the template, each with its own path.
   const std::string log = read_text(project_dir() / "before_file_render.log");
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 2) << log;
   EXPECT_NE(log.find(R"("file":"b.txt")"), std::string::npos) << log;
+}
+
+TEST_F(Hooks, AHookIsToldTheSindriProgram) {
+  script("default/app/hooks/after_project_settings",
+         "#!/bin/sh\nprintf '{\"settings\": {\"stage\": \"%s\"}}' \"$SINDRI\"\n");
+  use_project();
+  auto planned = plan(PlanOptions{.trust_hooks = false, .sindri_program = "/opt/sindri/bin/sindri"});
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
+  EXPECT_EQ(*planned->templates[0].settings.find("stage"), Value("/opt/sindri/bin/sindri"));
 }
 
 TEST_F(Hooks, AFailingHookNamesTheTemplateTheHookAndItsStderr) {
