@@ -213,7 +213,11 @@ Verb add_repo(CLI::App& app) {
   CLI::App* sync = cmd->add_subcommand("sync", "Write the project's files (files_init only where absent)");
   for (CLI::App* command : {list, show, validate, render, diff, sync}) add_project_options(*command, *args);
   for (CLI::App* command : {validate, render, diff, sync}) add_trust_option(*command, *args);
-  return Verb{cmd, [args, list, show, validate, render, diff] {
+  std::vector<Verb> groups = add_repo_sources(*cmd);
+  return Verb{cmd, [args, list, show, validate, render, diff, groups] {
+                for (const Verb& group : groups) {
+                  if (group.command->parsed()) return group.run();
+                }
                 if (list->parsed()) return finish_repo_verb(run_list(*args));
                 if (show->parsed()) return finish_repo_verb(run_show(*args));
                 if (validate->parsed()) return finish_repo_verb(run_validate(*args));
