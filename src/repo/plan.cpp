@@ -136,8 +136,9 @@ AppliedTemplate applied_template(Template tpl, bool listed) {
 }
 
 // Loads the templates to apply: the listed ones in order, then the
-// always_apply ones alphabetically. Problems for missing or broken ones.
-void choose_templates(const Project& project, const Catalog& catalog, Plan& plan) {
+// always_apply ones alphabetically (unless told not to). Problems for
+// missing or broken ones.
+void choose_templates(const Project& project, const Catalog& catalog, bool apply_unlisted_always, Plan& plan) {
   for (const TemplateRequest& request : project.templates) {
     const auto location = catalog.locate(request.name);
     if (!location) {
@@ -156,6 +157,7 @@ void choose_templates(const Project& project, const Catalog& catalog, Plan& plan
     }
     plan.templates.push_back(applied_template(std::move(tpl).value(), true));
   }
+  if (!apply_unlisted_always) return;
   for (const TemplateLocation& location : catalog.every_template()) {
     const bool requested = std::any_of(project.templates.begin(), project.templates.end(),
                                        [&](const TemplateRequest& r) { return r.name == location.name; });
@@ -352,7 +354,7 @@ void check_settings(const Plan& plan, size_t index, const Project& project, bool
 Result<Plan> make_plan(const Project& project, const Catalog& catalog, const PlanOptions& options) {
   Plan plan;
   plan.sindri_program = options.sindri_program;
-  choose_templates(project, catalog, plan);
+  choose_templates(project, catalog, options.apply_unlisted_always, plan);
   if (!plan.problems.empty()) return plan;
   if (!options.trust_hooks) {
     if (const Problems untrusted = untrusted_hooks(plan, catalog); !untrusted.empty()) {

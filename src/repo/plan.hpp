@@ -54,6 +54,7 @@ struct Plan {
 
 struct PlanOptions {
   bool trust_hooks = false;              // run the hooks of git sources not marked trusted
+  bool apply_unlisted_always = true;     // false: only the listed templates (a template's test case)
   std::filesystem::path sindri_program;  // $SINDRI of the hooks (hooks.hpp)
 };
 
