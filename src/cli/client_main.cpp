@@ -1,6 +1,7 @@
 // sindri-client: the verbs of `sindri` that call a broker, which `sindri`
 // runs in its place (programs.hpp).
 
+#include "cli/repo_publish_client.hpp"
 #include "cli/run.hpp"
 
 int main(int argc, char** argv) {
@@ -14,5 +15,6 @@ int main(int argc, char** argv) {
     verbs.push_back(add_template(app));
     verbs.push_back(add_instantiate(app));
     verbs.push_back(add_reconstruct(app));
+    verbs.push_back(add_client_repo(app));
   });
 }

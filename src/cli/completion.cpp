@@ -4,14 +4,17 @@
 // `sindri`, their subcommands and options. This program does not link the
 // verbs of the others, so it asks each for its command tree
 // (`PROGRAM __commands`, run.cpp) and puts them in place of its own entries
-// for those verbs.
+// for those verbs, and for the subcommands of its groups that another
+// program runs (`repo publish`).
 
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -73,12 +76,52 @@ Result<Value> program_tree(const std::string& program) {
   return std::move(tree).value();
 }
 
-// This program's tree, each verb of another program replaced by that
-// program's own entry for it. A program that cannot say leaves its verbs
-// without subcommands or options, with a warning.
+std::string_view name_of(const Value& entry) { return entry.find("name")->get_string(); }
+
+// The entry of `entries` (the verbs or the subcommands of a tree) named
+// `name`, or nullptr.
+const Value* entry_named(const Array& entries, std::string_view name) {
+  for (const Value& entry : entries) {
+    if (name_of(entry) == name) return &entry;
+  }
+  return nullptr;
+}
+
+bool is_other_program_verb(std::string_view name) {
+  return std::any_of(std::begin(kOtherProgramVerbs), std::end(kOtherProgramVerbs),
+                     [name](const ProgramVerb& verb) { return verb.name == name; });
+}
+
+bool is_other_program_subcommand(std::string_view group, std::string_view name) {
+  return std::any_of(std::begin(kOtherProgramSubcommands), std::end(kOtherProgramSubcommands),
+                     [&](const ProgramSubcommand& sub) { return sub.group == group && sub.subcommand.name == name; });
+}
+
+// One of this program's groups, each subcommand another program runs taken
+// from that program's entry for the group (which holds those alone).
+Value with_other_subcommands(Value group, const Array& others) {
+  const Value* theirs = entry_named(others, name_of(group));
+  if (theirs == nullptr) return group;
+  Array subcommands;
+  for (const Value& subcommand : group.find("subcommands")->get_array()) {
+    const Value* replacement = nullptr;
+    if (is_other_program_subcommand(name_of(group), name_of(subcommand))) {
+      replacement = entry_named(theirs->find("subcommands")->get_array(), name_of(subcommand));
+    }
+    subcommands.push_back(replacement != nullptr ? *replacement : subcommand);
+  }
+  group.set("subcommands", Value(std::move(subcommands)));
+  return group;
+}
+
+// This program's tree, each verb (and subcommand of a group) of another
+// program replaced by that program's own entry for it. A program that
+// cannot say leaves its verbs without subcommands or options, with a
+// warning.
 Value whole_tree(const CLI::App& app) {
   std::set<std::string_view> programs;
   for (const ProgramVerb& verb : kOtherProgramVerbs) programs.insert(verb.program);
+  for (const ProgramSubcommand& sub : kOtherProgramSubcommands) programs.insert(sub.subcommand.program);
   Array others;
   for (std::string_view program : programs) {
     auto tree = program_tree(std::string(program));
@@ -91,11 +134,12 @@ Value whole_tree(const CLI::App& app) {
   Value tree = command_tree(app);
   Array verbs;
   for (const Value& verb : tree.find("subcommands")->get_array()) {
-    const Value* replacement = &verb;
-    for (const Value& other : others) {
-      if (*other.find("name") == *verb.find("name")) replacement = &other;
+    if (!is_other_program_verb(name_of(verb))) {
+      verbs.push_back(with_other_subcommands(verb, others));
+      continue;
     }
-    verbs.push_back(*replacement);
+    const Value* replacement = entry_named(others, name_of(verb));
+    verbs.push_back(replacement != nullptr ? *replacement : verb);
   }
   tree.set("subcommands", Value(std::move(verbs)));
   return tree;

@@ -12,9 +12,21 @@
 namespace sindri::cli {
 namespace {
 
-const ProgramVerb* verb_named(std::string_view name) {
+// The verb of another program the command line starts with: argv[1], or
+// argv[1] argv[2] for a subcommand of a group; its words for messages.
+const ProgramVerb* verb_named(int argc, char** argv, std::string& words) {
   for (const ProgramVerb& verb : kOtherProgramVerbs) {
-    if (verb.name == name) return &verb;
+    if (verb.name == argv[1]) {
+      words = verb.name;
+      return &verb;
+    }
+  }
+  if (argc < 3) return nullptr;
+  for (const ProgramSubcommand& sub : kOtherProgramSubcommands) {
+    if (sub.group == argv[1] && sub.subcommand.name == argv[2]) {
+      words = std::string(sub.group) + " " + std::string(sub.subcommand.name);
+      return &sub.subcommand;
+    }
   }
   return nullptr;
 }
@@ -31,7 +43,8 @@ Verb add_other_program_verb(CLI::App& app, const ProgramVerb& verb) {
 
 std::optional<int> run_other_program_if_named(int argc, char** argv) {
   if (argc < 2) return std::nullopt;
-  const ProgramVerb* verb = verb_named(argv[1]);
+  std::string words;
+  const ProgramVerb* verb = verb_named(argc, argv, words);
   if (verb == nullptr) return std::nullopt;
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -42,7 +55,7 @@ std::optional<int> run_other_program_if_named(int argc, char** argv) {
   const std::string program = (self.parent_path() / verb->program).string();
   argv[0] = const_cast<char*>(program.c_str());
   ::execv(program.c_str(), argv);
-  print_error("cannot run " + program + " (the `" + std::string(verb->name) + "` verb): " + std::strerror(errno));
+  print_error("cannot run " + program + " (the `" + words + "` verb): " + std::strerror(errno));
   return 1;
 }
 

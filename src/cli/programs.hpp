@@ -48,13 +48,29 @@ inline constexpr ProgramVerb kOtherProgramVerbs[] = {kServeVerb,       kGenerato
                                                      kApplyVerb,       kDiffVerb,      kAgentVerb,
                                                      kTemplateVerb,    kInstantiateVerb, kReconstructVerb};
 
-// The verb as `sindri` shows it: its name and description, any arguments.
+// A subcommand of one of `sindri`'s own groups that another program runs:
+// `sindri repo publish` calls a broker. That program knows the group with
+// this subcommand alone.
+struct ProgramSubcommand {
+  std::string_view group;
+  ProgramVerb subcommand;
+};
+
+inline constexpr ProgramSubcommand kRepoPublishSubcommand{
+    "repo",
+    {"publish", "Publish kubernetes templates to a broker as broker templates (a new version only when changed)",
+     "sindri-client"}};
+
+inline constexpr ProgramSubcommand kOtherProgramSubcommands[] = {kRepoPublishSubcommand};
+
+// The verb (or subcommand of a group) as `sindri` shows it: its name and
+// description, any arguments.
 Verb add_other_program_verb(CLI::App& app, const ProgramVerb& verb);
 
-// When argv[1] names a verb of another program, runs that program in this
-// process's place with the same arguments, and returns only if it cannot
-// (the exit code, 1, after saying why). Nothing when argv[1] names no such
-// verb.
+// When argv[1] names a verb of another program, or argv[1] and argv[2] one
+// of its subcommands of a group, runs that program in this process's place
+// with the same arguments, and returns only if it cannot (the exit code, 1,
+// after saying why). Nothing when the command line names no such verb.
 std::optional<int> run_other_program_if_named(int argc, char** argv);
 
 }  // namespace sindri::cli

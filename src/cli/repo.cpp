@@ -214,7 +214,7 @@ Verb add_repo(CLI::App& app) {
   for (CLI::App* command : {list, show, validate, render, diff, sync}) add_project_options(*command, *args);
   for (CLI::App* command : {validate, render, diff, sync}) add_trust_option(*command, *args);
   std::vector<Verb> groups = add_repo_sources(*cmd);
-  for (Verb verb : {add_repo_docs(*cmd), add_repo_test(*cmd)}) groups.push_back(std::move(verb));
+  for (Verb verb : {add_repo_docs(*cmd), add_repo_test(*cmd), add_repo_publish(*cmd)}) groups.push_back(std::move(verb));
   return Verb{cmd, [args, list, show, validate, render, diff, groups] {
                 for (const Verb& group : groups) {
                   if (group.command->parsed()) return group.run();
