@@ -37,6 +37,9 @@ RUN groupadd --system --gid 10001 sindri \
  && useradd --system --uid 10001 --gid sindri --home-dir /var/lib/sindri --create-home --shell /usr/sbin/nologin sindri
 # One directory: `sindri` runs the other two, found beside it, for their verbs.
 COPY --from=build /build/bin/sindri /build/bin/sindri-client /build/bin/sindri-serve /usr/local/bin/
+# The `default` template repository of `sindri repo`, where the programs
+# look for it: share/sindri/templates/default beside their bin/.
+COPY templates/default /usr/local/share/sindri/templates/default
 USER 10001:10001
 WORKDIR /var/lib/sindri
 # 8080: the broker's API; 8081: the agent's health and metrics.
