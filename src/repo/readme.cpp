@@ -101,8 +101,8 @@ std::string shared_section(const TemplateMetadata& metadata) {
   }
   if (!metadata.setting_subscriptions.empty()) {
     out += std::string(published.empty() ? "" : "\n") +
-           "Subscribes to (each has the publisher's value when the project applies the template that publishes it, "
-           "and is absent otherwise, unless the project sets it here):\n\n";
+           "Subscribes to (each has the publisher's value when the project applies the template that publishes it; "
+           "otherwise this template's own default, if it has one, or nothing; a project setting it here wins):\n\n";
     for (const std::string& name : metadata.setting_subscriptions) out += "- " + code(name) + "\n";
   }
   return out;
@@ -137,7 +137,7 @@ std::vector<std::string> required_without_default(const Template& tpl, const std
   for (const Value& name : required->get_array()) {
     if (!name.is_string()) continue;
     const bool defaulted = std::any_of(settings.begin(), settings.end(), [&](const SettingDoc& setting) {
-      return setting.name == name.get_string() && setting.default_value && !setting.subscribed;
+      return setting.name == name.get_string() && setting.default_value;
     });
     if (!defaulted) out.emplace_back(name.get_string());
   }

@@ -56,8 +56,8 @@ TEST_F(Readme, DescribesSettingsSharedSettingsFilesHooksAndUse) {
             "## Shared settings\n\n"
             "Publishes, for the templates that subscribe to them (a project setting it here sets it for them all):\n\n"
             "- `metrics_port`, default `9090`\n\n"
-            "Subscribes to (each has the publisher's value when the project applies the template that publishes it, "
-            "and is absent otherwise, unless the project sets it here):\n\n"
+            "Subscribes to (each has the publisher's value when the project applies the template that publishes it; "
+            "otherwise this template's own default, if it has one, or nothing; a project setting it here wins):\n\n"
             "- `use_tls`\n\n"
             "## Files\n\n"
             "- `css/site.css`\n"
@@ -89,6 +89,18 @@ TEST_F(Readme, ATemplateWithNothingSaysSoAndKeepsCodeSpansWhole) {
       << text;
   // Always applied: a project need not list it.
   EXPECT_NE(text.find("```yaml\nsindri_templates:\n  version: 2\nbare:\n"), std::string::npos) << text;
+}
+
+// A subscribed setting with a default of its own is no required setting
+// left to the project, even when the schema requires it.
+TEST_F(Readme, ARequiredSubscriptionWithItsOwnDefaultIsNotMarkedRequired) {
+  make_template("repo", "service",
+                R"({"name": "Service", "default_settings": {"name": "app"}, "setting_subscriptions": ["name"]})",
+                R"({"type": "object", "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
+                    "required": ["name", "port"]})");
+  const std::string text = template_readme(load("service"));
+  EXPECT_NE(text.find("service:\n  # port: required, no default\n```"), std::string::npos) << text;
+  EXPECT_EQ(text.find("# name: required"), std::string::npos) << text;
 }
 
 TEST_F(Readme, IsTheSameBytesEveryTimeAndKnowsWhenItIsStale) {
