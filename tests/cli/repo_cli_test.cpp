@@ -143,10 +143,10 @@ TEST_F(RepoCli, TheDefaultRepositoryRendersKubernetesManifests) {
   const Outcome out = repo({"render"});
   ASSERT_EQ(out.exit_code, 0) << out.err;
   EXPECT_NE(out.out.find("# File: deployment.yaml (template deployment)\napiVersion: apps/v1\nkind: Deployment\n"
-                         "metadata:\n  name: shop\n"),
+                         "metadata:\n  name: \"shop\"\n"),
             std::string::npos)
       << out.out;
-  EXPECT_NE(out.out.find("          image: shop:1.0\n"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("          image: \"shop:1.0\"\n"), std::string::npos) << out.out;
   EXPECT_NE(out.out.find("# File: service.yaml (template service)\napiVersion: v1\nkind: Service\n"), std::string::npos)
       << out.out;
 }
@@ -158,12 +158,7 @@ TEST_F(RepoCli, HooksOfAGitSourceRunOnlyWhenTrusted) {
   file("work/hooked/hooks/after_default_settings",
        "#!/bin/sh\ncat >/dev/null\necho '{\"settings\": {\"greeting\": \"hi\"}}'\n");
   fs::permissions(dir_ / "work/hooked/hooks/after_default_settings", fs::perms::owner_all);
-  const std::string work = (dir_ / "work").string();
-  const std::string remote = (dir_ / "remote.git").string();
-  ASSERT_EQ(std::system(("git -C " + work + " init --quiet && git -C " + work + " add -A && git -C " + work +
-                         " -c user.name=T -c user.email=t@example.com commit --quiet -m one && git clone --quiet "
-                         "--bare " + work + " " + remote).c_str()),
-            0);
+  const std::string remote = bare_repository("work");
   file("project/sindri-templates.yaml", "sindri_templates:\n  version: 2\n  template_sources:\n    - type: git\n"
                                         "      location: " + remote + "\n  templates: [hooked]\n");
   setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);

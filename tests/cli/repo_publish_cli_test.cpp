@@ -50,26 +50,6 @@ class RepoPublishCli : public BrokerCli {
     return listed.json;
   }
 
-  std::string bash_completes(const std::string& line) {
-    const Outcome printed = sindri({"completion", "bash"});
-    EXPECT_EQ(printed.exit_code, 0) << printed.err;
-    const fs::path script = file("sindri.bash", printed.out);
-    const fs::path probe = file("probe.sh", "source " + script.string() + R"(
-COMP_LINE=$1
-read -ra COMP_WORDS <<< "$COMP_LINE"
-[[ $COMP_LINE == *' ' ]] && COMP_WORDS+=('')
-COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-_sindri
-printf '%s\n' "${COMPREPLY[@]}"
-)");
-    std::string out;
-    FILE* pipe = ::popen(("bash " + probe.string() + " '" + line + "' 2>&1").c_str(), "r");
-    if (pipe == nullptr) return out;
-    char buffer[4096];
-    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    ::pclose(pipe);
-    return out;
-  }
 };
 
 TEST_F(RepoPublishCli, ThePublishedDeploymentRendersWhatTheRepositoryRenders) {
@@ -104,7 +84,7 @@ TEST_F(RepoPublishCli, ThePublishedDeploymentRendersWhatTheRepositoryRenders) {
     if (text_of(rendered, "template") == "deployment") rendered_by_repository += text_of(rendered, "content");
   }
   EXPECT_EQ(on_broker.out, rendered_by_repository);
-  for (const char* line : {"image: ghcr.io/example/web:1.4.2\n", "replicas: 3\n", "memory: \"256Mi\"\n",
+  for (const char* line : {"image: \"ghcr.io/example/web:1.4.2\"\n", "replicas: 3\n", "memory: \"256Mi\"\n",
                            "value: \"debug\"\n"}) {
     EXPECT_NE(on_broker.out.find(line), std::string::npos) << line << " in\n" << on_broker.out;
   }

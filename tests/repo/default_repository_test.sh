@@ -5,8 +5,8 @@
 # `kubectl kustomize` builds the rendered directory into every kind the
 # project opts in to, the build goes to a stack of a real broker with
 # `sindri apply -f -`, and after a sync nothing is left to change. Also: the
-# kustomization lists only the YAML files of other templates, not their
-# other files.
+# kustomization lists only the YAML and JSON manifests of other templates,
+# not their other files, and a directory with its own kustomization once.
 #
 # kubectl cannot validate the objects further without a cluster (`kubectl
 # apply --dry-run=client` still asks a server for discovery and the OpenAPI
@@ -140,13 +140,19 @@ step="sindri repo diff after the sync"
 "$sindri" repo diff --project "$project" >"$work/diff-after.out" 2>&1 ||
   fail "exit 0 expected, nothing to change: $(cat "$work/diff-after.out")"
 
-step="the kustomization lists only YAML"
-# A template of another source writing a manifest and a note beside it.
+step="the kustomization lists only manifests"
+# A template of another source writing a YAML and a JSON manifest, a note
+# beside them, and a directory with its own kustomization (listed once, as
+# a directory, instead of its files).
 mixed=$work/mixed
-mkdir -p "$mixed/extra/notes/files/config" "$mixed/project"
+mkdir -p "$mixed/extra/notes/files/config" "$mixed/extra/notes/files/base" "$mixed/project"
 echo '{"name": "Notes", "type": "kubernetes"}' >"$mixed/extra/notes/template.json"
 printf 'Read me.\n' >"$mixed/extra/notes/files/NOTES.md"
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n' >"$mixed/extra/notes/files/config/notes.yml"
+echo '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "notes-json"}}' >"$mixed/extra/notes/files/config/notes.json"
+printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - secret.yaml\n' \
+  >"$mixed/extra/notes/files/base/kustomization.yaml"
+printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: notes\n' >"$mixed/extra/notes/files/base/secret.yaml"
 cat >"$mixed/project/sindri-templates.yaml" <<'EOF'
 sindri_templates:
   version: 2
@@ -162,12 +168,24 @@ EOF
 resources=$(sed -n '/^resources:/,$p' "$mixed/rendered/kustomization.yaml")
 expected_resources='resources:
   - "deployment.yaml"
+  - "base"
+  - "config/notes.json"
   - "config/notes.yml"'
 [[ $resources == "$expected_resources" ]] || fail "resources expected:
 $expected_resources
 got:
 $resources"
 kubectl kustomize "$mixed/rendered" >"$mixed/build.yaml" 2>"$mixed/kustomize.err" || fail "$(cat "$mixed/kustomize.err")"
-grep -qx 'kind: ConfigMap' "$mixed/build.yaml" || fail "no ConfigMap in the build"
+# Each object as "KIND NAME", sorted (kubectl orders the keys, so `kind`
+# comes before the object's own `metadata.name`).
+built=$(awk '/^kind: / {kind = $2} /^  name: / {print kind, $2}' "$mixed/build.yaml" | sort)
+expected_built='ConfigMap notes
+ConfigMap notes-json
+Deployment app
+Secret notes'
+[[ $built == "$expected_built" ]] || fail "objects expected:
+$expected_built
+built:
+$built"
 
 echo "default_repository_test: passed (7 kinds built by kubectl kustomize, applied to a stack, in sync)"
