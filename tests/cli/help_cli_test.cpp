@@ -15,34 +15,7 @@
 namespace sindri_test {
 namespace {
 
-class HelpCli : public SindriTest {
- protected:
-  // What bash offers after typing `line` (the cursor after its last word,
-  // or after a space when it ends with one), with the script of
-  // `sindri completion bash` loaded.
-  std::string bash_completes(const std::string& line) {
-    const fs::path script = dir_ / "sindri.bash";
-    const Outcome printed = sindri({"completion", "bash"});
-    EXPECT_EQ(printed.exit_code, 0) << printed.err;
-    std::ofstream(script) << printed.out;
-    const fs::path probe = file("probe.sh", "source " + script.string() + R"(
-COMP_LINE=$1
-read -ra COMP_WORDS <<< "$COMP_LINE"
-[[ $COMP_LINE == *' ' ]] && COMP_WORDS+=('')
-COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-cd )" + dir_.string() + R"(
-_sindri
-printf '%s\n' "${COMPREPLY[@]}"
-)");
-    std::string out;
-    FILE* pipe = ::popen(("bash " + probe.string() + " '" + line + "' 2>&1").c_str(), "r");
-    if (pipe == nullptr) return out;
-    char buffer[4096];
-    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    ::pclose(pipe);
-    return out;
-  }
-};
+using HelpCli = SindriTest;
 
 // --- help -------------------------------------------------------------------
 

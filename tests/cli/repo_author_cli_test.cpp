@@ -103,12 +103,7 @@ TEST_F(RepoAuthorCli, DocsWorksOnAProjectsSources) {
 // A git source, cloned into $XDG_CACHE_HOME/sindri/repos: its templates can
 // be tested and their READMEs checked, not written.
 TEST_F(RepoAuthorCli, AGitSourcesCloneIsReadNeverWritten) {
-  const std::string work = (dir_ / "templates").string();
-  const std::string remote = (dir_ / "remote.git").string();
-  ASSERT_EQ(std::system(("git -C " + work + " init --quiet && git -C " + work + " add -A && git -C " + work +
-                         " -c user.name=T -c user.email=t@example.com commit --quiet -m one && git clone --quiet "
-                         "--bare " + work + " " + remote).c_str()),
-            0);
+  const std::string remote = bare_repository("templates");
   file("project/sindri-templates.yaml", "sindri_templates:\n  version: 2\n  template_sources:\n    - type: git\n"
                                         "      location: " + remote + "\n");
   const std::string project = (dir_ / "project").string();

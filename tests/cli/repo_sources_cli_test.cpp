@@ -83,12 +83,7 @@ TEST_F(RepoSources, WithoutSourcesTheDefaultIsImplicit) {
 
 TEST_F(RepoSources, AGitSourceIsCachedOnceCloned) {
   file("work/lint/template.json", R"({"name": "Lint"})");
-  const std::string work = (dir_ / "work").string();
-  const std::string remote = (dir_ / "remote.git").string();
-  ASSERT_EQ(std::system(("git -C " + work + " init --quiet && git -C " + work + " add -A && git -C " + work +
-                         " -c user.name=T -c user.email=t@example.com commit --quiet -m one && git clone --quiet "
-                         "--bare " + work + " " + remote).c_str()),
-            0);
+  const std::string remote = bare_repository("work");
   file("project/sindri-templates.yaml",
        "sindri_templates:\n  version: 2\n  template_sources:\n    - type: git\n      location: " + remote + "\n");
   const Outcome before = repo({"sources"});

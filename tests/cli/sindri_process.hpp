@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +83,43 @@ class SindriTest : public ::testing::Test {
     run.out = read_all(out_path);
     run.err = read_all(err_path);
     return run;
+  }
+
+  // A bare git repository `remote.git` in the scratch directory holding, in
+  // one commit, what the directory `work` (relative to it) holds; its path.
+  std::string bare_repository(const std::string& work) {
+    const std::string from = (dir_ / work).string();
+    const std::string remote = (dir_ / "remote.git").string();
+    const int status = std::system(("git -C " + from + " init --quiet && git -C " + from + " add -A && git -C " + from +
+                                    " -c user.name=T -c user.email=t@example.com commit --quiet -m one && git clone "
+                                    "--quiet --bare " + from + " " + remote).c_str());
+    EXPECT_EQ(status, 0) << "cannot make a git repository of " << from;
+    return remote;
+  }
+
+  // What bash offers after typing `line` (the cursor after its last word,
+  // or after a space when it ends with one), with the script of
+  // `sindri completion bash` loaded, in the scratch directory.
+  std::string bash_completes(const std::string& line) {
+    const Outcome printed = sindri({"completion", "bash"});
+    EXPECT_EQ(printed.exit_code, 0) << printed.err;
+    const fs::path script = file("sindri.bash", printed.out);
+    const fs::path probe = file("probe.sh", "source " + script.string() + R"(
+COMP_LINE=$1
+read -ra COMP_WORDS <<< "$COMP_LINE"
+[[ $COMP_LINE == *' ' ]] && COMP_WORDS+=('')
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+cd )" + dir_.string() + R"(
+_sindri
+printf '%s\n' "${COMPREPLY[@]}"
+)");
+    std::string out;
+    FILE* pipe = ::popen(("bash " + probe.string() + " '" + line + "' 2>&1").c_str(), "r");
+    if (pipe == nullptr) return out;
+    char buffer[4096];
+    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    ::pclose(pipe);
+    return out;
   }
 
   fs::path dir_;
