@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <sstream>
 
 extern char** environ;
@@ -120,6 +121,21 @@ bool exchange(Pipe& in, Pipe& out, Pipe& err, std::string_view input, std::optio
   return true;
 }
 
+// Whether the program ended by the deadline (a program may close its
+// outputs and go on running), leaving it to be reaped.
+bool exited_by(pid_t pid, std::optional<Clock::time_point> deadline) {
+  if (!deadline) return true;
+  siginfo_t info{};
+  while (true) {
+    info.si_pid = 0;
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno != EINTR) return true;
+    if (info.si_pid == pid) return true;
+    if (Clock::now() >= *deadline) return false;
+    const timespec pause{0, 2'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
 // Our variables it does not get: those withheld, and those it is given
 // (glibc's getenv would find our entry first).
 bool withheld(std::string_view entry, const ProcessRequest& request) {
@@ -197,7 +213,8 @@ Result<ProcessOutcome> run_process(const ProcessRequest& request) {
                                   std::chrono::duration<double>(*request.timeout_seconds));
   }
   ProcessOutcome outcome;
-  if (!exchange(in, out, err, request.input, deadline, request.max_output_bytes, outcome)) {
+  if (!exchange(in, out, err, request.input, deadline, request.max_output_bytes, outcome) ||
+      !exited_by(pid, deadline)) {
     outcome.timed_out = true;
     ::kill(-pid, SIGKILL);
   }

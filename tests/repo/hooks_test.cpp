@@ -106,6 +106,14 @@ TEST_F(Hooks, AHangingHookIsStoppedAtTheTimeout) {
                               ") did not finish within 0.2 s; it printed on stderr: waiting");
 }
 
+// Closing its outputs does not let it run past the timeout.
+TEST_F(Hooks, AHookThatClosesItsOutputsAndHangsIsStoppedAtTheTimeout) {
+  script("default/app/hooks/after_default_settings", "#!/bin/sh\nexec >&- 2>&- <&-\nsleep 30\n");
+  use_project("  hook_timeout_seconds: 0.2\n");
+  EXPECT_EQ(plan_error(), "(no error) template `app`: hook after_default_settings (" + hook_path("after_default_settings") +
+                              ") did not finish within 0.2 s");
+}
+
 TEST_F(Hooks, AHookThatPrintsNoStateIsAnError) {
   script("default/app/hooks/after_shared_settings", "#!/bin/sh\necho done\n");
   use_project();
