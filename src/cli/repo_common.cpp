@@ -9,6 +9,7 @@
 #include "repo/default_repository.hpp"
 #include "repo/git.hpp"
 #include "repo/problems.hpp"
+#include "repo/template_tests.hpp"
 
 namespace sindri::cli {
 
@@ -44,6 +45,24 @@ Result<repo::Workspace> open_repo_workspace(const RepoOptions& options) {
                                                   .cache_directory = repo::default_git_cache(),
                                                   .update = options.update,
                                                   .git_timeout_seconds = options.git_timeout_seconds});
+}
+
+Result<repo::Catalog> authoring_catalog(const RepoOptions& options, const std::string& repository) {
+  if (!repository.empty()) return repo::repository_catalog(repository);
+  SINDRI_TRY(workspace, open_repo_workspace(options));
+  return std::move(workspace.catalog);
+}
+
+Status refuse_cached_clones(const std::vector<repo::TemplateLocation>& locations, std::string_view what) {
+  repo::Problems problems;
+  for (const repo::TemplateLocation& location : locations) {
+    if (location.source->spec.type != repo::SourceSpec::Type::Git) continue;
+    problems.push_back("template `" + location.name + "` comes from " + location.source->spec.describe() +
+                       ", a cached clone: write its " + std::string(what) +
+                       " in a working copy of that repository (--repository DIR)");
+  }
+  if (!problems.empty()) return repo::problems_error(problems);
+  return Ok{};
 }
 
 repo::PlanOptions plan_options(const RepoOptions& options) {

@@ -34,6 +34,14 @@ std::filesystem::path default_repository_here();
 // cache, fetched again with --update; `default` beside the program).
 Result<repo::Workspace> open_repo_workspace(const RepoOptions& options);
 
+// For the verbs of template authors (docs, test, publish): the templates of
+// `repository` alone when one is given, else of the project's sources.
+Result<repo::Catalog> authoring_catalog(const RepoOptions& options, const std::string& repository);
+
+// An error naming each template of a git source: its clone is a cache, and
+// what a verb writes there (`what`) would be lost on the next fetch.
+Status refuse_cached_clones(const std::vector<repo::TemplateLocation>& locations, std::string_view what);
+
 // --trust-hooks, and this program as the hooks' $SINDRI.
 repo::PlanOptions plan_options(const RepoOptions& options);
 

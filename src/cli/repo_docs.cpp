@@ -27,33 +27,15 @@ struct DocsArgs : RepoOptions {
   bool check = false;
 };
 
-Result<repo::Catalog> docs_catalog(const DocsArgs& args) {
-  if (!args.repository.empty()) return repo::repository_catalog(args.repository);
-  SINDRI_TRY(workspace, open_repo_workspace(args));
-  return std::move(workspace.catalog);
-}
-
-// A README in a git source's cache would be lost on the next fetch.
-Status refuse_git_sources(const std::vector<repo::TemplateLocation>& locations) {
-  repo::Problems problems;
-  for (const repo::TemplateLocation& location : locations) {
-    if (location.source->spec.type != repo::SourceSpec::Type::Git) continue;
-    problems.push_back("template `" + location.name + "` comes from " + location.source->spec.describe() +
-                       ", a cached clone: write its README in a working copy of that repository (--repository DIR)");
-  }
-  if (!problems.empty()) return repo::problems_error(problems);
-  return Ok{};
-}
-
 std::string rerun_hint(const DocsArgs& args, const std::string& name) {
   return "run `sindri repo docs --write " + name + (args.repository.empty() ? "" : " --repository " + args.repository) +
          "`";
 }
 
 Result<int> run_docs(const DocsArgs& args) {
-  SINDRI_TRY(catalog, docs_catalog(args));
+  SINDRI_TRY(catalog, authoring_catalog(args, args.repository));
   SINDRI_TRY(locations, repo::chosen_templates(catalog, args.names));
-  if (args.write) SINDRI_CHECK(refuse_git_sources(locations));
+  if (args.write) SINDRI_CHECK(refuse_cached_clones(locations, "README"));
   int exit_code = 0;
   size_t current = 0;
   std::string out;

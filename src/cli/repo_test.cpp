@@ -27,12 +27,6 @@ struct TestArgs : RepoOptions {
   bool write_expected = false;
 };
 
-Result<repo::Catalog> test_catalog(const TestArgs& args) {
-  if (!args.repository.empty()) return repo::repository_catalog(args.repository);
-  SINDRI_TRY(workspace, open_repo_workspace(args));
-  return std::move(workspace.catalog);
-}
-
 std::string case_name(const repo::CaseResult& result) { return result.template_name + "/" + result.name; }
 
 // What failed in a case, after its FAIL line.
@@ -66,8 +60,9 @@ std::string written_text(const repo::CaseResult& result, const repo::ExpectedWri
 }
 
 Result<int> run_test(const TestArgs& args) {
-  SINDRI_TRY(catalog, test_catalog(args));
+  SINDRI_TRY(catalog, authoring_catalog(args, args.repository));
   SINDRI_TRY(locations, repo::chosen_templates(catalog, args.names));
+  if (args.write_expected) SINDRI_CHECK(refuse_cached_clones(locations, "expected files"));
   const repo::PlanOptions options = plan_options(args);
   size_t passed = 0, failed = 0;
   for (const repo::TemplateLocation& location : locations) {
@@ -117,7 +112,9 @@ Verb add_repo_test(CLI::App& repo) {
                   "A template repository directory, taken alone as the source (no project file needed)");
   add_project_options(*cmd, *args);
   add_trust_option(*cmd, *args);
-  return Verb{cmd, [args] { return finish_repo_verb(run_test(*args)); }};
+  // An error that is no case's (no project, an unknown template) exits 2, as
+  // a usage error does: 1 means a case failed.
+  return Verb{cmd, [args] { return finish_repo_verb(run_test(*args), 2); }};
 }
 
 }  // namespace sindri::cli

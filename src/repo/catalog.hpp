@@ -28,8 +28,8 @@ struct TemplateLocation {
   // slashes, sorted.
   std::vector<std::string> files_under(std::string_view subdirectory) const;
   // Every symlink among the template's parts (template.json,
-  // template_schema.json, files/, files_init/, hooks/) in its directory and
-  // overrides, sorted.
+  // template_schema.json, README.md, files/, files_init/, hooks/, tests/)
+  // in its directory and overrides, sorted.
   std::vector<std::filesystem::path> symlinks() const;
 };
 

@@ -216,6 +216,11 @@ CaseResult run_test_case(const Catalog& catalog, const TemplateLocation& locatio
                     .outputs = {},
                     .mismatches = {},
                     .problems = {}};
+  // A symlink among its tests could print or overwrite any file here.
+  if (auto metadata = load_metadata(location); !metadata) {
+    result.problems = problems_of(metadata.error());
+    return result;
+  }
   auto outputs = render_case(catalog, location.name, case_directory, options);
   if (!outputs) {
     result.problems = problems_of(outputs.error());

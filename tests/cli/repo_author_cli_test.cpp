@@ -111,7 +111,12 @@ TEST_F(RepoAuthorCli, AGitSourcesCloneIsReadNeverWritten) {
   const Outcome write = repo({"docs", "--write", "--project", project});
   const Outcome check = repo({"docs", "web", "--check", "--project", project});
   const Outcome test = repo({"test", "--project", project});
+  const Outcome rewrite = repo({"test", "web", "--write-expected", "--project", project});
   unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(rewrite.exit_code, 2);
+  EXPECT_EQ(rewrite.err, "error: template `web` comes from git " + remote +
+                             ", a cached clone: write its expected files in a working copy of that repository "
+                             "(--repository DIR)\n");
   EXPECT_EQ(write.exit_code, 1);
   EXPECT_EQ(write.out, "");
   EXPECT_EQ(write.err, "error: template `lint` comes from git " + remote +
@@ -171,7 +176,7 @@ TEST_F(RepoAuthorCli, WriteExpectedMakesEveryCasePass) {
 TEST_F(RepoAuthorCli, TestRefusesBadUsageAndUnknownTemplates) {
   EXPECT_EQ(repo({"test", "--bogus", "--repository", repository()}).exit_code, 2);
   const Outcome unknown = repo({"test", "nope", "--repository", repository()});
-  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err, "error: no template `nope` in the template sources (filesystem " + repository() + ")\n");
   file("templates/web/tests/broken/settings.yaml", "web: [\n");
   const Outcome write = repo({"test", "--write-expected", "--repository", repository()});
@@ -179,6 +184,27 @@ TEST_F(RepoAuthorCli, TestRefusesBadUsageAndUnknownTemplates) {
   EXPECT_NE(write.out.find("FAIL web/broken\n  " + repository() + "/web/tests/broken/settings.yaml:"), std::string::npos)
       << write.out;
   EXPECT_NE(write.out.find("2 written, 1 failed\n"), std::string::npos) << write.out;
+}
+
+// A symlink among a template's tests could print, or with --write-expected
+// overwrite, any file of this machine: the case fails naming it.
+TEST_F(RepoAuthorCli, ASymlinkAmongTheTestsFailsTheCaseWithoutReadingIt) {
+  file("secret.txt", "TOP SECRET\n");
+  fs::create_directories(dir_ / "templates/web/tests/leak/expected");
+  file("templates/web/tests/leak/settings.yaml", "{}\n");
+  fs::create_symlink(dir_ / "secret.txt", dir_ / "templates/web/tests/leak/expected/index.html");
+  for (const bool write : {false, true}) {
+    std::vector<std::string> args = {"test", "web", "--repository", repository()};
+    if (write) args.push_back("--write-expected");
+    const Outcome out = repo(args);
+    EXPECT_EQ(out.exit_code, 1);
+    EXPECT_NE(out.out.find("FAIL web/leak\n  " + repository() + "/web/tests/leak/expected/index.html: a template "
+                           "cannot hold a symlink"),
+              std::string::npos)
+        << out.out;
+    EXPECT_EQ(out.out.find("TOP SECRET"), std::string::npos) << out.out;
+  }
+  EXPECT_EQ(read_all(dir_ / "secret.txt"), "TOP SECRET\n");
 }
 
 }  // namespace
