@@ -66,18 +66,6 @@ SourceRow row_of(std::string position, const repo::ListedSource& listed) {
   return row;
 }
 
-std::string type_name(repo::SourceSpec::Type type) {
-  switch (type) {
-    case repo::SourceSpec::Type::Filesystem:
-      return "filesystem";
-    case repo::SourceSpec::Type::Git:
-      return "git";
-    case repo::SourceSpec::Type::Default:
-      return "default";
-  }
-  return "";
-}
-
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
 std::string table(const std::vector<SourceRow>& rows) {
@@ -89,7 +77,7 @@ std::string table(const std::vector<SourceRow>& rows) {
     std::string state = row.state;
     // What `default` means is the one thing worth showing about it.
     if (spec.type == repo::SourceSpec::Type::Default) state = row.directory + (row.state == "ok" ? "" : " (missing)");
-    cells.push_back({row.position, type_name(spec.type), implicit ? "(implicit)" : or_dash(row.listed.location),
+    cells.push_back({row.position, repo::source_type_name(spec.type), implicit ? "(implicit)" : or_dash(row.listed.location),
                      or_dash(spec.ref), git ? (spec.trusted ? "true" : "false") : "-", state});
   }
   return text_table(cells);
@@ -102,7 +90,7 @@ std::string json(const std::vector<SourceRow>& rows) {
     const bool implicit = row.position == "-";
     items.push_back(make_object({{"position", implicit ? Value() : Value(std::stol(row.position))},
                                  {"implicit", Value(implicit)},
-                                 {"type", Value(type_name(spec.type))},
+                                 {"type", Value(repo::source_type_name(spec.type))},
                                  {"location", row.listed.location.empty() ? Value() : Value(row.listed.location)},
                                  {"directory", row.directory.empty() ? Value() : Value(row.directory)},
                                  {"ref", spec.ref.empty() ? Value() : Value(spec.ref)},

@@ -99,16 +99,21 @@ SourceSpec read_source(Reader& reader, const Value& entry, const std::string& po
 
 }  // namespace
 
-std::string SourceSpec::describe() const {
+const char* source_type_name(SourceSpec::Type type) {
   switch (type) {
-    case Type::Default:
+    case SourceSpec::Type::Default:
       return "default";
-    case Type::Filesystem:
-      return "filesystem " + location;
-    case Type::Git:
-      return "git " + location + (ref.empty() ? "" : "@" + ref);
+    case SourceSpec::Type::Filesystem:
+      return "filesystem";
+    case SourceSpec::Type::Git:
+      return "git";
   }
-  return {};
+  return "";
+}
+
+std::string SourceSpec::describe() const {
+  if (type == Type::Default) return "default";
+  return std::string(source_type_name(type)) + " " + location + (ref.empty() ? "" : "@" + ref);
 }
 
 const Value* Project::settings_for(std::string_view template_name) const {

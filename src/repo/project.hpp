@@ -27,6 +27,9 @@ struct SourceSpec {
   std::string describe() const;  // "default", "filesystem DIR", "git URL@REF"
 };
 
+// "filesystem", "git", "default": as a project file names the type.
+const char* source_type_name(SourceSpec::Type type);
+
 struct TemplateRequest {
   std::string name;
   std::string where;

@@ -20,18 +20,6 @@ namespace {
 constexpr std::string_view kSourcesKey = "template_sources";
 constexpr size_t kNone = static_cast<size_t>(-1);
 
-const char* type_word(SourceSpec::Type type) {
-  switch (type) {
-    case SourceSpec::Type::Filesystem:
-      return "filesystem";
-    case SourceSpec::Type::Git:
-      return "git";
-    case SourceSpec::Type::Default:
-      return "default";
-  }
-  return "";
-}
-
 std::string numbered(const std::vector<ListedSource>& listed) {
   std::string out;
   for (size_t i = 0; i < listed.size(); ++i) {
@@ -58,8 +46,16 @@ std::string yaml_scalar(std::string_view text) {
   if (plain_is_safe(text)) return std::string(text);
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out = "\"";
-  for (const char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
+    // YAML breaks lines at NEL, LS and PS (U+0085, U+2028, U+2029) too.
+    const std::string_view rest = text.substr(i);
+    if (rest.starts_with("\xC2\x85") || rest.starts_with("\xE2\x80\xA8") || rest.starts_with("\xE2\x80\xA9")) {
+      out += rest[0] == '\xC2' ? "\\N" : rest[2] == '\xA8' ? "\\L" : "\\P";
+      i += rest[0] == '\xC2' ? 1 : 2;
+      continue;
+    }
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
@@ -80,7 +76,7 @@ std::string yaml_scalar(std::string_view text) {
 
 // The `key: value` pairs of a new mapping entry, in the order a reader expects.
 std::vector<std::string> entry_fields(const NewSource& source) {
-  std::vector<std::string> fields = {std::string("type: ") + type_word(source.type),
+  std::vector<std::string> fields = {std::string("type: ") + source_type_name(source.type),
                                      "location: " + yaml_scalar(source.location)};
   if (!source.ref.empty()) fields.push_back("ref: " + yaml_scalar(source.ref));
   if (source.trusted) fields.push_back(std::string("trusted: ") + (*source.trusted ? "true" : "false"));
@@ -100,6 +96,21 @@ struct BlockStyle {
   size_t dash_column = 0;     // 0-based
   size_t content_offset = 2;  // `- type:` is 2
 };
+
+std::string block_entry(const NewSource& source, const BlockStyle& style, std::string_view newline);
+
+// The entries written where the list is empty, one after the other.
+std::string block_entries(const std::vector<NewSource>& sources, const BlockStyle& style, std::string_view newline) {
+  std::string out;
+  for (const NewSource& source : sources) out += block_entry(source, style, newline);
+  return out;
+}
+
+std::string flow_entries(const std::vector<NewSource>& sources) {
+  std::string out;
+  for (const NewSource& source : sources) out += (out.empty() ? "" : ", ") + flow_entry(source);
+  return out;
+}
 
 std::string block_entry(const NewSource& source, const BlockStyle& style, std::string_view newline) {
   const std::string indent(style.dash_column, ' ');
@@ -354,7 +365,7 @@ Result<Layout> layout_of(const Places& places) {
 
 // `template_sources:` with no value (or `~`, `null`): the value is dropped
 // and the entry written as a block sequence under the key.
-Result<std::vector<Splice>> fill_empty(const Places& places, const NewSource& source) {
+Result<std::vector<Splice>> fill_empty(const Places& places, const std::vector<NewSource>& sources) {
   SINDRI_TRY(indent, places.child_indent());
   SINDRI_TRY(line, key_line(places, indent));
   const TextLines& lines = places.lines;
@@ -367,12 +378,12 @@ Result<std::vector<Splice>> fill_empty(const Places& places, const NewSource& so
     const size_t length = std::min(rest.find_first_of(" \t\r\n#"), rest.size());
     splices.push_back(Splice{colon + 1, token + length - colon - 1, ""});
   }
-  splices.push_back(after_line(lines, line, block_entry(source, BlockStyle{indent + 2, 2}, lines.newline())));
+  splices.push_back(after_line(lines, line, block_entries(sources, BlockStyle{indent + 2, 2}, lines.newline())));
   return splices;
 }
 
 // No `template_sources` key: one is written after `version:`, like its siblings.
-Result<std::vector<Splice>> add_key(const Places& places, const NewSource& source) {
+Result<std::vector<Splice>> add_key(const Places& places, const std::vector<NewSource>& sources) {
   SINDRI_TRY(indent, places.child_indent());
   const std::string version_pointer = pointer_child(places.root_pointer, "version");
   const YamlPosition* version = places.position(version_pointer);
@@ -381,20 +392,23 @@ Result<std::vector<Splice>> add_key(const Places& places, const NewSource& sourc
   const std::string newline = lines.newline();
   return std::vector<Splice>{after_line(lines, version->line - 1,
                                         std::string(indent, ' ') + std::string(kSourcesKey) + ":" + newline +
-                                            block_entry(source, BlockStyle{indent + 2, 2}, newline))};
+                                            block_entries(sources, BlockStyle{indent + 2, 2}, newline))};
 }
 
-Result<std::vector<Splice>> add_splices(const Places& places, const NewSource& source, bool first) {
+// `sources` holds one source, or where the file lists none, the one added
+// and the `default` the project meant until now, in their order.
+Result<std::vector<Splice>> add_splices(const Places& places, const std::vector<NewSource>& sources, bool first) {
   SINDRI_TRY(layout, layout_of(places));
+  const NewSource& source = first ? sources.front() : sources.back();
   switch (layout) {
     case Layout::Absent:
-      return add_key(places, source);
+      return add_key(places, sources);
     case Layout::Empty:
-      return fill_empty(places, source);
+      return fill_empty(places, sources);
     case Layout::Flow: {
       SINDRI_TRY(flow, scan_flow(places, places.lines.offset(*places.position(places.sources_pointer))));
       const std::string entry = flow_entry(source);
-      if (flow.elements.empty()) return std::vector<Splice>{{flow.open + 1, 0, entry}};
+      if (flow.elements.empty()) return std::vector<Splice>{{flow.open + 1, 0, flow_entries(sources)}};
       if (first) return std::vector<Splice>{{flow.elements.front().first, 0, entry + ", "}};
       return std::vector<Splice>{{flow.elements.back().second, 0, ", " + entry}};
     }
@@ -495,12 +509,12 @@ bool all_digits(std::string_view text) {
 
 std::string ListedSource::describe() const {
   if (spec.type == SourceSpec::Type::Default) return "default";
-  return std::string(type_word(spec.type)) + " " + location + (spec.ref.empty() ? "" : "@" + spec.ref);
+  return std::string(source_type_name(spec.type)) + " " + location + (spec.ref.empty() ? "" : "@" + spec.ref);
 }
 
 std::string NewSource::describe() const {
   if (type == SourceSpec::Type::Default) return "default";
-  return std::string(type_word(type)) + " " + location + (ref.empty() ? "" : "@" + ref);
+  return std::string(source_type_name(type)) + " " + location + (ref.empty() ? "" : "@" + ref);
 }
 
 std::vector<ListedSource> listed_sources(const Project& project) {
@@ -617,10 +631,17 @@ Result<EditedProject> add_source(const Project& project, std::string_view text, 
                         std::to_string(i + 1) + " (" + intended[i].where + ")");
     }
   }
+  // A file listing no source means `default`: it stays, beside the new one.
+  std::vector<NewSource> written = {source};
+  if (intended.empty() && source.type != SourceSpec::Type::Default) {
+    const NewSource implicit{.type = SourceSpec::Type::Default, .location = {}, .ref = {}, .trusted = std::nullopt};
+    written.insert(first ? written.end() : written.begin(), implicit);
+    intended.push_back(spec_of(project, implicit));
+  }
   const size_t index = first ? 0 : intended.size();
   intended.insert(intended.begin() + static_cast<std::ptrdiff_t>(index), spec);
   const TextLines lines(text);
-  SINDRI_TRY(splices, add_splices(places_of(project, lines), source, first));
+  SINDRI_TRY(splices, add_splices(places_of(project, lines), written, first));
   return checked(project, applied(text, std::move(splices)), intended, index + 1);
 }
 

@@ -169,11 +169,17 @@ TEST(ProjectEdit, RewritesOnlyTheFlowSequence) {
             "x: {a: 1}\n");
 }
 
+// A file listing no source means `default`, which stays beside the new one
+// (as the seed's `pdk add template_source` says: "sources are now:
+// filesystem, default").
 TEST(ProjectEdit, WritesTheKeyAfterVersionWhenThereIsNone) {
   EXPECT_EQ(added("# c\nsindri_templates:\n   version: 2  # v\n\n   templates: [web]\nweb: {}\n",
                   source("filesystem", {"location=../t"})),
-            "# c\nsindri_templates:\n   version: 2  # v\n   template_sources:\n     - type: filesystem\n"
+            "# c\nsindri_templates:\n   version: 2  # v\n   template_sources:\n     - default\n     - type: filesystem\n"
             "       location: ../t\n\n   templates: [web]\nweb: {}\n");
+  EXPECT_EQ(added("sindri_templates:\n  version: 2\n", source("filesystem", {"location=../t"}), true),
+            "sindri_templates:\n  version: 2\n  template_sources:\n    - type: filesystem\n      location: ../t\n"
+            "    - default\n");
   EXPECT_EQ(added("sindri_templates:\n  version: 2", source("default")),
             "sindri_templates:\n  version: 2\n  template_sources:\n    - default\n");
 }
@@ -184,7 +190,9 @@ TEST(ProjectEdit, FillsAnEmptyList) {
   EXPECT_EQ(added("sindri_templates:\n  version: 2\n  template_sources: ~   # none yet\n", source("default")),
             "sindri_templates:\n  version: 2\n  template_sources:   # none yet\n    - default\n");
   EXPECT_EQ(added("sindri_templates:\n  version: 2\n  template_sources: []\n", source("git", {"location=u"})),
-            "sindri_templates:\n  version: 2\n  template_sources: [{type: git, location: u}]\n");
+            "sindri_templates:\n  version: 2\n  template_sources: [default, {type: git, location: u}]\n");
+  EXPECT_EQ(added("sindri_templates:\n  version: 2\n  template_sources:\n", source("git", {"location=u"}), true),
+            "sindri_templates:\n  version: 2\n  template_sources:\n    - type: git\n      location: u\n    - default\n");
 }
 
 TEST(ProjectEdit, EditsASyncFileUnderItsRootKey) {
@@ -206,6 +214,9 @@ TEST(ProjectEdit, QuotesWhatAPlainScalarWouldMisread) {
   EXPECT_EQ(added(text, source("filesystem", {"location=a\"b\\c\td"})),
             head + "filesystem\n      location: \"a\\\"b\\\\c\\td\"\n");
   EXPECT_EQ(added(text, source("git", {"location=u", "ref=1.10"})), head + "git\n      location: u\n      ref: \"1.10\"\n");
+  // Line breaks YAML knows beyond \n: NEL, LS, PS.
+  EXPECT_EQ(added(text, source("filesystem", {"location=a\xC2\x85" "b\xE2\x80\xA8" "c\xE2\x80\xA9" "d"})),
+            head + "filesystem\n      location: \"a\\Nb\\Lc\\Pd\"\n");
   EXPECT_EQ(added("sindri_templates:\n  version: 2\n  template_sources: [default]\n",
                   source("filesystem", {"location=a,b]"})),
             "sindri_templates:\n  version: 2\n  template_sources: [default, {type: filesystem, location: \"a,b]\"}]\n");
