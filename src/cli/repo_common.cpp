@@ -17,10 +17,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// This program's directory; empty when /proc cannot tell.
 fs::path program_directory() {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path(".") : self.parent_path();
+  return ec ? fs::path() : self.parent_path();
 }
 
 }  // namespace
@@ -37,7 +38,10 @@ void add_trust_option(CLI::App& command, RepoOptions& options) {
   command.add_flag("--trust-hooks", options.trust_hooks, "Run hooks of git sources not marked `trusted: true`");
 }
 
-fs::path default_repository_here() { return repo::default_repository(program_directory()); }
+fs::path default_repository_here() {
+  const fs::path directory = program_directory();
+  return repo::default_repository(directory.empty() ? fs::path(".") : directory);
+}
 
 Result<repo::Workspace> open_repo_workspace(const RepoOptions& options) {
   return repo::open_workspace(options.project,
@@ -66,7 +70,12 @@ Status refuse_cached_clones(const std::vector<repo::TemplateLocation>& locations
 }
 
 repo::PlanOptions plan_options(const RepoOptions& options) {
-  return repo::PlanOptions{.trust_hooks = options.trust_hooks, .sindri_program = program_directory() / "sindri"};
+  // Unknown, $SINDRI is left unset rather than made a path a hook would
+  // resolve in the project's directory.
+  const fs::path directory = program_directory();
+  return repo::PlanOptions{.trust_hooks = options.trust_hooks,
+                           .apply_unlisted_always = true,
+                           .sindri_program = directory.empty() ? fs::path() : directory / "sindri"};
 }
 
 int print_repo_problems(const Error& error) {

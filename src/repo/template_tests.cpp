@@ -64,9 +64,11 @@ Result<CaseSettings> read_settings(const fs::path& case_directory) {
   for (const Member& m : document.value().get_object()) {
     const std::string name(m.key.get_string());
     const std::string pointer = pointer_child("", name);
-    if (!m.value.is_object() && !m.value.is_null()) {
-      problems.push_back(document.where(pointer) + ": the settings of template `" + name + "` must be a mapping, not " +
-                         m.value.kind_name());
+    // Not even null (`name:`): an empty value has no position, and the order
+    // written comes from the positions.
+    if (!m.value.is_object()) {
+      problems.push_back(document.where(pointer) + ": the settings of template `" + name + "` must be a mapping (`" +
+                         name + ": {}` for its defaults), not " + m.value.kind_name());
     }
     const YamlPosition* at = document.document.position_of(pointer);
     written.push_back({{at ? at->line : 0, at ? at->column : 0}, TemplateRequest{name, document.where(pointer)}});

@@ -114,7 +114,15 @@ TEST_F(TemplateTests, SettingsYamlMustMapTemplatesToMappings) {
   const std::string file = (root_ / "repo/web/tests/shape/settings.yaml").string();
   CaseResult result = run("shape");
   ASSERT_EQ(result.problems.size(), 1u) << joined(result.problems);
-  EXPECT_EQ(result.problems[0], file + ":2:6: the settings of template `web` must be a mapping, not array");
+  EXPECT_EQ(result.problems[0],
+            file + ":2:6: the settings of template `web` must be a mapping (`web: {}` for its defaults), not array");
+  make_case("shape", "web: {}\nmetrics:\n");
+  result = run("shape");
+  ASSERT_EQ(result.problems.size(), 1u) << joined(result.problems);
+  EXPECT_NE(result.problems[0].find("the settings of template `metrics` must be a mapping (`metrics: {}` for its "
+                                    "defaults), not null"),
+            std::string::npos)
+      << result.problems[0];
   make_case("shape", "- web\n");
   result = run("shape");
   ASSERT_EQ(result.problems.size(), 1u) << joined(result.problems);
