@@ -76,6 +76,37 @@ Result<Value> program_tree(const std::string& program) {
   return std::move(tree).value();
 }
 
+bool has(const Value& entry, std::string_view key, bool (Value::*is_kind)() const) {
+  const Value* field = entry.find(key);
+  return field != nullptr && (field->*is_kind)();
+}
+
+bool all_strings(const Value& list) {
+  return std::all_of(list.get_array().begin(), list.get_array().end(), [](const Value& each) { return each.is_string(); });
+}
+
+bool well_formed_option(const Value& option) {
+  const Value* choices = option.find("choices");
+  return has(option, "names", &Value::is_array) && all_strings(*option.find("names")) &&
+         has(option, "description", &Value::is_string) && has(option, "takes_value", &Value::is_bool) &&
+         (choices == nullptr || (choices->is_array() && all_strings(*choices)));
+}
+
+// Whether an entry of another program's tree has every field, of its type,
+// that the completion scripts read (command_tree.hpp), its subcommands too:
+// a malformed one would crash them.
+bool well_formed_command(const Value& entry) {
+  if (!has(entry, "name", &Value::is_string) || !has(entry, "description", &Value::is_string) ||
+      !has(entry, "positionals", &Value::is_bool) || !has(entry, "options", &Value::is_array) ||
+      !has(entry, "subcommands", &Value::is_array)) {
+    return false;
+  }
+  const Array& options = entry.find("options")->get_array();
+  const Array& subcommands = entry.find("subcommands")->get_array();
+  return std::all_of(options.begin(), options.end(), well_formed_option) &&
+         std::all_of(subcommands.begin(), subcommands.end(), well_formed_command);
+}
+
 std::string_view name_of(const Value& entry) { return entry.find("name")->get_string(); }
 
 // The entry of `entries` (the verbs or the subcommands of a tree) named
@@ -116,7 +147,8 @@ Value with_other_subcommands(Value group, const Array& others) {
 
 // This program's tree, each verb (and subcommand of a group) of another
 // program replaced by that program's own entry for it. A program that
-// cannot say leaves its verbs without subcommands or options, with a
+// cannot say, or an entry of its tree that is malformed, leaves those verbs
+// as this program knows them (without subcommands or options), with a
 // warning.
 Value whole_tree(const CLI::App& app) {
   std::set<std::string_view> programs;
@@ -129,7 +161,14 @@ Value whole_tree(const CLI::App& app) {
       print_warning(tree.error().message + ": its verbs complete without their subcommands and options");
       continue;
     }
-    for (const Value& verb : tree->find("subcommands")->get_array()) others.push_back(verb);
+    for (const Value& verb : tree->find("subcommands")->get_array()) {
+      if (well_formed_command(verb)) {
+        others.push_back(verb);
+      } else {
+        print_warning(std::string(program) + " " + kCommandsArgument + " printed a malformed entry, " +
+                      to_json(verb) + ": left out of the completion");
+      }
+    }
   }
   Value tree = command_tree(app);
   Array verbs;

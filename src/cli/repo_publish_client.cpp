@@ -4,7 +4,7 @@
 // Makes each kubernetes template of the template sources a template of the
 // broker under its directory name (repo/publish.hpp says how): created when
 // its owner has no live template of that name, a new version when the live
-// one's content or schema differs, left alone otherwise. The owner is the
+// one's description, content or schema differs, left alone otherwise. The owner is the
 // generator of --generator-id (an admin's choice), else the PAK's generator,
 // else none (an admin's system template). Every NAME is checked first: one
 // template that cannot be published means nothing is written. --dry-run
@@ -12,8 +12,6 @@
 
 #include "cli/repo_publish_client.hpp"
 
-#include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,14 +25,13 @@
 #include "http/server.hpp"
 #include "repo/problems.hpp"
 #include "repo/publish.hpp"
+#include "repo/template_tests.hpp"
 #include "value/json.hpp"
 #include "value/uuid.hpp"
 
 namespace sindri::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 struct PublishArgs : RepoOptions {
   std::vector<std::string> names;
@@ -45,21 +42,9 @@ struct PublishArgs : RepoOptions {
 };
 
 Result<repo::Catalog> open_catalog(const PublishArgs& args) {
-  if (args.repository.empty()) {
-    SINDRI_TRY(workspace, open_repo_workspace(args));
-    return std::move(workspace.catalog);
-  }
-  std::error_code error;
-  const fs::path directory = fs::absolute(args.repository, error);
-  if (error || !fs::is_directory(directory, error)) {
-    return make_error("--repository " + args.repository + ": no such directory");
-  }
-  repo::SourceSpec spec;
-  spec.type = repo::SourceSpec::Type::Filesystem;
-  spec.location = directory.string();
-  std::vector<repo::OpenSource> sources;
-  sources.push_back(repo::OpenSource{spec, directory, true});
-  return repo::Catalog(std::move(sources));
+  if (!args.repository.empty()) return repo::repository_catalog(args.repository);
+  SINDRI_TRY(workspace, open_repo_workspace(args));
+  return std::move(workspace.catalog);
 }
 
 // Every template named, made into what the broker stores; every problem of
@@ -101,33 +86,11 @@ Result<Value> publishing_owner(BrokerClient& client, const PublishArgs& args) {
   return generator != nullptr && generator->is_string() ? *generator : Value();
 }
 
-int64_t version_of(const Value& tpl) {
-  const Value* version = tpl.find("version");
-  return version != nullptr && version->is_int() ? version->get_int() : 0;
-}
-
 // The owner's newest live template of the name, if it has one.
 Result<std::optional<Value>> live_template(BrokerClient& client, const std::string& name, const Value& owner) {
   SINDRI_TRY(listed, client.get("/templates?all_versions=false&name=" + http::percent_encode(name)));
   if (!listed.is_array()) return make_error("the broker's list of templates is not an array");
-  std::optional<Value> newest;
-  for (const Value& tpl : listed.get_array()) {
-    const Value* generator = tpl.find("generator_id");
-    const bool owned = generator != nullptr ? *generator == owner : owner.is_null();
-    if (owned && (!newest || version_of(tpl) > version_of(*newest))) newest = tpl;
-  }
-  return newest;
-}
-
-// Whether the broker's template holds what would be published; its schema
-// is compared as data, whatever its spacing or key order.
-bool holds(const Value& live, const repo::BrokerTemplate& published) {
-  const Value* content = live.find("template_content");
-  const Value* schema = live.find("parameters_schema");
-  if (content == nullptr || !content->is_string() || schema == nullptr || !schema->is_string()) return false;
-  if (content->get_string() != published.template_content) return false;
-  auto stored_schema = parse_json(schema->get_string());
-  return stored_schema.ok() && *stored_schema == published.parameters_schema;
+  return repo::owned_live_template(listed.get_array(), name, owner);
 }
 
 Value content_body(const repo::BrokerTemplate& published) {
@@ -142,7 +105,7 @@ Value content_body(const repo::BrokerTemplate& published) {
 Result<std::string> publish_one(BrokerClient& client, const PublishArgs& args, const Value& owner,
                                 const repo::BrokerTemplate& published) {
   SINDRI_TRY(live, live_template(client, published.name, owner));
-  if (live && holds(*live, published)) return "unchanged " + published.name + " (version " + cell(*live, "version") + ")";
+  if (live && repo::broker_holds(*live, published)) return "unchanged " + published.name + " (version " + cell(*live, "version") + ")";
   if (args.dry_run) {
     return live ? "would update " + published.name + " (version " + cell(*live, "version") + " is live)"
                 : "would create " + published.name;

@@ -18,9 +18,13 @@
 // What a broker cannot do is refused: another type than kubernetes, hooks
 // (nothing runs them), files_init (there is no project to initialise), no
 // files, a file that is not UTF-8 text, a `.tera` file that does not compile
-// or that names another template (include, import, extends: the broker
-// renders its template alone).
+// or pass tera::check, or that names another template (include, import,
+// extends: the broker renders its template alone); then the stream that
+// the files only make together, compiled and checked as the broker does
+// (a macro two files define, a call of `now`), and, when there are several
+// `.tera` files, a `set` that would carry from one file into the next.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +45,16 @@ struct BrokerTemplate {
 // template and the reason; a problem in a `.tera` file names the file, line
 // and column.
 Result<BrokerTemplate> broker_template(const Template& tpl);
+
+// The newest of `owner`'s templates named `name` (owner null: the system's)
+// in a broker's list of templates, if it has one. The name is checked here
+// too: Brokkr's API declares no `name` filter, so a broker may list them all.
+std::optional<Value> owned_live_template(const Array& listed, std::string_view name, const Value& owner);
+
+// Whether a broker's template holds what would be published: the same
+// description and content, and the same schema as data (whatever its
+// spacing or key order).
+bool broker_holds(const Value& live, const BrokerTemplate& published);
 
 // A file's text as Tera source that renders to exactly that text.
 std::string verbatim_tera(std::string_view text);

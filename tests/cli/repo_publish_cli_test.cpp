@@ -116,6 +116,25 @@ TEST_F(RepoPublishCli, AChangedFileMakesANewVersionDryRunWritesNothing) {
   EXPECT_NE(text_of(*live.at(0), "template_content").find("# changed\n"), std::string::npos);
 }
 
+TEST_F(RepoPublishCli, AChangedDescriptionAloneMakesANewVersion) {
+  const std::string repository = own_repository();
+  ASSERT_EQ(as_admin({"repo", "publish", "deployment", "--repository", repository}).exit_code, 0);
+  const std::string metadata_file = repository + "/deployment/template.json";
+  auto metadata = sindri::parse_json(read_all(metadata_file));
+  ASSERT_TRUE(metadata.ok());
+  metadata->set("description", Value("A deployment, described anew"));
+  std::ofstream(metadata_file, std::ios::trunc) << sindri::to_json(*metadata);
+
+  const Outcome updated = as_admin({"repo", "publish", "deployment", "--repository", repository});
+  EXPECT_EQ(updated.exit_code, 0) << updated.err;
+  EXPECT_EQ(updated.out, "updated deployment (version 2)\n");
+  const Value live = live_templates("deployment");
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(text_of(*live.at(0), "description"), "A deployment, described anew");
+  EXPECT_EQ(as_admin({"repo", "publish", "deployment", "--repository", repository}).out,
+            "unchanged deployment (version 2)\n");
+}
+
 TEST_F(RepoPublishCli, AGeneratorPublishesItsOwnTemplates) {
   const std::string repository = own_repository();
   const Outcome published = as_generator({"repo", "publish", "deployment", "--repository", repository});
@@ -163,7 +182,8 @@ TEST_F(RepoPublishCli, UsageErrors) {
   EXPECT_NE(both.err.find("--project excludes --repository"), std::string::npos) << both.err;
   const Outcome absent = as_admin({"repo", "publish", "deployment", "--repository", (dir_ / "nope").string()});
   EXPECT_EQ(absent.exit_code, 1);
-  EXPECT_EQ(absent.err, "error: --repository " + (dir_ / "nope").string() + ": no such directory\nnote: nothing was published\n");
+  EXPECT_EQ(absent.err,
+            "error: template repository " + (dir_ / "nope").string() + ": no directory\nnote: nothing was published\n");
 }
 
 TEST_F(RepoPublishCli, HelpAndCompletionKnowTheSubcommandOfTheOtherProgram) {
@@ -187,6 +207,46 @@ TEST_F(RepoPublishCli, HelpAndCompletionKnowTheSubcommandOfTheOtherProgram) {
   EXPECT_NE(flags.find("--broker\n"), std::string::npos) << flags;
   const std::string offline = bash_completes("sindri repo render --");
   EXPECT_NE(offline.find("--output-dir\n"), std::string::npos) << offline;
+}
+
+// What a shell command prints on its standard output.
+std::string shell_output(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  pclose(pipe);
+  return out;
+}
+
+TEST_F(RepoPublishCli, AMalformedTreeOfAnotherProgramIsLeftOutOfTheCompletion) {
+  const fs::path beside = dir_ / "beside";
+  fs::create_directories(beside);
+  fs::copy_file(SINDRI_BIN, beside / "sindri");
+  // Another program's tree with entries the completion scripts cannot read.
+  const fs::path client = file("beside/sindri-client", R"(#!/bin/sh
+cat <<'TREE'
+{"name": "sindri-client", "subcommands": [
+  {"name": "stack"}, 7, {"description": "no name"},
+  {"name": "repo", "description": "r", "options": [], "positionals": false,
+   "subcommands": [{"name": "publish", "description": "p", "options": [{"names": "--x"}],
+                    "positionals": false, "subcommands": []}]}]}
+TREE
+)");
+  fs::permissions(client, fs::perms::owner_all);
+  const std::string sindri_beside = (beside / "sindri").string();
+  const std::string out = shell_output(sindri_beside + " completion bash 2>&1 >/dev/null; echo \"exit $?\"");
+  EXPECT_TRUE(out.ends_with("exit 0\n")) << out;
+  const std::string warning = "warning: sindri-client __commands printed a malformed entry, ";
+  for (const std::string entry : {R"({"name":"stack"})", "7", R"({"description":"no name"})"}) {
+    EXPECT_NE(out.find(warning + entry + ": left out of the completion\n"), std::string::npos) << entry << " in\n" << out;
+  }
+  EXPECT_NE(out.find(warning + R"({"description":"r","name":"repo",)"), std::string::npos) << out;
+  // The verbs left out complete as this program knows them.
+  const std::string script = shell_output(sindri_beside + " completion bash 2>/dev/null");
+  EXPECT_NE(script.find("stack"), std::string::npos);
+  EXPECT_NE(script.find("publish"), std::string::npos);
 }
 
 }  // namespace

@@ -157,6 +157,105 @@ TEST_F(Publish, BinaryFilesBadTeraAndReferencesAreRefusedNamingTheFile) {
                              "nul.txt is not UTF-8 text (a binary file?): a broker template holds text only");
 }
 
+// The broker compiles the files as one template: what only the whole
+// stream gets wrong is refused before anything is written, at its file,
+// line and column.
+TEST_F(Publish, TheStreamIsCheckedAsTheBrokerCompilesIt) {
+  make_template("second", "web", R"({"name": "Web", "type": "kubernetes"})");
+  write("second/web/files/a.yaml.tera", "{% macro m() %}a{% endmacro m %}a: {{ self::m() }}\n");
+  write("second/web/files/b.yaml.tera", "b: 1\n{% macro m() %}b{% endmacro m %}b: {{ self::m() }}\n");
+  const std::string dir = (root_ / "second/web/files/").string();
+  auto twice = publish("web");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().message, "template `web`: " + dir +
+                                       "b.yaml.tera:2:10: macro `m` is duplicated, in the files published as one "
+                                       "template");
+
+  // Isolated, as on a broker: no clock. The column is the file's, though a
+  // separator stands before it on that line of the stream.
+  fs::remove(root_ / "second/web/files/b.yaml.tera");
+  write("second/web/files/c.yaml.tera", "  {%- if true %}c: {{ now() }}{% endif %}\n");
+  auto refused = publish("web");
+  ASSERT_FALSE(refused.ok());
+  const Problems problems = problems_of(refused.error());
+  ASSERT_EQ(problems.size(), 1u) << refused.error().message;
+  EXPECT_EQ(problems[0].rfind("template `web`: " + dir + "c.yaml.tera:1:23: ", 0), 0u) << problems[0];
+  EXPECT_NE(problems[0].find("now"), std::string::npos) << problems[0];
+  EXPECT_TRUE(problems[0].ends_with(", in the files published as one template")) << problems[0];
+}
+
+TEST_F(Publish, ASetThatWouldReachAnotherFileIsRefused) {
+  make_template("second", "web", R"({"name": "Web", "type": "kubernetes"})");
+  write("second/web/files/a.yaml.tera", "{% if true %}\n  {% set n = 99 %}{% endif %}a: {{ n }}\n");
+  write("second/web/files/b.yaml.tera",
+        "{% for i in [1] %}{% set m = 1 %}{% set_global g = 2 %}{% endfor %}"
+        "{% macro k() %}{% set q = 1 %}{% set_global r = 1 %}{% endmacro k %}b: {{ self::k() }}\n");
+  write("second/web/files/c.yaml.tera", "c: {{ self::elsewhere() }}\n");
+  auto refused = publish("web");
+  ASSERT_FALSE(refused.ok());
+  const std::string dir = (root_ / "second/web/files/").string();
+  const std::string reaches =
+      "would reach the template's other files on a broker, which renders them as one template: set it inside a "
+      "`for` loop, or in each file that uses it";
+  const Problems problems = problems_of(refused.error());
+  ASSERT_EQ(problems.size(), 3u) << refused.error().message;
+  EXPECT_EQ(problems[0], "template `web`: " + dir + "a.yaml.tera:2:3: `set n` " + reaches);
+  EXPECT_EQ(problems[1], "template `web`: " + dir + "b.yaml.tera:1:34: `set_global g` " + reaches);
+  // A macro of another file is not there when the repository renders.
+  EXPECT_EQ(problems[2], "template `web`: " + dir +
+                             "c.yaml.tera:1:7: macro `self::elsewhere` is not defined in this template (in "
+                             "`self::elsewhere()`)");
+}
+
+TEST_F(Publish, ASetInTheOnlyTeraFileIsPublished) {
+  make_template("second", "web", R"({"name": "Web", "type": "kubernetes"})");
+  write("second/web/files/a.yaml", "a: 1\n");
+  write("second/web/files/b.yaml.tera", "{% set n = 3 %}n: {{ n }}\n");
+  auto published = publish("web");
+  ASSERT_TRUE(published.ok()) << published.error().message;
+  EXPECT_EQ(rendered(published->template_content, Value(Object{})), "a: 1\n---\nn: 3\n");
+}
+
+// Brokkr's API has no `name` filter: the list may hold every template.
+TEST_F(Publish, TheLiveTemplateIsTheOwnersNewestOfTheName) {
+  const Value listed = json(R"([
+      {"id": "1", "name": "web", "generator_id": null, "version": 2},
+      {"id": "2", "name": "db", "generator_id": null, "version": 7},
+      {"id": "3", "name": "web", "generator_id": "g", "version": 9},
+      {"id": "4", "name": "web", "generator_id": null, "version": 3},
+      {"id": "5", "name": "web-2", "generator_id": null, "version": 8},
+      {"id": "6", "generator_id": null, "version": 10}])");
+  const auto system = owned_live_template(listed.get_array(), "web", Value());
+  ASSERT_TRUE(system.has_value());
+  EXPECT_EQ(*system->find("id"), Value("4"));
+  const auto generators = owned_live_template(listed.get_array(), "web", Value("g"));
+  ASSERT_TRUE(generators.has_value());
+  EXPECT_EQ(*generators->find("id"), Value("3"));
+  EXPECT_FALSE(owned_live_template(listed.get_array(), "api", Value()).has_value());
+  EXPECT_FALSE(owned_live_template(listed.get_array(), "db", Value("g")).has_value());
+}
+
+TEST_F(Publish, TheBrokerHoldsATemplateOnlyWithTheSameDescriptionContentAndSchema) {
+  const BrokerTemplate published{"web", "Web", "a: 1\n", json(R"({"type": "object", "properties": {}})")};
+  Value live = json(R"({"name": "web", "description": "Web", "template_content": "a: 1\n",
+                        "parameters_schema": "{\"properties\": {}, \"type\": \"object\"}"})");
+  EXPECT_TRUE(broker_holds(live, published));
+  Value described = live;
+  described.set("description", Value("Another"));
+  EXPECT_FALSE(broker_holds(described, published));
+  Value changed = live;
+  changed.set("template_content", Value("a: 2\n"));
+  EXPECT_FALSE(broker_holds(changed, published));
+  Value schema = live;
+  schema.set("parameters_schema", Value(R"({"type": "object"})"));
+  EXPECT_FALSE(broker_holds(schema, published));
+  const BrokerTemplate undescribed{"web", "", "a: 1\n", published.parameters_schema};
+  Value none = live;
+  none.set("description", Value());
+  EXPECT_TRUE(broker_holds(none, undescribed));
+  EXPECT_FALSE(broker_holds(none, published));
+}
+
 TEST_F(Publish, TheDefaultDeploymentTemplateIsPublishable) {
   project_file("sindri_templates:\n  version: 2\n  template_sources:\n    - type: filesystem\n      location: " +
                std::string(SINDRI_SOURCE_DIR) + "/templates/default\n");
