@@ -66,7 +66,15 @@ Result<int> run_test(const TestArgs& args) {
   const repo::PlanOptions options = plan_options(args);
   size_t passed = 0, failed = 0;
   for (const repo::TemplateLocation& location : locations) {
-    const auto cases = repo::test_cases(location);
+    auto listed = repo::test_cases(location);
+    if (!listed) {
+      std::string out = "FAIL " + location.name + "\n";
+      for (const std::string& problem : repo::problems_of(listed.error())) out += "  " + problem + "\n";
+      if (!write_stdout(out)) return 1;
+      ++failed;
+      continue;
+    }
+    const std::vector<std::filesystem::path>& cases = *listed;
     if (cases.empty() && !args.names.empty()) {
       print_note("template `" + location.name + "` has no tests (no " + (location.directory / "tests").string() +
                  "/CASE/ directories)");

@@ -49,8 +49,8 @@ std::vector<fs::path> TemplateLocation::symlinks() const {
     if (fs::is_symlink(fs::symlink_status(path, ec))) out.push_back(path);
   };
   auto collect = [&](const fs::path& root) {
-    for (std::string_view part : {"template.json", "template_schema.json", "README.md"}) check(root / part);
-    for (std::string_view part : {"files", "files_init", "hooks", "tests"}) {
+    for (std::string_view part : {"template.json", "template_schema.json"}) check(root / part);
+    for (std::string_view part : {"files", "files_init", "hooks"}) {
       const fs::path base = root / part;
       check(base);
       std::error_code ec;

@@ -27,9 +27,10 @@ struct TemplateLocation {
   // template and its overrides, relative to that subdirectory with forward
   // slashes, sorted.
   std::vector<std::string> files_under(std::string_view subdirectory) const;
-  // Every symlink among the template's parts (template.json,
-  // template_schema.json, README.md, files/, files_init/, hooks/, tests/)
-  // in its directory and overrides, sorted.
+  // Every symlink among the template's parts that rendering reads
+  // (template.json, template_schema.json, files/, files_init/, hooks/) in
+  // its directory and overrides, sorted. (`repo test` checks tests/ itself:
+  // a link there must not stop the template from being used.)
   std::vector<std::filesystem::path> symlinks() const;
 };
 

@@ -199,11 +199,27 @@ Result<std::vector<TemplateLocation>> chosen_templates(const Catalog& catalog, c
   return out;
 }
 
-std::vector<fs::path> test_cases(const TemplateLocation& location) {
-  std::vector<fs::path> out;
+Result<std::vector<fs::path>> test_cases(const TemplateLocation& location) {
+  const fs::path tests = location.directory / "tests";
   std::error_code ec;
-  for (auto it = fs::directory_iterator(location.directory / "tests", ec); !ec && it != fs::directory_iterator();
-       it.increment(ec)) {
+  // A link could make a case print, or --write-expected overwrite, any file
+  // of this machine: none is followed, each is named.
+  Problems links;
+  if (fs::is_symlink(fs::symlink_status(tests, ec))) {
+    links.push_back(tests.string());
+  } else if (fs::is_directory(tests, ec)) {
+    for (auto it = fs::recursive_directory_iterator(tests, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_symlink(ec)) links.push_back(it->path().string());
+    }
+  }
+  if (!links.empty()) {
+    std::sort(links.begin(), links.end());
+    for (std::string& link : links) link += ": a template's tests cannot hold a symlink (it could read or overwrite any file)";
+    return problems_error(links);
+  }
+  std::vector<fs::path> out;
+  for (auto it = fs::directory_iterator(tests, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     if (it->is_directory(ec)) out.push_back(it->path());
   }
   std::sort(out.begin(), out.end());
@@ -218,11 +234,6 @@ CaseResult run_test_case(const Catalog& catalog, const TemplateLocation& locatio
                     .outputs = {},
                     .mismatches = {},
                     .problems = {}};
-  // A symlink among its tests could print or overwrite any file here.
-  if (auto metadata = load_metadata(location); !metadata) {
-    result.problems = problems_of(metadata.error());
-    return result;
-  }
   auto outputs = render_case(catalog, location.name, case_directory, options);
   if (!outputs) {
     result.problems = problems_of(outputs.error());

@@ -30,7 +30,8 @@ Result<Catalog> repository_catalog(const std::filesystem::path& directory);
 Result<std::vector<TemplateLocation>> chosen_templates(const Catalog& catalog, const std::vector<std::string>& names);
 
 // The case directories of a template (`tests/*/`), sorted; none without tests/.
-std::vector<std::filesystem::path> test_cases(const TemplateLocation& location);
+// An error naming each symlink under tests/ (none is followed).
+Result<std::vector<std::filesystem::path>> test_cases(const TemplateLocation& location);
 
 struct FileMismatch {
   enum class Kind {

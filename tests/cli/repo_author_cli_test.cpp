@@ -198,8 +198,8 @@ TEST_F(RepoAuthorCli, ASymlinkAmongTheTestsFailsTheCaseWithoutReadingIt) {
     if (write) args.push_back("--write-expected");
     const Outcome out = repo(args);
     EXPECT_EQ(out.exit_code, 1);
-    EXPECT_NE(out.out.find("FAIL web/leak\n  " + repository() + "/web/tests/leak/expected/index.html: a template "
-                           "cannot hold a symlink"),
+    EXPECT_NE(out.out.find("FAIL web\n  " + repository() + "/web/tests/leak/expected/index.html: a template's "
+                           "tests cannot hold a symlink"),
               std::string::npos)
         << out.out;
     EXPECT_EQ(out.out.find("TOP SECRET"), std::string::npos) << out.out;

@@ -123,6 +123,8 @@ TEST_F(TemplateTests, SettingsYamlMustMapTemplatesToMappings) {
                                     "defaults), not null"),
             std::string::npos)
       << result.problems[0];
+  // An empty value has no position of its own: never "0:0".
+  EXPECT_EQ(result.problems[0].rfind(file + ":1:1: ", 0), 0u) << result.problems[0];
   make_case("shape", "- web\n");
   result = run("shape");
   ASSERT_EQ(result.problems.size(), 1u) << joined(result.problems);
@@ -205,14 +207,34 @@ TEST_F(TemplateTests, TheCaseAppliesItsTemplatesInTheOrderWrittenAndNoOtherAlway
 TEST_F(TemplateTests, CasesAreTheDirectoriesUnderTests) {
   auto catalog = repository_catalog(root_ / "repo");
   ASSERT_TRUE(catalog.ok());
-  EXPECT_TRUE(test_cases(*catalog->locate("web")).empty());
+  EXPECT_TRUE(test_cases(*catalog->locate("web"))->empty());
   make_case("b", "{}\n");
   make_case("a", "{}\n");
   write("repo/web/tests/README", "not a case\n");
   const auto cases = test_cases(*catalog->locate("web"));
-  ASSERT_EQ(cases.size(), 2u);
-  EXPECT_EQ(cases[0], root_ / "repo/web/tests/a");
-  EXPECT_EQ(cases[1], root_ / "repo/web/tests/b");
+  ASSERT_TRUE(cases.ok());
+  ASSERT_EQ(cases->size(), 2u);
+  EXPECT_EQ((*cases)[0], root_ / "repo/web/tests/a");
+  EXPECT_EQ((*cases)[1], root_ / "repo/web/tests/b");
+}
+
+// A link among the tests is named, never followed; the template itself
+// still renders for the projects using it.
+TEST_F(TemplateTests, ASymlinkAmongTheTestsIsNamedAndTheTemplateStillRenders) {
+  make_case("a", "{}\n");
+  fs::create_symlink("a", root_ / "repo/web/tests/b");
+  fs::create_directories(root_ / "repo/web/tests/a/expected");
+  fs::create_symlink("/etc/hostname", root_ / "repo/web/tests/a/expected/secret.html");
+  auto catalog = repository_catalog(root_ / "repo");
+  ASSERT_TRUE(catalog.ok());
+  const auto cases = test_cases(*catalog->locate("web"));
+  ASSERT_FALSE(cases.ok());
+  EXPECT_EQ(cases.error().message,
+            (root_ / "repo/web/tests/a/expected/secret.html").string() +
+                ": a template's tests cannot hold a symlink (it could read or overwrite any file)\n" +
+                (root_ / "repo/web/tests/b").string() +
+                ": a template's tests cannot hold a symlink (it could read or overwrite any file)");
+  EXPECT_TRUE(load_template(*catalog->locate("web")).ok());
 }
 
 }  // namespace
