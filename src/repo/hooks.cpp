@@ -84,7 +84,8 @@ Result<HookState> run_hook(const HookCall& call, HookState state) {
                                             .directory = call.working_directory,
                                             .timeout_seconds = call.timeout_seconds,
                                             .extra_environment = hook_environment(call),
-                                            .withheld_environment = {},
+                                            // One we inherited would name another program.
+                                            .withheld_environment = {"SINDRI"},
                                             .max_output_bytes = kMaxStateBytes});
   if (!outcome) return make_error(what + ": " + outcome.error().message);
   const std::string stderr_text = trimmed_output(outcome->err);

@@ -30,7 +30,9 @@ Result<YamlDocument> read_yaml_document(std::string_view text, const std::string
 
 std::string LocatedDocument::where(std::string_view pointer) const {
   for (;;) {
-    if (const YamlPosition* found = document.position_of(pointer)) return at(file, found->line, found->column);
+    // An empty value has no position (line 0): its parent's is the nearest.
+    const YamlPosition* found = document.position_of(pointer);
+    if (found != nullptr && found->line > 0) return at(file, found->line, found->column);
     if (pointer.empty()) return file;
     pointer = pointer.substr(0, pointer.rfind('/'));
   }

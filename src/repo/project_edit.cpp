@@ -49,11 +49,25 @@ std::string yaml_scalar(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
-    // YAML breaks lines at NEL, LS and PS (U+0085, U+2028, U+2029) too.
+    // YAML breaks lines at NEL, LS and PS (U+0085, U+2028, U+2029) too, and
+    // allows no other C1 control or byte order mark unescaped.
     const std::string_view rest = text.substr(i);
     if (rest.starts_with("\xC2\x85") || rest.starts_with("\xE2\x80\xA8") || rest.starts_with("\xE2\x80\xA9")) {
       out += rest[0] == '\xC2' ? "\\N" : rest[2] == '\xA8' ? "\\L" : "\\P";
       i += rest[0] == '\xC2' ? 1 : 2;
+      continue;
+    }
+    if (rest.size() >= 2 && byte == 0xC2 && (static_cast<unsigned char>(rest[1]) & 0xE0) == 0x80) {
+      const auto control = static_cast<unsigned char>(rest[1]);
+      out += "\\x";
+      out += kHex[control >> 4];
+      out += kHex[control & 0xf];
+      ++i;
+      continue;
+    }
+    if (rest.starts_with("\xEF\xBB\xBF")) {
+      out += "\\uFEFF";
+      i += 2;
       continue;
     }
     if (c == '"' || c == '\\') {

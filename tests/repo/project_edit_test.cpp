@@ -217,6 +217,8 @@ TEST(ProjectEdit, QuotesWhatAPlainScalarWouldMisread) {
   // Line breaks YAML knows beyond \n: NEL, LS, PS.
   EXPECT_EQ(added(text, source("filesystem", {"location=a\xC2\x85" "b\xE2\x80\xA8" "c\xE2\x80\xA9" "d"})),
             head + "filesystem\n      location: \"a\\Nb\\Lc\\Pd\"\n");
+  EXPECT_EQ(added(text, source("filesystem", {"location=a\xC2\x80" "b\xEF\xBB\xBF" "c"})),
+            head + "filesystem\n      location: \"a\\x80b\\uFEFFc\"\n");
   EXPECT_EQ(added("sindri_templates:\n  version: 2\n  template_sources: [default]\n",
                   source("filesystem", {"location=a,b]"})),
             "sindri_templates:\n  version: 2\n  template_sources: [default, {type: filesystem, location: \"a,b]\"}]\n");
