@@ -4,8 +4,8 @@
 // Makes each kubernetes template of the template sources a template of the
 // broker under its directory name (repo/publish.hpp says how): created when
 // its owner has no live template of that name, a new version when the live
-// one's description, content or schema differs, left alone otherwise. The owner is the
-// generator of --generator-id (an admin's choice), else the PAK's generator,
+// one's description, content or schema differs, left alone otherwise. The
+// owner is the generator of --generator-id (an admin's choice), else the PAK's generator,
 // else none (an admin's system template). Every NAME is checked first: one
 // template that cannot be published means nothing is written. --dry-run
 // says what would be done and writes nothing.
@@ -25,7 +25,6 @@
 #include "http/server.hpp"
 #include "repo/problems.hpp"
 #include "repo/publish.hpp"
-#include "repo/template_tests.hpp"
 #include "value/json.hpp"
 #include "value/uuid.hpp"
 
@@ -41,16 +40,10 @@ struct PublishArgs : RepoOptions {
   BrokerFlags flags;
 };
 
-Result<repo::Catalog> open_catalog(const PublishArgs& args) {
-  if (!args.repository.empty()) return repo::repository_catalog(args.repository);
-  SINDRI_TRY(workspace, open_repo_workspace(args));
-  return std::move(workspace.catalog);
-}
-
 // Every template named, made into what the broker stores; every problem of
 // every one of them at once.
 Result<std::vector<repo::BrokerTemplate>> broker_templates(const PublishArgs& args) {
-  SINDRI_TRY(catalog, open_catalog(args));
+  SINDRI_TRY(catalog, authoring_catalog(args, args.repository));
   std::vector<repo::BrokerTemplate> out;
   repo::Problems problems;
   const auto add_problems = [&problems](const Error& error) {
@@ -105,7 +98,9 @@ Value content_body(const repo::BrokerTemplate& published) {
 Result<std::string> publish_one(BrokerClient& client, const PublishArgs& args, const Value& owner,
                                 const repo::BrokerTemplate& published) {
   SINDRI_TRY(live, live_template(client, published.name, owner));
-  if (live && repo::broker_holds(*live, published)) return "unchanged " + published.name + " (version " + cell(*live, "version") + ")";
+  if (live && repo::broker_holds(*live, published)) {
+    return "unchanged " + published.name + " (version " + cell(*live, "version") + ")";
+  }
   if (args.dry_run) {
     return live ? "would update " + published.name + " (version " + cell(*live, "version") + " is live)"
                 : "would create " + published.name;

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-
 #include "process/process.hpp"
 #include "value/json.hpp"
 #include "value/object_literal.hpp"

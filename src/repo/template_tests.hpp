@@ -56,7 +56,8 @@ struct CaseResult {
   bool passed() const { return problems.empty() && mismatches.empty(); }
 };
 
-// Renders a case and compares its outputs with expected/.
+// Renders a case (one test_cases gave: it follows no symlink check of its
+// own) and compares its outputs with expected/.
 CaseResult run_test_case(const Catalog& catalog, const TemplateLocation& location,
                          const std::filesystem::path& case_directory, const PlanOptions& options = {});
 
