@@ -80,23 +80,15 @@ std::string host_name() {
   return name;
 }
 
-struct FileSignature {
-  bool exists = false;
-  int64_t modified_ns = 0;
-  int64_t size = 0;
-  uint64_t inode = 0;
-  bool operator==(const FileSignature&) const = default;
-};
+}  // namespace
 
 // stat() follows links, so a ConfigMap's swapped link counts as a change.
-FileSignature signature_of(const std::string& path) {
+ConfigReloader::FileSignature ConfigReloader::signature_of(const std::string& path) {
   struct stat status {};
   if (::stat(path.c_str(), &status) != 0) return {};
   return FileSignature{true, int64_t(status.st_mtim.tv_sec) * 1'000'000'000 + status.st_mtim.tv_nsec,
                        int64_t(status.st_size), uint64_t(status.st_ino)};
 }
-
-}  // namespace
 
 Value reload_outcome_json(const ReloadOutcome& outcome) {
   return make_object({{"reloaded_at", Value(outcome.reloaded_at)},
@@ -160,10 +152,13 @@ ApiResult<ReloadOutcome> ConfigReloader::reload(const Record& record) {
 }
 
 void ConfigReloader::watch(std::string path) {
-  watcher_ = std::thread([this, path = std::move(path)] { watch_loop(path); });
+  // Taken here, not when the thread first runs: a change made in between
+  // (the thread may be scheduled late on a loaded machine) would be missed.
+  const FileSignature seen = signature_of(path);
+  watcher_ = std::thread([this, path = std::move(path), seen] { watch_loop(path, seen); });
 }
 
-void ConfigReloader::watch_loop(const std::string& path) {
+void ConfigReloader::watch_loop(const std::string& path, FileSignature seen) {
   const Record record_as_system = [this](const ReloadOutcome& outcome) {
     return in_write<Ok>(db_, [&](store::Connection& connection) {
       return db::record_audit(connection,
@@ -175,7 +170,6 @@ void ConfigReloader::watch_loop(const std::string& path) {
                                              "", ""});
     });
   };
-  FileSignature seen = signature_of(path);
   bool pending = false;  // changed, not yet reloaded
   auto changed_at = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(watch_mutex_);

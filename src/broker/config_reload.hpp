@@ -67,7 +67,16 @@ class ConfigReloader {
   void watch(std::string path);
 
  private:
-  void watch_loop(const std::string& path);
+  // What the watch compares: modification time, size and inode.
+  struct FileSignature {
+    bool exists = false;
+    int64_t modified_ns = 0;
+    int64_t size = 0;
+    uint64_t inode = 0;
+    bool operator==(const FileSignature&) const = default;
+  };
+  static FileSignature signature_of(const std::string& path);
+  void watch_loop(const std::string& path, FileSignature seen);
 
   LiveConfig& config_;
   Logger& log_;
