@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 #include "repo/problems.hpp"
+#include "repo/sync.hpp"
 #include "value/file_text.hpp"
 #include "value/pointer.hpp"
 #include "value/yaml/scalar.hpp"
@@ -687,25 +685,9 @@ Status write_project_file(const fs::path& path, std::string_view text) {
     target = fs::canonical(path, ec);
     if (ec) return make_error("cannot follow the link " + path.string() + ": " + ec.message());
   }
-  const fs::perms mode = fs::status(target, ec).permissions();
-  if (ec) return make_error("cannot read the mode of " + target.string() + ": " + ec.message());
-  const fs::path incoming = target.string() + ".sindri-incoming";
-  const auto give_up = [&](const std::string& why) {
-    std::error_code ignored;
-    fs::remove(incoming, ignored);
-    return make_error("cannot write " + target.string() + " (through " + incoming.string() + "): " + why);
-  };
-  {
-    std::ofstream out(incoming, std::ios::binary | std::ios::trunc);
-    if (!out) return give_up(std::strerror(errno));
-    fs::permissions(incoming, mode, fs::perm_options::replace, ec);
-    if (ec) return give_up(ec.message());
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out.flush()) return give_up(std::strerror(errno));
-  }
-  fs::rename(incoming, target, ec);
-  if (ec) return give_up(ec.message());
-  return Ok{};
+  // The project file is edited, never made: its mode is the one to keep.
+  if (!fs::exists(fs::status(target, ec))) return make_error("cannot read the mode of " + target.string() + ": " + ec.message());
+  return replace_file(target, text);
 }
 
 }  // namespace sindri::repo

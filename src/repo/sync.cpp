@@ -16,37 +16,41 @@ Status write_file(const fs::path& path, const RenderedFile& file) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) return make_error("cannot create " + path.parent_path().string() + ": " + ec.message());
-  const fs::path incoming = path.string() + ".sindri-incoming";
-  const fs::file_status existing = fs::status(path, ec);
-  {
-    std::ofstream out(incoming, std::ios::binary | std::ios::trunc);
-    if (fs::exists(existing)) {
-      // A rewrite keeps the mode its owner gave the file (a chmod 600 stays
-      // 600), set before the bytes are written so they are never more open.
-      fs::permissions(incoming, existing.permissions(), fs::perm_options::replace, ec);
-      if (ec) {
-        const std::string why = ec.message();
-        out.close();
-        fs::remove(incoming, ec);
-        return make_error("cannot keep the mode of " + path.string() + " on " + incoming.string() + ": " + why);
-      }
-    }
-    out.write(file.bytes.data(), static_cast<std::streamsize>(file.bytes.size()));
-    if (!out.flush()) return make_error("cannot write " + incoming.string() + ": " + std::strerror(errno));
-  }
-  if (!fs::exists(existing) && file.executable) {
-    fs::permissions(incoming, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                    fs::perm_options::add, ec);
-  }
-  fs::rename(incoming, path, ec);
-  if (ec) {
-    fs::remove(incoming, ec);
-    return make_error("cannot write " + path.string() + ": " + ec.message());
-  }
-  return Ok{};
+  return replace_file(path, file.bytes,
+                      file.executable ? fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec
+                                      : fs::perms::none);
 }
 
 }  // namespace
+
+Status replace_file(const fs::path& path, std::string_view bytes, fs::perms added_to_new) {
+  const fs::path incoming = path.string() + ".sindri-incoming";
+  const auto give_up = [&](const std::string& why) {
+    std::error_code ignored;
+    fs::remove(incoming, ignored);
+    return make_error("cannot write " + path.string() + " (through " + incoming.string() + "): " + why);
+  };
+  std::error_code absent;  // a new file: nothing to keep
+  const fs::file_status existing = fs::status(path, absent);
+  std::error_code ec;
+  {
+    std::ofstream out(incoming, std::ios::binary | std::ios::trunc);
+    if (!out) return give_up(std::strerror(errno));
+    // A rewrite keeps the mode its owner gave the file (a chmod 600 stays
+    // 600), set before the bytes are written so they are never more open.
+    if (fs::exists(existing)) {
+      fs::permissions(incoming, existing.permissions(), fs::perm_options::replace, ec);
+    } else if (added_to_new != fs::perms::none) {
+      fs::permissions(incoming, added_to_new, fs::perm_options::add, ec);
+    }
+    if (ec) return give_up(ec.message());
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) return give_up(std::strerror(errno));
+  }
+  fs::rename(incoming, path, ec);
+  if (ec) return give_up(ec.message());
+  return Ok{};
+}
 
 const char* change_name(FileChange change) {
   switch (change) {

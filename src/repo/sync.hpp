@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "repo/render.hpp"
@@ -16,6 +17,12 @@ struct SyncedFile {
   std::string path;
   FileChange change = FileChange::Unchanged;
 };
+
+// Replaces the file at `path` with `bytes` through PATH.sindri-incoming
+// renamed over it, so that no reader sees half a file: an existing file
+// keeps its mode, a new one gets `added_to_new` on top of the default.
+Status replace_file(const std::filesystem::path& path, std::string_view bytes,
+                    std::filesystem::perms added_to_new = std::filesystem::perms::none);
 
 // What writing `file` into `directory` would do, without writing.
 FileChange planned_change(const std::filesystem::path& directory, const RenderedFile& file);
