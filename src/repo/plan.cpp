@@ -1,6 +1,8 @@
 #include "repo/plan.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 #include "params/values.hpp"
 #include "schema/schema.hpp"
@@ -235,15 +237,17 @@ void apply_project(Plan& plan, const Project& project) {
   }
 }
 
-// Whether a template of the sources, applied or not, publishes `name`. A
-// template that cannot be read publishes nothing here: its problems are
+// Every shared setting a template of the sources publishes, applied or not.
+// A template that cannot be read publishes nothing here: its problems are
 // reported where it is applied.
-bool published_in_sources(const Catalog& catalog, const std::string& name) {
+std::set<std::string> published_in_sources(const Catalog& catalog) {
+  std::set<std::string> out;
   for (const TemplateLocation& location : catalog.every_template()) {
     const auto metadata = load_metadata(location);
-    if (metadata && metadata->shared_settings.find(name)) return true;
+    if (!metadata) continue;
+    for (const Member& shared : metadata->shared_settings.get_object()) out.emplace(shared.key.get_string());
   }
-  return false;
+  return out;
 }
 
 // Step 4. A subscription to a setting whose publisher is not applied leaves
@@ -259,12 +263,15 @@ void resolve_subscriptions(Plan& plan, const Project& project, const Catalog& ca
     const Value* value = from.settings.find(name);
     published[name] = value ? *value : *from.tpl.metadata.shared_settings.find(name);
   }
+  // Read from the sources once, and only when some publisher is not applied.
+  std::optional<std::set<std::string>> in_sources;
   for (AppliedTemplate& applied : plan.templates) {
     const Value* mine = project.settings_for(applied.tpl.name());
     for (const std::string& name : applied.tpl.metadata.setting_subscriptions) {
       const auto publisher = publishers.find(name);
       if (publisher == publishers.end()) {
-        if (!published_in_sources(catalog, name)) {
+        if (!in_sources) in_sources = published_in_sources(catalog);
+        if (!in_sources->contains(name)) {
           add_problem(plan.problems, "template `" + applied.tpl.name() + "` subscribes to shared setting `" + name +
                                          "`, which no template of the sources publishes");
         }
