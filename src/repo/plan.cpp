@@ -16,8 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kTeraSuffix = ".tera";
-
 void add_problem(Problems& problems, std::string problem) {
   if (std::find(problems.begin(), problems.end(), problem) == problems.end()) problems.push_back(std::move(problem));
 }

@@ -21,7 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kTeraSuffix = ".tera";
 constexpr std::string_view kRawOpen = "{% raw %}";
 constexpr std::string_view kRawClose = "{% endraw %}";
 constexpr std::string_view kDocumentSeparator = "---\n";

@@ -12,8 +12,6 @@ namespace sindri::repo {
 
 namespace {
 
-constexpr std::string_view kTeraSuffix = ".tera";
-
 // Inline code that stays code whatever backticks the text holds: a fence
 // longer than its longest run of backticks, padded where it touches one.
 std::string code(std::string_view text) {

@@ -2,12 +2,17 @@
 // A template found in a source, read: its metadata and its settings schema.
 
 #include <optional>
+#include <string_view>
 
 #include "repo/catalog.hpp"
 #include "repo/metadata.hpp"
 #include "schema/schema.hpp"
 
 namespace sindri::repo {
+
+// A file of files/ or files_init/ whose name ends so is rendered with Tera
+// and written without it; any other is copied.
+inline constexpr std::string_view kTeraSuffix = ".tera";
 
 struct Template {
   TemplateLocation location;
