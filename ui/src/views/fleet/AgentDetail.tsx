@@ -1,0 +1,3 @@
+export function AgentDetail(_props: { params: Record<string, string> }) {
+  return <p>AgentDetail</p>;
+}

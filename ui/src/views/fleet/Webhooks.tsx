@@ -1,0 +1,3 @@
+export function Webhooks(_props: { params: Record<string, string> }) {
+  return <p>Webhooks</p>;
+}

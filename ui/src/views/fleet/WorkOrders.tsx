@@ -1,0 +1,3 @@
+export function WorkOrders(_props: { params: Record<string, string> }) {
+  return <p>WorkOrders</p>;
+}

@@ -1,0 +1,3 @@
+export function DeploymentObject(_props: { params: Record<string, string> }) {
+  return <p>DeploymentObject</p>;
+}

@@ -1,0 +1,3 @@
+export function StackDetail(_props: { params: Record<string, string> }) {
+  return <p>StackDetail</p>;
+}

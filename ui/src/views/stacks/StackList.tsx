@@ -1,0 +1,3 @@
+export function StackList(_props: { params: Record<string, string> }) {
+  return <p>StackList</p>;
+}

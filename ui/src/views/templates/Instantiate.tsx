@@ -1,0 +1,3 @@
+export default function Instantiate(_props: { params: Record<string, string> }) {
+  return <p>Instantiate</p>;
+}

@@ -1,0 +1,3 @@
+export function TemplateDetail(_props: { params: Record<string, string> }) {
+  return <p>TemplateDetail</p>;
+}
