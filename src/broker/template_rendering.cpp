@@ -1,10 +1,12 @@
 #include "broker/template_rendering.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "broker/manifests.hpp"
 #include "value/object_literal.hpp"
+#include "value/yaml/yaml.hpp"
 
 namespace sindri::broker {
 namespace {
@@ -91,7 +93,101 @@ std::string_view limit_setting(render::LimitReached limit) {
   return {};
 }
 
+Value problem(std::string_view field, std::string_view code, std::string_view message) {
+  return make_object({{"field", Value(field)}, {"code", Value(code)}, {"message", Value(message)}});
+}
+
+void add_place(Value& problem, size_t line, size_t column) {
+  if (line == 0) return;
+  problem.mutable_object().push_back({"line", Value(static_cast<int64_t>(line))});
+  problem.mutable_object().push_back({"column", Value(static_cast<int64_t>(column))});
+}
+
+int64_t line_of(const Value& problem) {
+  const Value* line = problem.find("line");
+  return line != nullptr ? line->get_int() : 0;
+}
+
+int64_t column_of(const Value& problem) {
+  const Value* column = problem.find("column");
+  return column != nullptr ? column->get_int() : 0;
+}
+
+// Where each pointer of the schema's text is: the text is JSON, which reads
+// as YAML with every node's position.
+class SchemaPlaces {
+ public:
+  explicit SchemaPlaces(std::string_view text) {
+    YamlOptions options;
+    options.record_positions = true;
+    auto stream = parse_yaml_stream(text, "parameters_schema", options);
+    if (stream.ok() && stream->size() == 1) document_ = std::move((*stream)[0]);
+  }
+
+  void add_to(Value& problem, std::string_view pointer) const {
+    for (;;) {
+      const YamlPosition* found = document_.position_of(pointer);
+      if (found != nullptr && found->line > 0) return add_place(problem, found->line, found->column);
+      if (pointer.empty()) return;
+      pointer = pointer.substr(0, pointer.rfind('/'));
+    }
+  }
+
+ private:
+  YamlDocument document_;
+};
+
 }  // namespace
+
+Array template_content_problems(std::string_view name, std::string_view content) {
+  Array problems;
+  for (const tera::TemplateError& error : render::template_content_problems(name, content)) {
+    Value found = problem("template_content", "invalid_template_syntax", error.message);
+    add_place(found, error.location.line, error.location.column);
+    if (!error.expression.empty()) found.mutable_object().push_back({"expression", Value(error.expression)});
+    problems.push_back(std::move(found));
+  }
+  return problems;
+}
+
+Array parameters_schema_problems(std::string_view schema_text) {
+  auto checked = render::check_parameters_schema(schema_text);
+  if (checked.ok()) return {};
+  const render::Failure& failure = checked.error();
+  constexpr std::string_view kField = "parameters_schema";
+  constexpr std::string_view kCode = "invalid_parameters_schema";
+  Array problems;
+  switch (failure.kind) {
+    case render::Failure::Kind::SchemaNotJson: {
+      Value found = problem(kField, kCode, "not JSON: " + failure.message);
+      add_place(found, failure.line, failure.column);
+      problems.push_back(std::move(found));
+      break;
+    }
+    case render::Failure::Kind::SchemaInvalid: {
+      const SchemaPlaces places(schema_text);
+      for (const schema::Violation& violation : failure.violations) {
+        Value found = problem(kField, kCode, violation.message);
+        found.mutable_object().push_back({"pointer", Value(violation.instance_location)});
+        places.add_to(found, violation.instance_location);
+        problems.push_back(std::move(found));
+      }
+      std::stable_sort(problems.begin(), problems.end(), [](const Value& a, const Value& b) {
+        return std::pair(line_of(a), column_of(a)) < std::pair(line_of(b), column_of(b));
+      });
+      break;
+    }
+    case render::Failure::Kind::SchemaRootNotObject: {
+      Value found = problem(kField, kCode, render::describe(failure));
+      found.mutable_object().push_back({"pointer", Value("/type")});
+      SchemaPlaces(schema_text).add_to(found, "/type");
+      problems.push_back(std::move(found));
+      break;
+    }
+    default: problems.push_back(problem(kField, kCode, render::describe(failure))); break;
+  }
+  return problems;
+}
 
 ApiResult<Ok> check_template_content(std::string_view name, std::string_view content) {
   auto checked = render::check_template_content(name, content);

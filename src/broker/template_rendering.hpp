@@ -17,6 +17,12 @@ namespace sindri::broker {
 ApiResult<Ok> check_template_content(std::string_view name, std::string_view content);
 // 400 invalid_parameters_schema naming the problem.
 ApiResult<Ok> check_parameters_schema(std::string_view schema_text);
+// POST /templates/check: every problem of a template's text, or of a
+// parameter schema's, as {field, code, message, line?, column?, pointer?,
+// expression?}; a schema problem's line and column are those of the value at
+// its pointer (or of the nearest ancestor that has one).
+Array template_content_problems(std::string_view name, std::string_view content);
+Array parameters_schema_problems(std::string_view schema_text);
 ApiResult<render::CompiledTemplateVersion> compile_stored_version(const render::TemplateVersion& version);
 // 400 invalid_parameters listing every violation with its pointer under
 // /parameters, template_render_failed with line, column and expression, or

@@ -98,12 +98,17 @@ std::optional<tera::TemplateError> unreachable_reference(const tera::Template& t
 
 }  // namespace
 
-Rendered<Ok> check_template_content(std::string_view name, std::string_view content) {
+std::vector<tera::TemplateError> template_content_problems(std::string_view name, std::string_view content) {
   auto compiled = template_cache().get_or_compile(name, content);
-  if (!compiled.ok()) return syntax_failure(compiled.error());
-  const auto problems = tera::check(**compiled, tera::CheckOptions{.isolated = true});
-  if (!problems.empty()) return syntax_failure(problems.front());
-  if (auto unreachable = unreachable_reference(**compiled, name)) return syntax_failure(std::move(*unreachable));
+  if (!compiled.ok()) return {compiled.error()};
+  auto problems = tera::check(**compiled, tera::CheckOptions{.isolated = true});
+  if (auto unreachable = unreachable_reference(**compiled, name)) problems.push_back(std::move(*unreachable));
+  return problems;
+}
+
+Rendered<Ok> check_template_content(std::string_view name, std::string_view content) {
+  auto problems = template_content_problems(name, content);
+  if (!problems.empty()) return syntax_failure(std::move(problems.front()));
   return Ok{};
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "render/failure.hpp"
 
@@ -29,6 +30,9 @@ struct TemplateVersion {
 // (TemplateSyntax). The compiled template stays in the cache that rendering
 // uses.
 Rendered<Ok> check_template_content(std::string_view name, std::string_view content);
+// Every problem check_template_content refuses, in order; a syntax error
+// stops the parse, so it is then the only one.
+std::vector<tera::TemplateError> template_content_problems(std::string_view name, std::string_view content);
 // At creation: JSON text without a key given twice, holding a valid JSON
 // Schema whose root accepts an object (the Schema* kinds).
 Rendered<Ok> check_parameters_schema(std::string_view schema_text);

@@ -125,6 +125,28 @@ ApiResult<http::Response> update_template(Call& call) {
   return json_response(200, created);
 }
 
+// Beyond Brokkr: what create and update would refuse in a template's text
+// and its parameter schema, every problem with its place, nothing stored;
+// the console's editor asks as its author types. The template's name (for
+// messages) is optional, as is either text, but not both.
+ApiResult<http::Response> check_template(Call& call) {
+  SINDRI_TRY(body, BodyObject::parse(call.request, "CheckTemplateRequest"));
+  SINDRI_TRY(name, body.optional_string("name", kNameRule));
+  SINDRI_TRY(content, body.optional_string("template_content", kContentRule));
+  SINDRI_TRY(schema, body.optional_string("parameters_schema", kContentRule));
+  SINDRI_CHECK(body.finish());
+  if (!content && !schema) {
+    return field_error("missing_field", "send template_content, parameters_schema or both", "");
+  }
+  Array problems;
+  if (content) problems = template_content_problems(name ? *name : "template", *content);
+  if (schema) {
+    for (Value& found : parameters_schema_problems(*schema)) problems.push_back(std::move(found));
+  }
+  const bool valid = problems.empty();
+  return json_response(200, make_object({{"valid", Value(valid)}, {"problems", Value(std::move(problems))}}));
+}
+
 ApiResult<http::Response> delete_template(Call& call) {
   SINDRI_TRY(id, call.id_param());
   return in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
@@ -140,6 +162,7 @@ ApiResult<http::Response> delete_template(Call& call) {
 void add_template_routes(std::vector<ApiRoute>& routes) {
   routes.push_back({"GET", "/templates", Allow::Admin | Allow::Generator, list_templates});
   routes.push_back({"POST", "/templates", Allow::Admin | Allow::Generator, create_template});
+  routes.push_back({"POST", "/templates/check", Allow::Admin | Allow::Generator, check_template});
   routes.push_back({"GET", "/templates/{id}", Allow::Admin | Allow::Generator, get_template});
   routes.push_back({"PUT", "/templates/{id}", Allow::Admin | Allow::Generator, update_template});
   routes.push_back({"DELETE", "/templates/{id}", Allow::Admin | Allow::Generator, delete_template});
