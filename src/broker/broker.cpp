@@ -5,6 +5,7 @@
 #include "broker/agent_channel.hpp"
 #include "broker/api/routes.hpp"
 #include "broker/auth.hpp"
+#include "broker/console.hpp"
 #include "broker/cors.hpp"
 #include "broker/access.hpp"
 #include "broker/db/counters.hpp"
@@ -215,7 +216,8 @@ std::string_view method_label(std::string_view method) {
 
 // Answered by the broker itself, before the API's routes, to GET and HEAD.
 bool is_own_path(std::string_view path) {
-  return path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/api/v1/openapi.json";
+  return path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/api/v1/openapi.json" ||
+         is_console_path(path);
 }
 
 // The refusals of a WebSocket path (`what`: "the agent channel", "a live
@@ -359,6 +361,10 @@ http::Response Broker::dispatch(http::Request& request, std::string& route) {
     http::Response response;
     response.shared_body = document;
     return response;
+  }
+  if (read && is_console_path(request.path)) {
+    route = "/ui/";
+    return serve_console(request, config_.current()->ui_directory);
   }
   if (request.path == kAgentChannelPath) {
     route = kAgentChannelPath;

@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <tuple>
 
@@ -241,6 +242,13 @@ const std::array kSettings = {
             .unit = "seconds",
             .description = "How long a browser may keep a preflight's answer, 0 to 86400",
             .field = &BrokerConfig::cors_max_age_seconds,
+            .reloadable = true},
+    Setting{.key = "ui.directory",
+            .variable = "SINDRI_UI_DIRECTORY",
+            .flag = "--ui-directory",
+            .description = "A console build (ui/dist) to serve at /ui/ instead of the copy embedded in the binary; "
+                           "its files are read again when they change",
+            .field = &BrokerConfig::ui_directory,
             .reloadable = true},
     Setting{.key = "config.watch_debounce",
             .variable = "SINDRI_CONFIG_WATCH_DEBOUNCE",
@@ -657,6 +665,10 @@ Status validate_config(const BrokerConfig& config) {
   if (config.cors_max_age_seconds < 0 || config.cors_max_age_seconds > 86400) {
     return make_error("cors.max_age_seconds must be between 0 and 86400, got " +
                       std::to_string(config.cors_max_age_seconds));
+  }
+  if (!config.ui_directory.empty() && !std::filesystem::is_regular_file(config.ui_directory + "/index.html")) {
+    return make_error("ui.directory \"" + config.ui_directory +
+                      "\" holds no index.html: name a console build (ui/dist after npm run build)");
   }
   for (const std::string& origin : config.cors_allowed_origins) {
     if (origin != "*" && !origin.starts_with("http://") && !origin.starts_with("https://")) {

@@ -65,6 +65,7 @@ struct BrokerConfig {
   std::vector<std::string> cors_allowed_origins;
   int64_t cors_max_age_seconds = 3600;
   double config_watch_debounce = 5;
+  std::string ui_directory;  // empty: the console embedded at build time
 
   // Limits on what one client can hold; 0 means none.
   int64_t http_max_connections = 10000;
