@@ -5,6 +5,15 @@
 # tests/deploy/ checks that the runtime stage installs exactly the packages
 # owning the libraries the programs link.
 
+FROM node:20-bookworm-slim AS console
+# The console (ui/), which the broker embeds and serves at /ui/: npm packages
+# exactly as ui/package-lock.json pins them.
+WORKDIR /ui
+COPY ui/package.json ui/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY ui ./
+RUN npm run build
+
 FROM debian:bookworm AS build
 # Build packages from scripts/packages.txt: those a Release build of the
 # programs needs, without the tests, benchmarks and fuzzing.
@@ -18,6 +27,7 @@ WORKDIR /src
 COPY CMakeLists.txt ./
 COPY api api
 COPY src src
+COPY --from=console /ui/dist ui/dist
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSINDRI_TESTS=OFF -DSINDRI_BENCH=OFF \
  && cmake --build /build --target sindri sindri-client sindri-serve
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs every Debian package Sindri needs (listed in scripts/packages.txt).
-# Skips apt entirely when all of them are already installed, so it is cheap
-# to call before every build.
+# Installs every Debian package Sindri needs (listed in scripts/packages.txt),
+# then the console's npm packages (ui/package-lock.json) with npm ci. Skips
+# apt when all of them are installed, and npm when ui/node_modules matches
+# the lockfile, so it is cheap to call before every build.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,18 +15,29 @@ for pkg in "${PACKAGES[@]}"; do
 done
 # Any kubectl serves (packages.txt says why); Debian's only where there is none.
 command -v kubectl >/dev/null || missing+=(kubernetes-client)
+# Any Node.js serves; Debian's only where there is none.
+command -v node >/dev/null || missing+=(nodejs npm)
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "setup: all ${#PACKAGES[@]} packages and kubectl already installed"
-  exit 0
+  echo "setup: all ${#PACKAGES[@]} packages, kubectl and node already installed"
+else
+  echo "setup: installing ${missing[*]}"
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: need root (or sudo) to run apt-get" >&2; exit 1; }
+    SUDO=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update
+  "${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing ${missing[*]}"
-SUDO=()
-if [[ $(id -u) -ne 0 ]]; then
-  command -v sudo >/dev/null || { echo "setup: need root (or sudo) to run apt-get" >&2; exit 1; }
-  SUDO=(sudo)
+# npm writes node_modules/.package-lock.json at each install: newer than the
+# lockfile means nothing changed since.
+UI="$ROOT/ui"
+if [[ $UI/node_modules/.package-lock.json -nt $UI/package-lock.json ]]; then
+  echo "setup: ui/node_modules matches ui/package-lock.json"
+else
+  echo "setup: npm ci in ui/"
+  (cd "$UI" && npm ci --no-audit --no-fund)
 fi
-export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update
-"${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"

@@ -2,10 +2,14 @@
 # Installs what is needed, builds and runs every test, with a throwaway
 # PostgreSQL 15 for the store and broker tests (ctest's `postgres` fixture,
 # scripts/postgres-fixture.sh):
-#   1. build/       (RelWithDebInfo): all unit, conformance and CLI tests;
-#   2. build-asan/  (AddressSanitizer + UndefinedBehaviorSanitizer): the same tests
-#                   but the two whose renders take minutes there;
-#   3. scripts/fuzz.sh 60: the two libFuzzer targets for a minute each.
+#   1. ui/          the console: type check, build (which the broker embeds),
+#                   its unit tests (vitest);
+#   2. build/       (RelWithDebInfo): all unit, conformance and CLI tests, then
+#                   the console's browser tests (Playwright, Debian's chromium)
+#                   against the broker just built;
+#   3. build-asan/  (AddressSanitizer + UndefinedBehaviorSanitizer): the same C++
+#                   tests but the two whose renders take minutes there;
+#   4. scripts/fuzz.sh 60: the two libFuzzer targets for a minute each.
 # Any failure fails the whole run.
 set -euo pipefail
 
@@ -28,11 +32,18 @@ stage() {
 stage "setup"
 scripts/setup.sh
 
+stage "console: build (ui/)"
+(cd ui && npm run --silent build)
+stage "console: unit tests"
+(cd ui && npx vitest run)
+
 stage "build/ (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$JOBS"
 stage "tests in build/"
 ctest --test-dir build --output-on-failure -j "$JOBS"
+stage "console: browser tests"
+(cd ui && SINDRI_BIN="$ROOT/build/bin/sindri" npx playwright test)
 
 stage "build-asan/ (ASan + UBSan)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSINDRI_SANITIZE=ON -DSINDRI_BENCH=OFF

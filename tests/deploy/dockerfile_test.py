@@ -9,7 +9,9 @@
   of those packages or to a package they depend on, so that apt brings it.
 - The runtime stage copies exactly these programs from the build stage.
 - The build stage installs only packages scripts/packages.txt lists, and
-  builds Release without tests and benchmarks.
+  builds Release without tests and benchmarks, after copying in the console
+  that a stage of its own builds from ui/ with `npm ci` (the lockfile's
+  packages) and `npm run build`, so that the broker embeds it.
 With --sanitized (programs of a -DSINDRI_SANITIZE=ON build) the sanitizers'
 runtime libraries, which the Dockerfile's build does not link, are left out.
 """
@@ -140,12 +142,26 @@ def main():
     args = parser.parse_args()
 
     all_stages = stages(args.dockerfile)
-    if len(all_stages) < 2:
-        sys.exit(f"{args.dockerfile}: expected a build stage and a runtime stage, found {len(all_stages)} stage(s)")
-    build_from, build = all_stages[0]
+    if len(all_stages) < 3:
+        sys.exit(f"{args.dockerfile}: expected a console, a build and a runtime stage, found {len(all_stages)} stage(s)")
+    named = {line.split()[-1].lower(): (line, body) for line, body in all_stages[:-1] if " AS " in line.upper()}
+    if "build" not in named or "console" not in named:
+        sys.exit(f"{args.dockerfile}: expected stages named console and build, found {sorted(named)}")
+    build_from, build = named["build"]
+    console_from, console = named["console"]
     runtime_from, runtime = all_stages[-1]
     check(re.fullmatch(r"FROM debian:bookworm AS build", build_from, re.IGNORECASE) is not None,
           f"build stage is not `FROM debian:bookworm AS build`: {build_from}")
+    check(re.fullmatch(r"FROM node:\S*bookworm\S* AS console", console_from, re.IGNORECASE) is not None,
+          f"console stage is not a Node.js image on bookworm: {console_from}")
+    console_text = " ".join(console)
+    for command in ("npm ci", "npm run build"):
+        check(command in console_text, f"console stage does not run {command}")
+    copied_console = [line for line in build if line.startswith("COPY --from=console ")]
+    check(any(line.endswith(" ui/dist") for line in copied_console), "build stage does not copy the console to ui/dist")
+    cmake_at = next((i for i, line in enumerate(build) if line.startswith("RUN cmake")), len(build))
+    check(all(build.index(line) < cmake_at for line in copied_console),
+          "build stage copies the console after configuring: the broker would not embed it")
     check(runtime_from == "FROM debian:bookworm-slim", f"runtime stage is not debian:bookworm-slim: {runtime_from}")
 
     # The build stage: packages.txt's packages, a Release build without tests or benchmarks.

@@ -35,6 +35,7 @@ export default async function startBroker() {
       "--database", `sqlite://${join(scratch, "sindri.db")}`,
       "--admin-pak-file", join(scratch, "admin.pak"),
       "--ui-directory", dist,
+      "--log-level", "warn",
     ],
     { stdio: ["ignore", "ignore", "inherit"] },
   );

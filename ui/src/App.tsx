@@ -85,7 +85,7 @@ export function App() {
     storePak(null);
     setIdentity(null);
   };
-  const section = "/" + path.split("/")[1];
+  const section = "/" + path.split("?")[0].split("/")[1];
   return (
     <SessionContext.Provider value={{ identity, signOut }}>
       <header className="top">

@@ -1,0 +1,62 @@
+// What a PAK sees follows what the broker lets it read: a generator its own
+// stacks, no admin views; a refused PAK sees why; an agent's PAK is not the
+// console's.
+import { expect, signIn, test, unique } from "./fixtures";
+
+test("a generator sees its own stacks only, and is refused the admin's views", async ({ page, broker }) => {
+  const mine = await broker.generator(unique("mine"));
+  const theirs = await broker.generator(unique("theirs"));
+  const myStack = await broker.call(mine.pak, "POST", "/stacks", { name: unique("my-stack") });
+  const theirStack = await broker.call(theirs.pak, "POST", "/stacks", { name: unique("their-stack") });
+
+  await signIn(page, mine.pak);
+  await expect(page.getByTestId("identity")).toHaveText(`generator ${mine.id}`);
+  await expect(page.getByRole("link", { name: "Audit log" })).toHaveCount(0);
+
+  await page.getByRole("link", { name: "Stacks" }).click();
+  await expect(page.getByRole("link", { name: myStack.name })).toBeVisible();
+  await expect(page.getByRole("link", { name: theirStack.name })).toHaveCount(0);
+
+  // Its own stack: objects listed; health, an admin's read, refused and said so.
+  await page.getByRole("link", { name: myStack.name }).click();
+  await expect(page.getByText("No deployment objects yet.")).toBeVisible();
+  await expect(page.getByRole("region", { name: "Health" }).getByTestId("refused")).toContainText(
+    "The broker refuses the stack's health to this PAK",
+  );
+
+  // Another generator's stack, by its address: the broker's refusal.
+  await page.goto(`./#/stacks/${theirStack.id}`);
+  await expect(page.getByRole("alert")).toContainText("belongs to another generator");
+
+  await page.goto("./#/audit");
+  await expect(page.getByTestId("refused")).toContainText("generator PAKs may not call GET /api/v1/admin/audit-logs");
+});
+
+test("a refused PAK sees the broker's reason on the sign-in page", async ({ page, broker }) => {
+  const malformed = "brokkr_BRnotarealkey_xxx";
+  const gone = await broker.generator(unique("gone"));
+  await broker.call(broker.adminPak, "DELETE", `/generators/${gone.id}`);
+
+  for (const pak of [malformed, gone.pak]) {
+    const refusal = await broker.call(pak, "POST", "/auth/pak", undefined, 401);
+    await page.goto("./");
+    await page.getByLabel("Prefixed API key (PAK)").fill(pak);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const alert = page.getByRole("alert");
+    await expect(alert).toContainText("unauthorized");
+    await expect(alert).toContainText(refusal.message);
+    await expect(page.getByTestId("identity")).toHaveCount(0);
+  }
+});
+
+test("an agent's PAK is refused by the console", async ({ page, broker }) => {
+  const created = await broker.call(broker.adminPak, "POST", "/agents", {
+    name: unique("agent"),
+    cluster_name: unique("cluster"),
+  });
+  await page.goto("./");
+  await page.getByLabel("Prefixed API key (PAK)").fill(created.initial_pak);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert")).toContainText("this is an agent's PAK");
+  await expect(page.getByTestId("identity")).toHaveCount(0);
+});
