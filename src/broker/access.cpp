@@ -1,6 +1,8 @@
 #include "broker/access.hpp"
 
 #include "broker/db/agent_targets.hpp"
+#include "broker/db/deployment_objects.hpp"
+#include "broker/db/stacks.hpp"
 #include "broker/db/templates.hpp"
 
 namespace sindri::broker {
@@ -53,6 +55,15 @@ ApiResult<Ok> check_template_access(store::Connection& connection, const Identit
 std::string_view field(const Value& record, std::string_view name) {
   const Value* value = record.find(name);
   return value != nullptr && value->is_string() ? value->get_string() : std::string_view();
+}
+
+ApiResult<Value> load_readable_object(store::Connection& connection, const Identity& caller, std::string_view id) {
+  SINDRI_TRY(object, db::load_deployment_object(connection, id));
+  auto stack = db::load_any_stack(connection, field(object, "stack_id"));
+  if (!stack.ok() && stack.error().status == 404) return not_found("deployment_object", id);
+  SINDRI_CHECK(stack);
+  SINDRI_CHECK(check_stack_access(connection, caller, stack.value(), StackAccess::Read));
+  return object;
 }
 
 }  // namespace sindri::broker

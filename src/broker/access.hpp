@@ -13,6 +13,10 @@ enum class StackAccess { Manage, Read };
 // for Read an agent that targets it may read it. Anyone else gets 403.
 ApiResult<Ok> check_stack_access(store::Connection& connection, const Identity& caller, const Value& stack,
                                  StackAccess access);
+// A deployment object the caller may read (StackAccess::Read of its stack).
+// The stack may be deleted by now; its owner and its agents may still read
+// the objects (the deletion marker among them).
+ApiResult<Value> load_readable_object(store::Connection& connection, const Identity& caller, std::string_view id);
 
 // A system template (no owner) only an admin may change; a generator's, that
 // generator or an admin. Admins and generators may read any template.

@@ -666,9 +666,16 @@ Status validate_config(const BrokerConfig& config) {
     return make_error("cors.max_age_seconds must be between 0 and 86400, got " +
                       std::to_string(config.cors_max_age_seconds));
   }
-  if (!config.ui_directory.empty() && !std::filesystem::is_regular_file(config.ui_directory + "/index.html")) {
-    return make_error("ui.directory \"" + config.ui_directory +
-                      "\" holds no index.html: name a console build (ui/dist after npm run build)");
+  if (!config.ui_directory.empty()) {
+    std::error_code error;
+    const bool has_index = std::filesystem::is_regular_file(config.ui_directory + "/index.html", error);
+    if (error && error != std::errc::no_such_file_or_directory) {
+      return make_error("ui.directory \"" + config.ui_directory + "\" cannot be read: " + error.message());
+    }
+    if (!has_index) {
+      return make_error("ui.directory \"" + config.ui_directory +
+                        "\" holds no index.html: name a console build (ui/dist after npm run build)");
+    }
   }
   for (const std::string& origin : config.cors_allowed_origins) {
     if (origin != "*" && !origin.starts_with("http://") && !origin.starts_with("https://")) {

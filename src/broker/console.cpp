@@ -31,10 +31,15 @@ constexpr std::string_view kContentSecurityPolicy =
 
 struct ConsoleFile {
   std::string content_type;
-  std::string etag;
+  std::string etag;       // of the plain bytes
+  std::string gzip_etag;  // of the gzipped ones: another representation, another tag
   std::shared_ptr<const http::SharedBody> plain;
   std::shared_ptr<const http::SharedBody> gzipped;  // null when compression does not pay
 };
+
+// Files of ui.directory kept in memory at most; past it the cache starts
+// again, since every console build leaves files of new names.
+constexpr size_t kMaxCachedBytes = 64 * 1024 * 1024;
 
 std::string_view extension_of(std::string_view path) {
   const size_t slash = path.rfind('/');
@@ -63,7 +68,9 @@ bool compressible(std::string_view content_type) {
 std::shared_ptr<const ConsoleFile> make_file(std::string_view path, std::string bytes) {
   auto file = std::make_shared<ConsoleFile>();
   file->content_type = content_type_of(path);
-  file->etag = "\"" + sha256_hex(bytes).substr(0, 32) + "\"";
+  const std::string digest = sha256_hex(bytes).substr(0, 32);
+  file->etag = "\"" + digest + "\"";
+  file->gzip_etag = "\"" + digest + "-gzip\"";
   if (compressible(file->content_type)) {
     std::string gzipped = http::gzip_compress(bytes);
     if (gzipped.size() < bytes.size()) file->gzipped = http::SharedBody::make(std::move(gzipped));
@@ -105,7 +112,10 @@ class DirectoryFiles {
   std::shared_ptr<const ConsoleFile> find(const std::string& directory, std::string_view relative) {
     const std::string path = directory + "/" + std::string(relative);
     struct stat status {};
-    if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return nullptr;
+    if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) {
+      forget(path);
+      return nullptr;
+    }
     const Stamp stamp{status.st_mtim.tv_sec, status.st_mtim.tv_nsec, status.st_size};
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -117,8 +127,15 @@ class DirectoryFiles {
     std::ostringstream bytes;
     bytes << in.rdbuf();
     auto file = make_file(relative, std::move(bytes).str());
+    const size_t size = file->plain->bytes().size() + (file->gzipped ? file->gzipped->bytes().size() : 0);
     std::lock_guard<std::mutex> lock(mutex_);
-    cache_[path] = Entry{stamp, file};
+    if (cached_bytes_ + size > kMaxCachedBytes) {
+      cache_.clear();
+      cached_bytes_ = 0;
+    }
+    auto& entry = cache_[path];
+    cached_bytes_ += size - entry.size;
+    entry = Entry{stamp, file, size};
     return file;
   }
 
@@ -132,14 +149,40 @@ class DirectoryFiles {
   struct Entry {
     Stamp stamp;
     std::shared_ptr<const ConsoleFile> file;
+    size_t size = 0;
   };
+
+  void forget(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto cached = cache_.find(path);
+    if (cached == cache_.end()) return;
+    cached_bytes_ -= cached->second.size;
+    cache_.erase(cached);
+  }
+
   std::mutex mutex_;
   std::map<std::string, Entry> cache_;
+  size_t cached_bytes_ = 0;
 };
 
 DirectoryFiles& directory_files() {
   static DirectoryFiles files;
   return files;
+}
+
+// Whether an If-None-Match header (a list of tags, weak or strong, or *)
+// names `etag`; compared weakly, as RFC 9110 asks of If-None-Match.
+bool matches_if_none_match(std::string_view header, std::string_view etag) {
+  while (!header.empty()) {
+    const size_t comma = header.find(',');
+    std::string_view tag = header.substr(0, comma);
+    header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
+    while (!tag.empty() && (tag.front() == ' ' || tag.front() == '\t')) tag.remove_prefix(1);
+    while (!tag.empty() && (tag.back() == ' ' || tag.back() == '\t')) tag.remove_suffix(1);
+    if (tag.starts_with("W/")) tag.remove_prefix(2);
+    if (tag == "*" || tag == etag) return true;
+  }
+  return false;
 }
 
 http::Response not_found_answer(std::string message) {
@@ -178,9 +221,11 @@ http::Response serve_console(const http::Request& request, const std::string& di
   }
   if (!file) return not_found_answer("no such file in the console: " + request.raw_path);
 
+  const bool gzip = file->gzipped && http::accepts_gzip(request.header("Accept-Encoding"));
+  const std::string& etag = gzip ? file->gzip_etag : file->etag;
   http::Response response;
   response.content_type = file->content_type;
-  response.headers.push_back({"ETag", file->etag});
+  response.headers.push_back({"ETag", etag});
   response.headers.push_back({"Cache-Control", relative.starts_with(kImmutableDirectory)
                                                    ? "public, max-age=31536000, immutable"
                                                    : "no-cache"});
@@ -190,16 +235,12 @@ http::Response serve_console(const http::Request& request, const std::string& di
     response.headers.push_back({"Content-Security-Policy", std::string(kContentSecurityPolicy)});
   }
   if (file->gzipped) response.headers.push_back({"Vary", "Accept-Encoding"});
-  if (request.header("If-None-Match") == file->etag) {
+  if (matches_if_none_match(request.header("If-None-Match"), etag)) {
     response.status = 304;
     return response;
   }
-  if (file->gzipped && http::accepts_gzip(request.header("Accept-Encoding"))) {
-    response.headers.push_back({"Content-Encoding", "gzip"});
-    response.shared_body = file->gzipped;
-  } else {
-    response.shared_body = file->plain;
-  }
+  if (gzip) response.headers.push_back({"Content-Encoding", "gzip"});
+  response.shared_body = gzip ? file->gzipped : file->plain;
   return response;
 }
 

@@ -113,6 +113,13 @@ int64_t column_of(const Value& problem) {
   return column != nullptr ? column->get_int() : 0;
 }
 
+// In the order of the text; those without a place first, as found.
+void sort_by_place(Array& problems) {
+  std::stable_sort(problems.begin(), problems.end(), [](const Value& a, const Value& b) {
+    return std::pair(line_of(a), column_of(a)) < std::pair(line_of(b), column_of(b));
+  });
+}
+
 // Where each pointer of the schema's text is: the text is JSON, which reads
 // as YAML with every node's position.
 class SchemaPlaces {
@@ -147,6 +154,7 @@ Array template_content_problems(std::string_view name, std::string_view content)
     if (!error.expression.empty()) found.mutable_object().push_back({"expression", Value(error.expression)});
     problems.push_back(std::move(found));
   }
+  sort_by_place(problems);
   return problems;
 }
 
@@ -172,9 +180,7 @@ Array parameters_schema_problems(std::string_view schema_text) {
         places.add_to(found, violation.instance_location);
         problems.push_back(std::move(found));
       }
-      std::stable_sort(problems.begin(), problems.end(), [](const Value& a, const Value& b) {
-        return std::pair(line_of(a), column_of(a)) < std::pair(line_of(b), column_of(b));
-      });
+      sort_by_place(problems);
       break;
     }
     case render::Failure::Kind::SchemaRootNotObject: {

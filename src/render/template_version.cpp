@@ -96,18 +96,25 @@ std::optional<tera::TemplateError> unreachable_reference(const tera::Template& t
   return std::nullopt;
 }
 
-}  // namespace
-
-std::vector<tera::TemplateError> template_content_problems(std::string_view name, std::string_view content) {
-  auto compiled = template_cache().get_or_compile(name, content);
+// The problems of a template as compiled (or not).
+std::vector<tera::TemplateError> problems_of(const Result<tera::TemplatePtr, tera::TemplateError>& compiled,
+                                             std::string_view name) {
   if (!compiled.ok()) return {compiled.error()};
   auto problems = tera::check(**compiled, tera::CheckOptions{.isolated = true});
   if (auto unreachable = unreachable_reference(**compiled, name)) problems.push_back(std::move(*unreachable));
   return problems;
 }
 
+}  // namespace
+
+// Not through the cache: each keystroke of an editor's checks would push out
+// templates that are rendered.
+std::vector<tera::TemplateError> template_content_problems(std::string_view name, std::string_view content) {
+  return problems_of(tera::compile(name, content), name);
+}
+
 Rendered<Ok> check_template_content(std::string_view name, std::string_view content) {
-  auto problems = template_content_problems(name, content);
+  auto problems = problems_of(template_cache().get_or_compile(name, content), name);
   if (!problems.empty()) return syntax_failure(std::move(problems.front()));
   return Ok{};
 }

@@ -81,11 +81,18 @@ TEST_F(ConsoleFiles, AnUnchangedFileIsNotSentAgainAndTextIsCompressed) {
   EXPECT_EQ(again.body, "");
   EXPECT_EQ(get("/ui/assets/app-1a2b.js", {{"If-None-Match", "\"other\""}}).status, 200);
 
+  EXPECT_EQ(get("/ui/assets/app-1a2b.js", {{"If-None-Match", "W/\"other\", " + etag}}).status, 304);
+  EXPECT_EQ(get("/ui/assets/app-1a2b.js", {{"If-None-Match", "*"}}).status, 304);
+
   ClientResponse gzipped = get("/ui/assets/app-1a2b.js", {}, "GET", true);
   EXPECT_EQ(gzipped.header("Content-Encoding"), "gzip");
   EXPECT_EQ(gzipped.header("Vary"), "Accept-Encoding");
   EXPECT_EQ(gzipped.body, slurp_site("assets/app-1a2b.js"));
   EXPECT_EQ(first.header("Content-Encoding"), "");
+  // Another representation, another tag: a cache never answers one with the other.
+  const std::string gzip_etag(gzipped.header("ETag"));
+  EXPECT_NE(gzip_etag, etag);
+  EXPECT_EQ(get("/ui/assets/app-1a2b.js", {{"If-None-Match", gzip_etag}}).status, 200);
 
   ClientResponse head = get("/ui/assets/app-1a2b.js", {}, "HEAD");
   EXPECT_EQ(head.status, 200);
@@ -267,6 +274,22 @@ TEST_F(TemplateCheck, BothTextsProblemsComeTogetherAndNothingIsStored) {
   EXPECT_EQ(templates.json.get_array().size(), 0u) << templates.body;
 }
 
+TEST_F(TemplateCheck, AnEmptyTextIsAProblemAndTheOtherIsStillChecked) {
+  Reply reply = check(R"({"template_content": "", "parameters_schema": "{\"type\": 5}"})");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const auto& problems = problems_of(reply).get_array();
+  ASSERT_EQ(problems.size(), 2u) << reply.body;
+  EXPECT_EQ(text_of(problems[0], "field"), "template_content");
+  EXPECT_EQ(text_of(problems[0], "code"), "empty");
+  EXPECT_EQ(problems[0].find("line"), nullptr) << reply.body;
+  EXPECT_EQ(text_of(problems[1], "field"), "parameters_schema");
+  EXPECT_EQ(text_of(problems[1], "code"), "invalid_parameters_schema");
+
+  Reply schema = check(R"({"template_content": "a: 1", "parameters_schema": ""})");
+  ASSERT_EQ(problems_of(schema).get_array().size(), 1u) << schema.body;
+  EXPECT_EQ(text_of(problems_of(schema).get_array()[0], "code"), "empty");
+}
+
 TEST_F(TemplateCheck, ABadRequestIsRefusedWithItsPlace) {
   Reply neither = check("{}");
   EXPECT_EQ(neither.status, 400) << neither.body;
@@ -298,6 +321,82 @@ TEST_F(TemplateCheck, OnlyAdminsAndGeneratorsMayAsk) {
   auto agent_client = broker_->client(text_of(agent.json, "initial_pak"));
   Reply refused = call(*agent_client, "POST", "/api/v1/templates/check", R"({"template_content": "x"})");
   EXPECT_EQ(refused.status, 403) << refused.body;
+}
+
+// POST /api/v1/deployment-objects/{id}/reconstruct: the console's
+// "re-render and compare", for an object of a retired version too.
+class Reconstruct : public TemplateCheck {
+ protected:
+  struct Made {
+    std::string stack_id;
+    std::string template_id;
+    std::unique_ptr<sindri::http::Client> owner;
+  };
+
+  Made make_stack_and_template(const std::string& name) {
+    Reply generator = call(*admin_, "POST", "/api/v1/generators", R"({"name": ")" + name + R"("})");
+    EXPECT_EQ(generator.status, 201) << generator.body;
+    Made made;
+    made.owner = broker_->client(text_of(generator.json, "pak"));
+    const std::string generator_id = text_of(*generator.json.find("generator"), "id");
+    Reply stack = call(*made.owner, "POST", "/api/v1/stacks",
+                       R"({"name": ")" + name + R"(", "generator_id": ")" + generator_id + R"("})");
+    EXPECT_EQ(stack.status, 201) << stack.body;
+    made.stack_id = text_of(stack.json, "id");
+    Reply tpl = call(*made.owner, "POST", "/api/v1/templates",
+                     R"({"name": "web", "template_content": )" + json_string(kContent) +
+                         R"(, "parameters_schema": )" + json_string(kSchema) + "}");
+    EXPECT_EQ(tpl.status, 201) << tpl.body;
+    made.template_id = text_of(tpl.json, "id");
+    return made;
+  }
+
+  static constexpr const char* kContent =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  replicas: \"{{ replicas }}\"\n";
+};
+
+TEST_F(Reconstruct, AnObjectOfARetiredVersionIsRenderedAgainIdentical) {
+  Made made = make_stack_and_template("team-a");
+  Reply object = call(*made.owner, "POST", "/api/v1/stacks/" + made.stack_id + "/deployment-objects/from-template",
+                      R"({"template_id": ")" + made.template_id + R"(", "parameters": {"replicas": 3}})");
+  ASSERT_EQ(object.status, 201) << object.body;
+  const std::string object_id = text_of(object.json, "id");
+  Reply newer = call(*made.owner, "PUT", "/api/v1/templates/" + made.template_id,
+                     R"({"template_content": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", )"
+                     R"("parameters_schema": )" + json_string(kSchema) + "}");
+  ASSERT_EQ(newer.status, 200) << newer.body;
+
+  Reply reply = call(*made.owner, "POST", "/api/v1/deployment-objects/" + object_id + "/reconstruct");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_TRUE(reply.json.find("identical")->get_bool()) << reply.body;
+  EXPECT_EQ(text_of(reply.json, "template_id"), made.template_id);
+  EXPECT_EQ(integer(reply.json, "template_version"), 1);
+  EXPECT_EQ(text_of(reply.json, "yaml_content"), text_of(object.json, "yaml_content"));
+  EXPECT_EQ(text_of(reply.json, "stored_checksum"), text_of(object.json, "yaml_checksum"));
+  EXPECT_EQ(text_of(reply.json, "rendered_checksum"), text_of(object.json, "yaml_checksum"));
+  EXPECT_NE(text_of(reply.json, "yaml_content").find("replicas: \"3\""), std::string::npos) << reply.body;
+}
+
+TEST_F(Reconstruct, OnlyAnObjectMadeFromATemplateByAReaderOfItsStack) {
+  Made made = make_stack_and_template("team-b");
+  Reply plain = call(*made.owner, "POST", "/api/v1/stacks/" + made.stack_id + "/deployment-objects",
+                     R"({"yaml_content": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"})");
+  ASSERT_EQ(plain.status, 201) << plain.body;
+  Reply without = call(*made.owner, "POST", "/api/v1/deployment-objects/" + text_of(plain.json, "id") + "/reconstruct");
+  EXPECT_EQ(without.status, 404) << without.body;
+  EXPECT_EQ(text_of(without.json, "code"), "provenance_not_found");
+
+  Reply object = call(*made.owner, "POST", "/api/v1/stacks/" + made.stack_id + "/deployment-objects/from-template",
+                      R"({"template_id": ")" + made.template_id + R"(", "parameters": {"replicas": 1}})");
+  ASSERT_EQ(object.status, 201) << object.body;
+  const std::string path = "/api/v1/deployment-objects/" + text_of(object.json, "id") + "/reconstruct";
+  Made stranger = make_stack_and_template("team-c");
+  EXPECT_EQ(call(*stranger.owner, "POST", path).status, 403);
+  EXPECT_EQ(call(*made.owner, "POST", path, "{}").status, 400);
+  EXPECT_EQ(call(*made.owner, "POST", "/api/v1/deployment-objects/00000000-0000-0000-0000-000000000001/reconstruct")
+                .status,
+            404);
+  EXPECT_EQ(call(*admin_, "POST", path).status, 200);
 }
 
 }  // namespace

@@ -92,18 +92,6 @@ ApiResult<http::Response> list_deployment_objects(Call& call) {
   });
 }
 
-// A live object the caller may read. The stack may be deleted by now; its
-// owner and its agents may still read the objects (the deletion marker among
-// them).
-ApiResult<Value> load_readable_object(store::Connection& connection, const Identity& caller, std::string_view id) {
-  SINDRI_TRY(object, db::load_deployment_object(connection, id));
-  auto stack = db::load_any_stack(connection, field(object, "stack_id"));
-  if (!stack.ok() && stack.error().status == 404) return not_found("deployment_object", id);
-  SINDRI_CHECK(stack);
-  SINDRI_CHECK(check_stack_access(connection, caller, stack.value(), StackAccess::Read));
-  return object;
-}
-
 ApiResult<http::Response> get_deployment_object(Call& call) {
   SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {

@@ -215,11 +215,63 @@ ApiResult<http::Response> dry_run(Call& call) {
       });
 }
 
+// What reconstruct() renders and compares against.
+struct RecordedObject {
+  std::string template_id;
+  Value template_version;
+  Value parameters;
+  std::string yaml;
+  std::string checksum;
+};
+
+ApiResult<RecordedObject> load_recorded_object(store::Database& db, const Identity& caller, const std::string& id) {
+  return in_read<RecordedObject>(db, [&](store::Connection& connection) -> ApiResult<RecordedObject> {
+    SINDRI_TRY(object, load_readable_object(connection, caller, id));
+    SINDRI_TRY(recorded, db::load_provenance(connection, *object.find("sequence_id")));
+    if (!recorded) {
+      return ApiError{404, "provenance_not_found", "deployment object " + id + " was not rendered from a template",
+                      Value(), std::nullopt};
+    }
+    auto parameters = parse_json(recorded->parameters_json);
+    if (!parameters.ok()) {
+      return ApiError{500, "corrupt_provenance", "the recorded parameters of " + id + " are not JSON", Value(),
+                      std::nullopt};
+    }
+    return RecordedObject{std::string(recorded->template_id.get_string()), std::move(recorded->template_version),
+                          std::move(parameters).value(), std::string(field(object, "yaml_content")),
+                          std::string(field(object, "yaml_checksum"))};
+  });
+}
+
+// Beyond Brokkr: an object rendered again from its provenance (the template
+// version, retired or not, and the parameters as sent) and compared byte for
+// byte with what is stored; the console's "re-render and compare", as
+// `sindri reconstruct` does on the client's side.
+ApiResult<http::Response> reconstruct(Call& call) {
+  SINDRI_TRY(id, call.id_param());
+  if (!call.request.body.empty()) return field_error("body_not_allowed", "reconstruct takes no request body", "");
+  SINDRI_TRY(recorded, load_recorded_object(call.db(), call.caller, id));
+  return call.on_render_pool(
+      [&services = call.services, id, recorded = std::move(recorded)]() -> ApiResult<http::Response> {
+        SINDRI_TRY(rendered, render_version(services, recorded.template_id, recorded.parameters));
+        const std::string checksum = sha256_hex(rendered.yaml);
+        const bool identical = rendered.yaml == recorded.yaml && checksum == recorded.checksum;
+        return json_response(200, make_object({{"deployment_object_id", Value(id)},
+                                               {"template_id", Value(recorded.template_id)},
+                                               {"template_version", recorded.template_version},
+                                               {"identical", Value(identical)},
+                                               {"stored_checksum", Value(recorded.checksum)},
+                                               {"rendered_checksum", Value(checksum)},
+                                               {"yaml_content", Value(std::move(rendered.yaml))}}));
+      });
+}
+
 }  // namespace
 
 void add_instantiation_routes(std::vector<ApiRoute>& routes) {
   routes.push_back({"POST", "/stacks/{id}/deployment-objects/from-template", Allow::Admin | Allow::Generator, instantiate});
   routes.push_back({"POST", "/templates/{id}/render", Allow::Admin | Allow::Generator, dry_run});
+  routes.push_back({"POST", "/deployment-objects/{id}/reconstruct", Allow::Admin | Allow::Generator, reconstruct});
 }
 
 }  // namespace sindri::broker

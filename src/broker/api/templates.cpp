@@ -125,22 +125,33 @@ ApiResult<http::Response> update_template(Call& call) {
   return json_response(200, created);
 }
 
+// Creation refuses an empty text with a 400; an editor being cleared is
+// answered with a problem instead, so that the other text is still checked.
+Value empty_text_problem(std::string_view field) {
+  return make_object({{"field", Value(field)},
+                      {"code", Value("empty")},
+                      {"message", Value(std::string(field) + " is empty: a template needs one")}});
+}
+
 // Beyond Brokkr: what create and update would refuse in a template's text
 // and its parameter schema, every problem with its place, nothing stored;
 // the console's editor asks as its author types. The template's name (for
 // messages) is optional, as is either text, but not both.
 ApiResult<http::Response> check_template(Call& call) {
-  SINDRI_TRY(body, BodyObject::parse(call.request, "CheckTemplateRequest"));
+  constexpr TextRule kCheckedText{0, true, true, false};
+  SINDRI_TRY(body, BodyObject::parse(call.request, "TemplateCheckRequest"));
   SINDRI_TRY(name, body.optional_string("name", kNameRule));
-  SINDRI_TRY(content, body.optional_string("template_content", kContentRule));
-  SINDRI_TRY(schema, body.optional_string("parameters_schema", kContentRule));
+  SINDRI_TRY(content, body.optional_string("template_content", kCheckedText));
+  SINDRI_TRY(schema, body.optional_string("parameters_schema", kCheckedText));
   SINDRI_CHECK(body.finish());
   if (!content && !schema) {
     return field_error("missing_field", "send template_content, parameters_schema or both", "");
   }
   Array problems;
-  if (content) problems = template_content_problems(name ? *name : "template", *content);
-  if (schema) {
+  if (content && content->empty()) problems.push_back(empty_text_problem("template_content"));
+  if (content && !content->empty()) problems = template_content_problems(name ? *name : "template", *content);
+  if (schema && schema->empty()) problems.push_back(empty_text_problem("parameters_schema"));
+  if (schema && !schema->empty()) {
     for (Value& found : parameters_schema_problems(*schema)) problems.push_back(std::move(found));
   }
   const bool valid = problems.empty();
