@@ -4,13 +4,14 @@
 import { expect, signIn, test, unique } from "./fixtures";
 
 test("a generator sees its own stacks only, and is refused the admin's views", async ({ page, broker }) => {
-  const mine = await broker.generator(unique("mine"));
+  const myName = unique("mine");
+  const mine = await broker.generator(myName);
   const theirs = await broker.generator(unique("theirs"));
   const myStack = await broker.call(mine.pak, "POST", "/stacks", { name: unique("my-stack") });
   const theirStack = await broker.call(theirs.pak, "POST", "/stacks", { name: unique("their-stack") });
 
   await signIn(page, mine.pak);
-  await expect(page.getByTestId("identity")).toHaveText(`generator ${mine.id}`);
+  await expect(page.getByTestId("identity")).toHaveText(`generator ${myName}`);
   await expect(page.getByRole("link", { name: "Audit log" })).toHaveCount(0);
 
   await page.getByRole("link", { name: "Stacks" }).click();
@@ -59,4 +60,39 @@ test("an agent's PAK is refused by the console", async ({ page, broker }) => {
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("alert")).toContainText("this is an agent's PAK");
   await expect(page.getByTestId("identity")).toHaveCount(0);
+});
+
+test("the PAK appears in no address and no console message", async ({ page, broker }) => {
+  const seen: string[] = [];
+  page.on("request", (request) => seen.push(`request ${request.url()}`));
+  page.on("console", (message) => seen.push(`console ${message.text()}`));
+  const record = () => seen.push(`address ${page.url()}`);
+
+  await signIn(page, broker.adminPak);
+  record();
+  for (const view of ["Templates", "Stacks", "Fleet", "Webhooks", "Work orders", "Audit log"]) {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: view, exact: true }).click();
+    await expect(page.getByRole("link", { name: view, exact: true })).toHaveAttribute("aria-current", "page");
+    await expect(page.getByRole("status").filter({ hasText: "Loading" })).toHaveCount(0);
+    record();
+  }
+  await page.reload();
+  await expect(page.getByTestId("identity")).toHaveText("admin");
+  record();
+
+  expect(seen.filter((entry) => entry.startsWith("request ")).length).toBeGreaterThan(6);
+  expect(seen.filter((entry) => entry.includes(broker.adminPak))).toEqual([]);
+});
+
+test("a PAK revoked mid-session signs out and says why", async ({ page, broker }) => {
+  const doomed = await broker.generator(unique("doomed"));
+  await signIn(page, doomed.pak);
+  await broker.call(broker.adminPak, "DELETE", `/generators/${doomed.id}`);
+  const refusal = await broker.call(doomed.pak, "GET", "/stacks", undefined, 401);
+
+  await page.getByRole("link", { name: "Stacks" }).click();
+  await expect(page.getByTestId("session-ended")).toHaveText(`Your PAK is no longer accepted: ${refusal.message}`);
+  await expect(page.getByTestId("identity")).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByLabel("Prefixed API key (PAK)")).toBeVisible();
 });

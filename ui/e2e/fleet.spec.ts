@@ -34,6 +34,8 @@ test("the fleet lists an agent with its heartbeat, labels and targets", async ({
 
   await page.goto(`./#/stacks/${stack.id}`);
   const targeting = page.getByRole("region", { name: "Agents targeting this stack" });
+  await expect(targeting.getByRole("link")).toHaveCount(0);
+  await targeting.getByRole("button", { name: "Show agents targeting this stack" }).click();
   await expect(targeting.getByRole("link", { name: agentName })).toBeVisible();
   // An admin may read health; nothing has been reported.
   await expect(page.getByRole("region", { name: "Health" })).toContainText("Overall: unknown");
@@ -65,13 +67,34 @@ test("the audit log shows entries and filters them", async ({ page, broker }) =>
   await expect(log.getByRole("row").nth(2)).toBeVisible();
 });
 
-test("webhooks and work orders load for an admin", async ({ page, broker }) => {
-  await signIn(page, broker.adminPak);
+test("an admin sees webhooks with their deliveries, and work orders", async ({ page, broker }) => {
+  const admin = broker.adminPak;
+  const webhookName = unique("hook");
+  await broker.call(admin, "POST", "/webhooks", {
+    name: webhookName,
+    url: "https://hooks.example.com/sindri",
+    event_types: ["workorder.created"],
+  });
+  const workType = unique("rotate");
+  await broker.call(admin, "POST", "/work-orders", {
+    work_type: workType,
+    yaml_content: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rotate\n",
+    targeting: { labels: [unique("nobody")] },
+  });
+
+  await signIn(page, admin);
   await page.getByRole("link", { name: "Webhooks" }).click();
   await expect(page.getByRole("heading", { name: "Webhooks" })).toBeVisible();
-  await expect(page.getByText(/No webhook subscriptions|does not serve/)).toBeVisible();
+  const entry = page.locator("details", { hasText: webhookName });
+  await expect(entry).toContainText("workorder.created");
+  await entry.locator("summary").click();
+  const deliveries = entry.locator(".deliveries");
+  await expect(deliveries.getByLabel("Status")).toBeVisible();
+  await expect(deliveries).toContainText("workorder.created");
+
   await page.getByRole("link", { name: "Work orders" }).click();
   await expect(page.getByRole("heading", { name: "Work orders" })).toBeVisible();
-  await expect(page.getByRole("region", { name: "Queue" })).toContainText(/No work orders|does not serve/);
+  const queue = page.getByRole("region", { name: "Queue" });
+  await expect(queue.getByRole("row").filter({ hasText: workType })).toContainText(/pending/i);
   await expect(page.getByRole("alert")).toHaveCount(0);
 });

@@ -95,6 +95,20 @@ test("fill the form, fix a violation, preview, instantiate, and reconstruct", as
   await expect(page.getByTestId("checksum")).toHaveText(objects[0].yaml_checksum);
   await page.getByRole("button", { name: "Re-render and compare" }).click();
   await expect(page.getByTestId("reconstruction")).toContainText("identical");
+
+  // A new version retires the one the object came from; the broker still
+  // renders the recorded version, so the object still reconstructs.
+  const next = await broker.call(admin, "PUT", `/templates/${template.id}`, {
+    template_content: `${TEMPLATE}  second: "version"\n`,
+    parameters_schema: JSON.stringify(SCHEMA),
+  });
+  expect(next.version).toBe(template.version + 1);
+  await page.reload();
+  await expect(page.getByTestId("provenance")).toContainText("since superseded or retired");
+  await page.getByRole("button", { name: "Re-render and compare" }).click();
+  await expect(page.getByTestId("reconstruction")).toContainText(
+    `identical: version ${template.version} with the recorded parameters`,
+  );
 });
 
 test("an object submitted as YAML has no provenance, and the console says so", async ({ page, broker }) => {
@@ -108,4 +122,24 @@ test("an object submitted as YAML has no provenance, and the console says so", a
   await page.goto(`./#/objects/${object.id}`);
   await expect(page.getByText("submitted as YAML, not rendered from a template")).toBeVisible();
   await expect(page.getByTestId("yaml")).toContainText("name: plain");
+});
+
+test("a violation of the parameters as a whole is shown above the form", async ({ page, broker }) => {
+  const admin = broker.adminPak;
+  const template = await broker.call(admin, "POST", "/templates", {
+    name: unique("whole"),
+    template_content: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ name }}\n",
+    parameters_schema: JSON.stringify({
+      type: "object",
+      minProperties: 2,
+      properties: { name: { type: "string", title: "Name", default: "web" }, extra: { type: "string", title: "Extra" } },
+    }),
+  });
+  await signIn(page, admin);
+  await page.goto(`./#/templates/${template.id}/instantiate`);
+  await expect(page.getByTestId("preview")).toContainText("The broker refuses these parameters");
+  await expect(page.getByTestId("parameters-errors")).toContainText("2");
+  await page.getByLabel("Extra").fill("x");
+  await expect(page.getByTestId("preview")).toContainText("name: web");
+  await expect(page.getByTestId("parameters-errors")).toHaveCount(0);
 });

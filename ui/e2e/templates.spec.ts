@@ -132,6 +132,53 @@ test("a schema problem is shown at its place in YAML and in JSON", async ({ page
   await expect(schema).toContainText('"type": "integr"');
   await expect(problems.first()).toContainText("/properties/replicas/type");
   await expect(problems.first()).toContainText(/^5:/);
+
+  // An empty content is a problem without a place: listed, not marked, and
+  // the schema's problem stays.
+  await contentEditor(page).click();
+  await page.keyboard.press("ControlOrMeta+a");
+  await page.keyboard.press("Delete");
+  const contentProblems = page.getByTestId("problems-content").getByRole("button");
+  await expect(contentProblems).toHaveCount(1);
+  await expect(contentProblems.first()).toContainText("—");
+  await expect(contentProblems.first()).toContainText("(empty)");
+  await expect(problems).toHaveCount(1);
+  await expect(page.getByTestId("check-status")).toHaveText("2 problems.");
+  await expect(page.locator(".cm-lint-marker-error")).toHaveCount(1);
+});
+
+test("editing a template checks it by its name and keeps its schema's text while the schema is left alone", async ({
+  page,
+  broker,
+}) => {
+  const name = unique("kept");
+  // Spaced as nobody's serialiser would write it: any conversion shows.
+  const storedSchema = '{ "type":"object",  "properties": {"name": {"type": "string", "default": "web"}} }';
+  const template = await broker.call(broker.adminPak, "POST", "/templates", {
+    name,
+    template_content: FIXED,
+    parameters_schema: storedSchema,
+  });
+  await signIn(page, broker.adminPak);
+  await page.goto(`./#/templates/${template.id}/edit`);
+  await expect(page.getByRole("button", { name: "YAML" })).toHaveAttribute("aria-pressed", "true");
+
+  const checked = page.waitForRequest(
+    (request) => request.url().endsWith("/api/v1/templates/check") && request.postDataJSON().template_content === SECOND,
+  );
+  await replaceContent(page, SECOND);
+  const body = (await checked).postDataJSON();
+  expect(body.name).toBe(name);
+  expect(body.parameters_schema).toBe(storedSchema);
+
+  await expect(page.getByTestId("check-status")).toHaveText("No problems.");
+  await page.getByRole("button", { name: "Save version 2" }).click();
+  await expect(page.getByTestId("template-version")).toHaveText("2");
+  const versions = await broker.call(broker.adminPak, "GET", `/templates?name=${name}`);
+  expect(versions.map((version: { parameters_schema: string }) => version.parameters_schema)).toEqual([
+    storedSchema,
+    storedSchema,
+  ]);
 });
 
 test("a generator sees every template it may read, its own marked, and can narrow to its own", async ({

@@ -1,8 +1,18 @@
 // The shell: sign-in, navigation and the route table. Heavy views (the
 // editor, the parameter form) load on demand.
-import { lazy, Suspense, useEffect, useState, type ComponentType, type ReactNode } from "react";
-import { storePak, storedPak, whoAmI, type Identity } from "./api";
-import { Loading } from "./components/Status";
+import { lazy, Suspense, useCallback, useEffect, useState, type ComponentType, type ReactNode } from "react";
+import {
+  get,
+  PAK_REFUSED_EVENT,
+  PakRefusedEvent,
+  storePak,
+  storedPak,
+  toApiError,
+  whoAmI,
+  type ApiError,
+  type Identity,
+} from "./api";
+import { ErrorBox, Loading } from "./components/Status";
 import { href, matchPath, usePath } from "./router";
 import { describeIdentity, SessionContext } from "./session";
 import { SignIn } from "./views/SignIn";
@@ -59,23 +69,75 @@ function route(path: string): ReactNode {
 export function App() {
   const [identity, setIdentity] = useState<Identity | null>(null);
   const [restoring, setRestoring] = useState(storedPak() !== null);
+  const [generatorName, setGeneratorName] = useState<string>();
   const path = usePath();
 
-  // A reload keeps the session: the stored PAK is asked again.
+  // A generator is shown by its name; its id stands in until it is known.
   useEffect(() => {
+    setGeneratorName(undefined);
+    if (!identity?.generator) return;
+    get<{ name: string }>(`/generators/${identity.generator}`).then(
+      (generator) => setGeneratorName(generator.name),
+      () => undefined,
+    );
+  }, [identity]);
+
+  const [restoreError, setRestoreError] = useState<ApiError>();
+  const [refusal, setRefusal] = useState<string>();
+
+  // A reload keeps the session: the stored PAK is asked again. Only the
+  // broker's refusal drops it; a broker out of reach may be asked again.
+  const restore = useCallback(() => {
     const pak = storedPak();
     if (!pak) return;
+    setRestoring(true);
+    setRestoreError(undefined);
     whoAmI(pak)
-      .then(setIdentity, () => storePak(null))
+      .then(setIdentity, (cause) => {
+        const error = toApiError(cause);
+        if (error.status === 401) storePak(null);
+        else setRestoreError(error);
+      })
       .finally(() => setRestoring(false));
+  }, []);
+  useEffect(restore, [restore]);
+
+  // A PAK revoked while in use ends the session, saying why.
+  useEffect(() => {
+    const refused = (event: Event) => {
+      storePak(null);
+      setIdentity(null);
+      setRefusal(`Your PAK is no longer accepted: ${(event as PakRefusedEvent).error.message}`);
+    };
+    window.addEventListener(PAK_REFUSED_EVENT, refused);
+    return () => window.removeEventListener(PAK_REFUSED_EVENT, refused);
   }, []);
 
   if (restoring) return <Loading what="the session" />;
+  if (restoreError) {
+    return (
+      <main className="sign-in">
+        <h1>Sindri console</h1>
+        <ErrorBox error={restoreError} what="the session" />
+        <button onClick={restore}>Retry</button>{" "}
+        <button
+          onClick={() => {
+            storePak(null);
+            setRestoreError(undefined);
+          }}
+        >
+          Sign in with another PAK
+        </button>
+      </main>
+    );
+  }
   if (!identity) {
     return (
       <SignIn
+        notice={refusal}
         onSignedIn={(pak, who) => {
           storePak(pak);
+          setRefusal(undefined);
           setIdentity(who);
         }}
       />
@@ -100,7 +162,7 @@ export function App() {
           ))}
         </nav>
         <span className="who" data-testid="identity">
-          {describeIdentity(identity)}
+          {describeIdentity(identity, generatorName)}
         </span>
         <button onClick={signOut}>Sign out</button>
       </header>

@@ -27,6 +27,21 @@ export class ApiError extends Error {
   }
 }
 
+// Anything thrown where the console expects an ApiError.
+export function toApiError(cause: unknown): ApiError {
+  return cause instanceof ApiError ? cause : new ApiError(0, "client_error", String(cause));
+}
+
+// Dispatched on window when the broker refuses the session's PAK mid-session
+// (revoked, or its generator deleted); the shell signs out.
+export const PAK_REFUSED_EVENT = "sindri:pak-refused";
+
+export class PakRefusedEvent extends Event {
+  constructor(readonly error: ApiError) {
+    super(PAK_REFUSED_EVENT);
+  }
+}
+
 const PAK_KEY = "sindri.pak";
 
 export function storedPak(): string | null {
@@ -62,12 +77,15 @@ export async function request<T>(method: string, path: string, body?: unknown, p
   }
   if (!response.ok) {
     const error = (parsed ?? {}) as { code?: string; message?: string; error?: string; details?: ErrorDetails };
-    throw new ApiError(
+    const refused = new ApiError(
       response.status,
       error.code ?? `http_${response.status}`,
       error.message ?? error.error ?? (text || response.statusText),
       error.details,
     );
+    // Only the session's own PAK: a PAK being tried at sign-in is not it.
+    if (response.status === 401 && pak !== null && pak === storedPak()) window.dispatchEvent(new PakRefusedEvent(refused));
+    throw refused;
   }
   return parsed as T;
 }
@@ -75,7 +93,6 @@ export async function request<T>(method: string, path: string, body?: unknown, p
 export const get = <T>(path: string) => request<T>("GET", path);
 export const post = <T>(path: string, body?: unknown) => request<T>("POST", path, body);
 export const put = <T>(path: string, body?: unknown) => request<T>("PUT", path, body);
-export const del = (path: string) => request<void>("DELETE", path);
 
 // POST /auth/pak: whose PAK this is.
 export interface Identity {

@@ -2,7 +2,7 @@
 // reload or a shared link lands on the same view.
 import { useEffect, useState } from "react";
 
-export function currentPath(): string {
+function currentPath(): string {
   const hash = window.location.hash.replace(/^#/, "");
   return hash.startsWith("/") ? hash : "/templates";
 }

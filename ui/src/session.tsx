@@ -16,9 +16,10 @@ export function useSession(): Session {
   return session;
 }
 
-export function describeIdentity(identity: Identity): string {
+// `generatorName` when the broker told it, else the generator's id.
+export function describeIdentity(identity: Identity, generatorName?: string): string {
   if (identity.admin) return "admin";
-  if (identity.generator) return `generator ${identity.generator}`;
+  if (identity.generator) return `generator ${generatorName ?? identity.generator}`;
   if (identity.agent) return `agent ${identity.agent}`;
   return "unknown";
 }

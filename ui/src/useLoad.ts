@@ -1,7 +1,7 @@
 // One request's state for a view: loading, its value or its error, and a
 // reload. A load that a newer one replaced never overwrites it.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ApiError } from "./api";
+import { toApiError, type ApiError } from "./api";
 
 export interface Loaded<T> {
   value: T | undefined;
@@ -19,9 +19,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     setState((previous) => ({ ...previous, loading: true }));
     run().then(
       (value) => mine === generation.current && setState({ value, loading: false }),
-      (error) =>
-        mine === generation.current &&
-        setState({ error: error instanceof ApiError ? error : new ApiError(0, "client_error", String(error)), loading: false }),
+      (error) => mine === generation.current && setState({ error: toApiError(error), loading: false }),
     );
   }, [run]);
   useEffect(reload, [reload]);

@@ -2,9 +2,9 @@
 // draw and useless to read. Filtering happens before paging.
 import { useState, type ReactNode } from "react";
 
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 
-export function pageOf<T>(items: T[], page: number, size = PAGE_SIZE): T[] {
+function pageOf<T>(items: T[], page: number, size = PAGE_SIZE): T[] {
   return items.slice(page * size, (page + 1) * size);
 }
 

@@ -27,7 +27,7 @@ export interface LineDiff {
   truncated: boolean;
 }
 
-export const DEFAULT_MAX_EDITS = 2000;
+const DEFAULT_MAX_EDITS = 2000;
 
 export function splitLines(text: string): DiffLine[] {
   if (text === "") return [];

@@ -1,26 +1,24 @@
-// Reconstruction: render an object's recorded template version with its
-// recorded parameters again and compare the result, byte for byte, with the
-// YAML the broker stored. Shared by the instantiate and deployment object
-// views.
+// Reconstruction: the broker renders an object's recorded template version
+// (retired or not) with its recorded parameters again and says whether the
+// result is the stored YAML byte for byte. When it is not, the console shows
+// where the two first differ. Shared by the instantiate and deployment
+// object views.
 import { get, post } from "../api";
-import { firstDifference, type Comparison } from "../views/stacks/firstDifference";
-import type { DeploymentObject, Provenance, Rendered } from "../views/stacks/types";
+import type { DeploymentObject, Provenance, Reconstructed } from "../types";
+import { firstDifference, type Comparison } from "./firstDifference";
 
 export interface Reconstruction {
-  comparison: Comparison;
-  rendered: Rendered;
-  stored: DeploymentObject;
+  answer: Reconstructed;
+  // Only when the broker found them different.
+  difference?: Comparison;
 }
 
-export async function reconstruct(provenance: Provenance): Promise<Reconstruction> {
-  const objectId = encodeURIComponent(provenance.deployment_object_id);
-  const [stored, rendered] = await Promise.all([
-    get<DeploymentObject>(`/deployment-objects/${objectId}`),
-    post<Rendered>(`/templates/${encodeURIComponent(provenance.template_id)}/render`, {
-      parameters: provenance.parameters,
-    }),
-  ]);
-  return { stored, rendered, comparison: firstDifference(stored.yaml_content, rendered.yaml_content) };
+export async function reconstruct(objectId: string): Promise<Reconstruction> {
+  const id = encodeURIComponent(objectId);
+  const answer = await post<Reconstructed>(`/deployment-objects/${id}/reconstruct`);
+  if (answer.identical) return { answer };
+  const stored = await get<DeploymentObject>(`/deployment-objects/${id}`);
+  return { answer, difference: firstDifference(stored.yaml_content, answer.yaml_content) };
 }
 
 export function loadProvenance(objectId: string): Promise<Provenance> {

@@ -45,7 +45,7 @@ export function parseParametersSchema(text: string): JsonSchema {
 }
 
 // A local "#/..." reference followed to its schema; anything else as given.
-export function resolveRef(root: JsonSchema, schema: JsonSchema): JsonSchema {
+function resolveRef(root: JsonSchema, schema: JsonSchema): JsonSchema {
   let current = schema;
   for (let hops = 0; hops < 32 && typeof current.$ref === "string" && current.$ref.startsWith("#"); hops++) {
     let target: unknown = root;
@@ -60,7 +60,7 @@ export function resolveRef(root: JsonSchema, schema: JsonSchema): JsonSchema {
 
 // The schema of child `token` (a property name or an array index) of
 // `schema`, or undefined when the schema does not describe one.
-export function childSchema(root: JsonSchema, schema: JsonSchema, token: string): JsonSchema | undefined {
+function childSchema(root: JsonSchema, schema: JsonSchema, token: string): JsonSchema | undefined {
   const parent = resolveRef(root, schema);
   const properties = parent.properties;
   if (isObject(properties) && isObject(properties[token])) return resolveRef(root, properties[token]);

@@ -1,9 +1,16 @@
 // A PAK typed once; the broker says whose it is, or why it refuses it.
 import { useState, type FormEvent } from "react";
-import { ApiError, whoAmI, type Identity } from "../api";
+import { ApiError, toApiError, whoAmI, type Identity } from "../api";
 import { ErrorBox } from "../components/Status";
 
-export function SignIn({ onSignedIn }: { onSignedIn: (pak: string, identity: Identity) => void }) {
+// `notice`: why an earlier session ended, if the broker ended it.
+export function SignIn({
+  onSignedIn,
+  notice,
+}: {
+  onSignedIn: (pak: string, identity: Identity) => void;
+  notice?: string;
+}) {
   const [pak, setPak] = useState("");
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
@@ -20,7 +27,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (pak: string, identity: Ide
         onSignedIn(pak.trim(), identity);
       }
     } catch (cause) {
-      setError(cause instanceof ApiError ? cause : new ApiError(0, "client_error", String(cause)));
+      setError(toApiError(cause));
     } finally {
       setBusy(false);
     }
@@ -29,6 +36,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (pak: string, identity: Ide
   return (
     <main className="sign-in">
       <h1>Sindri console</h1>
+      {notice && !error && (
+        <p className="error" role="alert" data-testid="session-ended">
+          {notice}
+        </p>
+      )}
       <form onSubmit={submit}>
         <label htmlFor="pak">Prefixed API key (PAK)</label>
         <input

@@ -6,12 +6,12 @@ import { Paged } from "../../components/Paged";
 import { Loaded } from "../../components/Status";
 import { href } from "../../router";
 import { useLoad } from "../../useLoad";
-import { ago, secondsSince } from "../stacks/format";
-import { LoadedOrRefused } from "../stacks/Refusal";
-import { Tags } from "../stacks/Tags";
-import type { Annotation, Label, Stack } from "../stacks/types";
+import { ago, secondsSince, shortId } from "../../lib/format";
+import { LoadedOrRefused } from "../../components/Refusal";
+import { Tags } from "../../components/Tags";
+import type { Annotation, Label, Stack } from "../../types";
 import { AgentTargets } from "./Fleet";
-import type { Agent, AgentEvent } from "./types";
+import type { Agent, AgentEvent } from "../../types";
 import "../stacks/stacks.css";
 
 export function AgentDetail({ params }: { params: Record<string, string> }) {
@@ -101,7 +101,7 @@ function Events({ agentId }: { agentId: string }) {
                         <td>{event.status}</td>
                         <td>
                           <a href={href(`/objects/${event.deployment_object_id}`)}>
-                            {event.deployment_object_id.slice(0, 8)}
+                            {shortId(event.deployment_object_id)}
                           </a>
                         </td>
                         <td>{event.message ?? ""}</td>

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { get } from "../../api";
 import { navigate, usePath } from "../../router";
 import { useLoad } from "../../useLoad";
-import { LoadedOrRefused } from "../stacks/Refusal";
+import { LoadedOrRefused } from "../../components/Refusal";
 import {
   AUDIT_PAGE,
   auditQuery,

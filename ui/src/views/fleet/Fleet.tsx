@@ -8,10 +8,10 @@ import { Loaded } from "../../components/Status";
 import { href } from "../../router";
 import { useSession } from "../../session";
 import { useLoad } from "../../useLoad";
-import { ago, secondsSince } from "../stacks/format";
-import { Tags } from "../stacks/Tags";
-import type { Label, Stack } from "../stacks/types";
-import type { Agent, AgentTarget, FleetRecord } from "./types";
+import { ago, secondsSince, shortId } from "../../lib/format";
+import { Tags } from "../../components/Tags";
+import type { Label, Stack } from "../../types";
+import type { Agent, AgentTarget, FleetRecord } from "../../types";
 import "../stacks/stacks.css";
 
 // One row, whichever endpoint it came from; heartbeat_age as of `loadedAt`.
@@ -184,7 +184,7 @@ export function AgentTargets({ agentId, stackNames }: { agentId: string; stackNa
     <span className="tags">
       {targets.value.map((target) => (
         <a key={target.stack_id} className="tag" href={href(`/stacks/${target.stack_id}`)}>
-          {stackNames.get(target.stack_id) ?? target.stack_id.slice(0, 8)}
+          {stackNames.get(target.stack_id) ?? shortId(target.stack_id)}
         </a>
       ))}
     </span>

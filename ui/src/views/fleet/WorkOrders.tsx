@@ -4,7 +4,7 @@ import { useState } from "react";
 import { get } from "../../api";
 import { Paged } from "../../components/Paged";
 import { useLoad } from "../../useLoad";
-import { LoadedOrRefused } from "../stacks/Refusal";
+import { LoadedOrRefused } from "../../components/Refusal";
 import "../stacks/stacks.css";
 
 interface WorkOrder {

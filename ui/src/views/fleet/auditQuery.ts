@@ -2,7 +2,7 @@
 // view's hash (#/audit?action=stack.created) so that a filtered view can be
 // reloaded and shared, and sent to the broker as the same parameters.
 
-export const AUDIT_FILTERS = ["actor_type", "actor_id", "action", "resource_type", "resource_id", "from", "to"] as const;
+const AUDIT_FILTERS = ["actor_type", "actor_id", "action", "resource_type", "resource_id", "from", "to"] as const;
 export type AuditFilter = (typeof AUDIT_FILTERS)[number];
 export type AuditFilters = Partial<Record<AuditFilter, string>>;
 

@@ -6,8 +6,8 @@ import { loadProvenance } from "../../lib/reconstruct";
 import { href } from "../../router";
 import { useLoad } from "../../useLoad";
 import { ProvenancePanel } from "./ProvenancePanel";
-import { Unavailable } from "./Refusal";
-import type { DeploymentObject as StoredObject } from "./types";
+import { Unavailable } from "../../components/Refusal";
+import type { DeploymentObject as StoredObject } from "../../types";
 import "./stacks.css";
 
 export function DeploymentObject({ params }: { params: Record<string, string> }) {

@@ -1,11 +1,12 @@
 // Where a deployment object came from (template, version, parameters) and
 // the reconstruction: render it again and compare with what was stored.
 import { useState } from "react";
-import { ApiError } from "../../api";
+import { toApiError, type ApiError } from "../../api";
 import { ErrorBox } from "../../components/Status";
+import { shortChecksum } from "../../lib/format";
 import { reconstruct, type Reconstruction } from "../../lib/reconstruct";
 import { href } from "../../router";
-import type { Provenance } from "./types";
+import type { Provenance } from "../../types";
 import "./stacks.css";
 
 export function ProvenancePanel({ provenance }: { provenance: Provenance }) {
@@ -41,9 +42,9 @@ function ReconstructButton({ provenance }: { provenance: Provenance }) {
     setError(undefined);
     setResult(undefined);
     try {
-      setResult(await reconstruct(provenance));
+      setResult(await reconstruct(provenance.deployment_object_id));
     } catch (cause) {
-      setError(cause instanceof ApiError ? cause : new ApiError(0, "client_error", String(cause)));
+      setError(toApiError(cause));
     } finally {
       setBusy(false);
     }
@@ -55,7 +56,7 @@ function ReconstructButton({ provenance }: { provenance: Provenance }) {
         {busy ? "Rendering…" : "Re-render and compare"}
       </button>
       <div aria-live="polite" data-testid="reconstruction">
-        {error && <ErrorBox error={error} what="rendering" />}
+        {error && <ErrorBox error={error} what="reconstruction" />}
         {result && <Verdict result={result} />}
       </div>
     </div>
@@ -63,25 +64,33 @@ function ReconstructButton({ provenance }: { provenance: Provenance }) {
 }
 
 function Verdict({ result }: { result: Reconstruction }) {
-  const { comparison, rendered, stored } = result;
-  if (comparison.identical) {
+  const { answer, difference } = result;
+  if (answer.identical) {
     return (
       <p className="ok verdict">
-        identical: version {rendered.template_version} with the recorded parameters renders the stored YAML byte for
-        byte (sha256 {rendered.checksum.slice(0, 12)}…)
+        identical: version {answer.template_version} with the recorded parameters renders the stored YAML byte for byte
+        (sha256 {shortChecksum(answer.rendered_checksum)}…)
+      </p>
+    );
+  }
+  const checksums = `stored sha256 ${shortChecksum(answer.stored_checksum)}…, rendered ${shortChecksum(answer.rendered_checksum)}…`;
+  if (!difference || difference.identical) {
+    return (
+      <p className="bad verdict">
+        different: the YAML reads the same byte for byte, but the checksums differ ({checksums})
       </p>
     );
   }
   return (
     <div className="bad verdict">
       <p>
-        different: the first difference is at line {comparison.line}, column {comparison.column} (byte{" "}
-        {comparison.offset}); stored sha256 {stored.yaml_checksum.slice(0, 12)}…, rendered {rendered.checksum.slice(0, 12)}…
+        different: the first difference is at byte offset {difference.offset} (line {difference.line}, column{" "}
+        {difference.column}); {checksums}
       </p>
       <pre className="first-difference">
-        <span className="diff-removed">- {comparison.storedLine}</span>
+        <span className="diff-removed">- {difference.storedLine}</span>
         {"\n"}
-        <span className="diff-added">+ {comparison.renderedLine}</span>
+        <span className="diff-added">+ {difference.renderedLine}</span>
       </pre>
     </div>
   );

@@ -1,30 +1,19 @@
 // One stack: its labels and annotations, its deployment objects (which came
 // from templates), the agents that target it, and its health and events as
 // far as the broker serves them to this PAK.
+import { useState } from "react";
 import { get } from "../../api";
 import { Paged } from "../../components/Paged";
 import { Loaded } from "../../components/Status";
 import { href } from "../../router";
 import { useSession } from "../../session";
 import { useLoad } from "../../useLoad";
-import { shortChecksum } from "./format";
-import { LoadedOrRefused } from "./Refusal";
+import { shortChecksum } from "../../lib/format";
+import { LoadedOrRefused } from "../../components/Refusal";
 import { loadStackTags } from "./StackTags";
-import { Tags } from "./Tags";
-import type { DeploymentObject, Stack, StackProvenance } from "./types";
+import { Tags } from "../../components/Tags";
+import type { Agent, AgentTarget, DeploymentObject, Stack, StackProvenance } from "../../types";
 import "./stacks.css";
-
-interface Agent {
-  id: string;
-  name: string;
-  cluster_name: string;
-  status: string;
-}
-
-interface AgentTarget {
-  agent_id: string;
-  stack_id: string;
-}
 
 interface StackHealth {
   overall_status: string;
@@ -152,42 +141,54 @@ function Objects({ stackId }: { stackId: string }) {
 }
 
 // No endpoint answers "who targets this stack": an admin may read every
-// agent's targets, so the console asks each agent. A generator may not read
-// agents' targets at all.
+// agent's targets, so the console asks each agent, one request per agent;
+// on a large fleet that is costly, so only when asked. A generator may not
+// read agents' targets at all.
 function TargetingAgents({ stackId }: { stackId: string }) {
   const { identity } = useSession();
-  const agents = useLoad(async () => {
-    if (!identity.admin) return null;
-    const all = await get<Agent[]>("/agents");
-    const targets = await Promise.all(
-      all.map((agent) => get<AgentTarget[]>(`/agents/${encodeURIComponent(agent.id)}/targets`)),
-    );
-    return all.filter((_, index) => targets[index].some((target) => target.stack_id === stackId));
-  }, [stackId, identity.admin]);
+  const [asked, setAsked] = useState(false);
   return (
     <section aria-label="Agents targeting this stack">
       <h3>Agents targeting this stack</h3>
       {!identity.admin ? (
         <p className="notice">Only an admin may read which agents target a stack.</p>
+      ) : asked ? (
+        <AgentsTargeting stackId={stackId} />
       ) : (
-        <LoadedOrRefused state={agents} what="the agents' targets">
-          {(targeting) =>
-            !targeting || targeting.length === 0 ? (
-              <p className="notice">No agent targets this stack.</p>
-            ) : (
-              <ul>
-                {targeting.map((agent) => (
-                  <li key={agent.id}>
-                    <a href={href(`/fleet/agents/${agent.id}`)}>{agent.name}</a> in cluster {agent.cluster_name} (
-                    {agent.status})
-                  </li>
-                ))}
-              </ul>
-            )
-          }
-        </LoadedOrRefused>
+        <p>
+          <button onClick={() => setAsked(true)}>Show agents targeting this stack</button>{" "}
+          <span className="muted">(asks the broker for every agent's targets, one request per agent)</span>
+        </p>
       )}
     </section>
+  );
+}
+
+function AgentsTargeting({ stackId }: { stackId: string }) {
+  const agents = useLoad(async () => {
+    const all = await get<Agent[]>("/agents");
+    const targets = await Promise.all(
+      all.map((agent) => get<AgentTarget[]>(`/agents/${encodeURIComponent(agent.id)}/targets`)),
+    );
+    return all.filter((_, index) => targets[index].some((target) => target.stack_id === stackId));
+  }, [stackId]);
+  return (
+    <LoadedOrRefused state={agents} what="the agents' targets">
+      {(targeting) =>
+        targeting.length === 0 ? (
+          <p className="notice">No agent targets this stack.</p>
+        ) : (
+          <ul>
+            {targeting.map((agent) => (
+              <li key={agent.id}>
+                <a href={href(`/fleet/agents/${agent.id}`)}>{agent.name}</a> in cluster {agent.cluster_name} (
+                {agent.status})
+              </li>
+            ))}
+          </ul>
+        )
+      }
+    </LoadedOrRefused>
   );
 }
 

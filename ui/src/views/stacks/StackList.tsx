@@ -7,9 +7,9 @@ import { Loaded } from "../../components/Status";
 import { href } from "../../router";
 import { useSession } from "../../session";
 import { useLoad } from "../../useLoad";
-import { shortId } from "./format";
+import { shortId } from "../../lib/format";
 import { StackTags } from "./StackTags";
-import type { Stack } from "./types";
+import type { Stack } from "../../types";
 import "./stacks.css";
 
 export function StackList(_props: { params: Record<string, string> }) {

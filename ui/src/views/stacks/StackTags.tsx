@@ -1,8 +1,8 @@
 // One stack's labels and annotations, loaded when it is shown.
 import { get } from "../../api";
 import { useLoad } from "../../useLoad";
-import { Tags } from "./Tags";
-import type { Annotation, Label } from "./types";
+import { Tags } from "../../components/Tags";
+import type { Annotation, Label } from "../../types";
 
 export function loadStackTags(stackId: string) {
   const id = encodeURIComponent(stackId);

@@ -8,7 +8,7 @@ import Form, { getDefaultRegistry, type IChangeEvent } from "@rjsf/core";
 import type { ErrorSchema, ObjectFieldTemplateProps, RJSFSchema, UiSchema } from "@rjsf/utils";
 import validator from "@rjsf/validator-ajv8";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { ApiError, get, post } from "../../api";
+import { get, post, toApiError, type ApiError } from "../../api";
 import { ErrorBox, Loaded, Loading } from "../../components/Status";
 import {
   buildUiSchema,
@@ -24,30 +24,13 @@ import { loadProvenance } from "../../lib/reconstruct";
 import { href } from "../../router";
 import { useLoad } from "../../useLoad";
 import { ProvenancePanel } from "../stacks/ProvenancePanel";
-import type { DeploymentObject, Provenance, Rendered, Stack } from "../stacks/types";
+import type { DeploymentObject, Provenance, Rendered, Stack, Template, TemplateTarget } from "../../types";
 import "../stacks/stacks.css";
 
 // How long the form must rest before the preview asks the broker.
 const PREVIEW_DELAY_MS = 400;
 
-interface Template {
-  id: string;
-  name: string;
-  version: number;
-  description?: string | null;
-  parameters_schema: string;
-}
-
-interface Target {
-  id: string;
-  template_id: string;
-  stack_id: string;
-}
-
 type Parameters = Record<string, unknown>;
-
-const asApiError = (cause: unknown) =>
-  cause instanceof ApiError ? cause : new ApiError(0, "client_error", String(cause));
 
 // The broker's violations as the form's errors; undefined for any other
 // failure, which the preview shows instead.
@@ -82,6 +65,9 @@ function InstantiateTemplate({ template }: { template: Template }) {
 
   if (!parsed.schema) return <p className="error">{parsed.problem}</p>;
   const schema = parsed.schema;
+  // The form hides rjsf's error list, so a violation of the parameters as a
+  // whole, which belongs to no field, is shown above the form instead.
+  const { __errors: wholeErrors = [], ...fieldErrors } = verdict;
 
   return (
     <div className="instantiate">
@@ -95,6 +81,13 @@ function InstantiateTemplate({ template }: { template: Template }) {
         <section aria-label="Parameters">
           <h3>Parameters</h3>
           {typeof schema.description === "string" && <p className="muted">{schema.description}</p>}
+          {wholeErrors.length > 0 && (
+            <ul className="error" role="alert" data-testid="parameters-errors">
+              {wholeErrors.map((message) => (
+                <li key={message}>{message}</li>
+              ))}
+            </ul>
+          )}
           <Form
             schema={schema as RJSFSchema}
             uiSchema={parsed.uiSchema}
@@ -103,7 +96,7 @@ function InstantiateTemplate({ template }: { template: Template }) {
             liveValidate="onChange"
             showErrorList={false}
             noHtml5Validate
-            extraErrors={verdict as ErrorSchema}
+            extraErrors={fieldErrors as ErrorSchema}
             templates={{ ObjectFieldTemplate: CollapsibleObject, DescriptionFieldTemplate: NoDescription }}
             onChange={(event: IChangeEvent<Parameters>) => setParameters(event.formData ?? {})}
           />
@@ -172,7 +165,7 @@ function Preview({
         },
         (cause) => {
           if (mine !== generation.current) return;
-          const error = asApiError(cause);
+          const error = toApiError(cause);
           const errors = brokerErrors(schema, error);
           onVerdict(errors ?? {});
           setState({ kind: "refused", error, violations: errors ? countErrors(errors) : 0 });
@@ -202,7 +195,7 @@ function Preview({
           (state.violations > 0 ? (
             <p className="error" role="alert">
               The broker refuses these parameters: {state.violations} violation{state.violations === 1 ? "" : "s"},
-              shown beside {state.violations === 1 ? "its field" : "their fields"}.
+              shown with the form.
             </p>
           ) : (
             <ErrorBox error={state.error} what="rendering" />
@@ -227,7 +220,7 @@ function Instantiation({
 }) {
   const targets = useLoad(async () => {
     const [found, stacks] = await Promise.all([
-      get<Target[]>(`/templates/${encodeURIComponent(template.id)}/targets`),
+      get<TemplateTarget[]>(`/templates/${encodeURIComponent(template.id)}/targets`),
       get<Stack[]>("/stacks"),
     ]);
     const byId = new Map(stacks.map((stack) => [stack.id, stack]));
@@ -254,9 +247,9 @@ function Instantiation({
         { template_id: template.id, parameters },
       );
       setCreated(object);
-      loadProvenance(object.id).then(setProvenance, (cause) => setProvenanceError(asApiError(cause)));
+      loadProvenance(object.id).then(setProvenance, (cause) => setProvenanceError(toApiError(cause)));
     } catch (cause) {
-      const refused = asApiError(cause);
+      const refused = toApiError(cause);
       const errors = brokerErrors(schema, refused);
       if (errors) onVerdict(errors);
       setError(refused);

@@ -3,19 +3,13 @@
 import { useMemo, useState } from "react";
 import { ApiError, get, type Identity } from "../../api";
 import { Loaded } from "../../components/Status";
+import { Tags } from "../../components/Tags";
 import { diffLines, diffSummary, type DiffLine, type DiffRow } from "../../lib/diff";
 import { href } from "../../router";
 import { useSession } from "../../session";
+import type { Stack, Template, TemplateTarget } from "../../types";
 import { useLoad } from "../../useLoad";
-import {
-  loadAnnotations,
-  loadLabels,
-  Owner,
-  Tags,
-  useGeneratorNames,
-  type Template,
-  type TemplateTarget,
-} from "./TemplateList";
+import { loadAnnotations, loadLabels, Owner, useGeneratorNames } from "./TemplateList";
 import "./templates.css";
 
 // GET /templates/{id} answers live versions only; a superseded one is found
@@ -166,11 +160,6 @@ function TemplateTags({ id }: { id: string }) {
       </dd>
     </>
   );
-}
-
-interface Stack {
-  id: string;
-  name: string;
 }
 
 // A stack the PAK cannot read shows as its id.

@@ -3,15 +3,15 @@
 // checked by the broker as the author types, saved as a new template or as
 // the next version of this one.
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
-import { ApiError, get, post, put, type Identity } from "../../api";
+import { ApiError, get, post, put, toApiError, type Identity } from "../../api";
 import { ErrorBox, Loaded } from "../../components/Status";
 import { href, navigate } from "../../router";
 import { useSession } from "../../session";
 import { useLoad } from "../../useLoad";
-import { checkTemplate, type EditorField, type EditorProblem } from "./editor/check";
+import { checkTemplate, type CheckInput, type EditorField, type EditorProblem } from "./editor/check";
 import { CodeEditor, type CodeEditorHandle } from "./editor/CodeEditor";
 import { convertSchema, initialSchema, schemaForBroker, type SchemaFormat } from "./editor/schemaText";
-import type { Template } from "./TemplateList";
+import type { Generator, Template } from "../../types";
 import "./templates.css";
 
 const CHECK_DELAY_MS = 300;
@@ -37,10 +37,6 @@ required:
   - name
 `;
 
-function asApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError(0, "client_error", String(error));
-}
-
 interface CheckState {
   problems: EditorProblem[];
   checking: boolean;
@@ -49,28 +45,21 @@ interface CheckState {
 
 // The broker's verdict on what is typed, asked once typing pauses; an
 // answer to text that has changed since is dropped.
-function useCheck(content: string, schemaText: string, format: SchemaFormat): CheckState {
+function useCheck({ content, schemaText, format, name, initialSchema }: CheckInput): CheckState {
   const [state, setState] = useState<CheckState>({ problems: [], checking: true });
   const generation = useRef(0);
   useEffect(() => {
     const mine = ++generation.current;
     setState((previous) => ({ ...previous, checking: true }));
     const timer = setTimeout(() => {
-      checkTemplate(content, schemaText, format).then(
+      checkTemplate({ content, schemaText, format, name, initialSchema }).then(
         (problems) => mine === generation.current && setState({ problems, checking: false }),
-        (error) => mine === generation.current && setState({ problems: [], checking: false, error: asApiError(error) }),
+        (error) => mine === generation.current && setState({ problems: [], checking: false, error: toApiError(error) }),
       );
     }, CHECK_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [content, schemaText, format]);
+  }, [content, schemaText, format, name, initialSchema]);
   return state;
-}
-
-interface Generator {
-  id: string;
-  name: string;
-  is_system: boolean;
-  deleted_at?: string | null;
 }
 
 // An admin makes a system template or one of a generator's; a generator
@@ -163,8 +152,9 @@ function EditorForm({ template }: { template?: Template }) {
   const [description, setDescription] = useState(template?.description ?? "");
   const [owner, setOwner] = useState("");
   const [content, setContent] = useState(template?.template_content ?? STARTER_CONTENT);
-  const [schema, setSchema] = useState(() =>
-    template ? initialSchema(template.parameters_schema) : { text: STARTER_SCHEMA, format: "yaml" as SchemaFormat },
+  const [initial] = useState(() => (template ? initialSchema(template.parameters_schema) : undefined));
+  const [schema, setSchema] = useState<{ text: string; format: SchemaFormat }>(() =>
+    initial ? { text: initial.text, format: initial.format } : { text: STARTER_SCHEMA, format: "yaml" },
   );
   const [formatProblem, setFormatProblem] = useState<string>();
   const [saving, setSaving] = useState(false);
@@ -172,7 +162,13 @@ function EditorForm({ template }: { template?: Template }) {
   const contentEditor = useRef<CodeEditorHandle>(null);
   const schemaEditor = useRef<CodeEditorHandle>(null);
 
-  const check = useCheck(content, schema.text, schema.format);
+  const check = useCheck({
+    content,
+    schemaText: schema.text,
+    format: schema.format,
+    name: template?.name,
+    initialSchema: initial,
+  });
   const contentProblems = useMemo(
     () => check.problems.filter((problem) => problem.field === "template_content"),
     [check.problems],
@@ -197,7 +193,7 @@ function EditorForm({ template }: { template?: Template }) {
   async function save(event: FormEvent) {
     event.preventDefault();
     setSaveError(undefined);
-    const converted = schemaForBroker(schema.text, schema.format);
+    const converted = schemaForBroker(schema.text, schema.format, initial);
     if ("problem" in converted) {
       const where = converted.problem.place ? { line: converted.problem.place.line, column: converted.problem.place.column } : {};
       setSaveError(new ApiError(0, "invalid_parameters_schema", converted.problem.message, where));
@@ -219,7 +215,7 @@ function EditorForm({ template }: { template?: Template }) {
         : await put<Template>(`/templates/${template.id}`, text);
       navigate(`/templates/${saved.id}`);
     } catch (error) {
-      setSaveError(asApiError(error));
+      setSaveError(toApiError(error));
       setSaving(false);
     }
   }

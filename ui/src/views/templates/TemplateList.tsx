@@ -1,55 +1,17 @@
 // #/templates: the live version of every template the PAK may read. The
 // broker lets a generator read every template; the owner filter starts a
 // generator on its own and the system's, the ones it works with. The
-// template shapes and the owner and tag pieces here serve the other
-// template views too.
+// owner and tag pieces here serve the other template views too.
 import { useMemo, useState } from "react";
 import { get, type Identity } from "../../api";
 import { Paged } from "../../components/Paged";
 import { ErrorBox, Loaded } from "../../components/Status";
+import { Tags } from "../../components/Tags";
 import { href } from "../../router";
 import { useSession } from "../../session";
+import type { Annotation, Generator, Label, Template, TemplateTarget } from "../../types";
 import { useLoad } from "../../useLoad";
 import "./templates.css";
-
-export interface Template {
-  id: string;
-  name: string;
-  version: number;
-  description?: string | null;
-  generator_id: string | null;
-  template_content: string;
-  parameters_schema: string;
-  checksum: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string | null;
-}
-
-export interface TemplateLabel {
-  id: string;
-  template_id: string;
-  label: string;
-}
-
-export interface TemplateAnnotation {
-  id: string;
-  template_id: string;
-  key: string;
-  value: string;
-}
-
-export interface TemplateTarget {
-  id: string;
-  template_id: string;
-  stack_id: string;
-  created_at: string;
-}
-
-interface Generator {
-  id: string;
-  name: string;
-}
 
 // Generator names by id, as far as the PAK may read them: an admin lists
 // them all, a generator may read only itself. Others stay ids.
@@ -66,7 +28,7 @@ export function useGeneratorNames(identity: Identity): Map<string, string> {
   return useMemo(() => new Map((loaded.value ?? []).map((generator) => [generator.id, generator.name])), [loaded.value]);
 }
 
-export function isOwn(template: Pick<Template, "generator_id">, identity: Identity): boolean {
+function isOwn(template: Pick<Template, "generator_id">, identity: Identity): boolean {
   return template.generator_id !== null && template.generator_id === identity.generator;
 }
 
@@ -93,30 +55,12 @@ export function Owner({
   );
 }
 
-export function loadLabels(id: string): Promise<TemplateLabel[]> {
-  return get<TemplateLabel[]>(`/templates/${id}/labels`);
+export function loadLabels(id: string): Promise<Label[]> {
+  return get<Label[]>(`/templates/${id}/labels`);
 }
 
-export function loadAnnotations(id: string): Promise<TemplateAnnotation[]> {
-  return get<TemplateAnnotation[]>(`/templates/${id}/annotations`);
-}
-
-export function Tags({ labels = [], annotations = [] }: { labels?: TemplateLabel[]; annotations?: TemplateAnnotation[] }) {
-  if (labels.length === 0 && annotations.length === 0) return <span className="muted">none</span>;
-  return (
-    <>
-      {labels.map((label) => (
-        <span key={label.id} className="tag">
-          {label.label}
-        </span>
-      ))}
-      {annotations.map((annotation) => (
-        <span key={annotation.id} className="tag">
-          {annotation.key}={annotation.value}
-        </span>
-      ))}
-    </>
-  );
+export function loadAnnotations(id: string): Promise<Annotation[]> {
+  return get<Annotation[]>(`/templates/${id}/annotations`);
 }
 
 // Labels, annotations and targets of one row, asked only for the rows on the

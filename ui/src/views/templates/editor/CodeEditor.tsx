@@ -46,13 +46,17 @@ export function rangeOf(doc: Text, place: Place | undefined): { from: number; to
   return { from, to: from + Math.max(word.length, from < line.to ? 1 : 0) };
 }
 
-function diagnostics(doc: Text, problems: EditorProblem[]): Diagnostic[] {
-  return problems.map((problem) => ({
-    ...rangeOf(doc, problem.place),
-    severity: "error",
-    source: problem.code,
-    message: problem.message,
-  }));
+// A problem without a place (an empty text) is only listed: a marker at the
+// start would point at nothing in particular.
+export function diagnostics(doc: Text, problems: EditorProblem[]): Diagnostic[] {
+  return problems
+    .filter((problem) => problem.place !== undefined)
+    .map((problem) => ({
+      ...rangeOf(doc, problem.place),
+      severity: "error",
+      source: problem.code,
+      message: problem.message,
+    }));
 }
 
 export interface CodeEditorHandle {

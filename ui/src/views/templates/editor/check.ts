@@ -2,7 +2,7 @@
 // nothing stored. Problems come back placed in the author's own text, the
 // schema's too when it is edited as YAML and sent converted.
 import { post } from "../../../api";
-import { locatePointer, schemaForBroker, type Place, type SchemaFormat } from "./schemaText";
+import { locatePointer, schemaForBroker, type InitialSchema, type Place, type SchemaFormat } from "./schemaText";
 
 export type EditorField = "template_content" | "parameters_schema";
 
@@ -54,10 +54,27 @@ function byPlace(a: EditorProblem, b: EditorProblem): number {
   return (a.place?.line ?? 0) - (b.place?.line ?? 0) || (a.place?.column ?? 0) - (b.place?.column ?? 0);
 }
 
-export async function checkTemplate(content: string, schemaText: string, format: SchemaFormat): Promise<EditorProblem[]> {
-  const body: { template_content: string; parameters_schema?: string } = { template_content: content };
+// What is being checked: the editor's two texts, and for an existing
+// template its name (the broker's messages name it) and its stored schema.
+export interface CheckInput {
+  content: string;
+  schemaText: string;
+  format: SchemaFormat;
+  name?: string;
+  initialSchema?: InitialSchema;
+}
+
+export async function checkTemplate({
+  content,
+  schemaText,
+  format,
+  name,
+  initialSchema,
+}: CheckInput): Promise<EditorProblem[]> {
+  const body: { name?: string; template_content: string; parameters_schema?: string } = { template_content: content };
+  if (name) body.name = name;
   const problems: EditorProblem[] = [];
-  const schema = schemaForBroker(schemaText, format);
+  const schema = schemaForBroker(schemaText, format, initialSchema);
   if ("json" in schema) {
     body.parameters_schema = schema.json;
   } else {

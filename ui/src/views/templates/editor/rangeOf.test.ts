@@ -1,6 +1,6 @@
 import { Text } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
-import { rangeOf } from "./CodeEditor";
+import { diagnostics, rangeOf } from "./CodeEditor";
 
 const doc = Text.of(["a: 1", "b: {{ x + }}", ""]);
 
@@ -21,5 +21,15 @@ describe("rangeOf", () => {
 
   it("puts a problem without a place at the start", () => {
     expect(rangeOf(doc, undefined)).toEqual({ from: 0, to: 0 });
+  });
+});
+
+describe("diagnostics", () => {
+  it("marks a placed problem and leaves one without a place to the list", () => {
+    const marked = diagnostics(doc, [
+      { field: "template_content", code: "empty", message: "the template is empty" },
+      { field: "template_content", code: "invalid_template_syntax", message: "x", place: { line: 2, column: 11 } },
+    ]);
+    expect(marked).toEqual([{ from: 15, to: 17, severity: "error", source: "invalid_template_syntax", message: "x" }]);
   });
 });

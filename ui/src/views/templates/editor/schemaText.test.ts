@@ -22,6 +22,10 @@ describe("schemaForBroker", () => {
     expect("json" in converted && JSON.parse(converted.json)).toEqual({ type: "object", required: ["a"] });
   });
 
+  it("sends a blank YAML schema as empty, not as null", () => {
+    expect(schemaForBroker("  \n", "yaml")).toEqual({ json: "" });
+  });
+
   it("places a YAML syntax error at its line and column", () => {
     const converted = schemaForBroker("type: object\nproperties:\n  a: [1, 2\n", "yaml");
     expect("problem" in converted && converted.problem.place?.line).toBeGreaterThanOrEqual(3);
@@ -42,8 +46,29 @@ describe("convertSchema", () => {
   });
 
   it("shows a stored schema as YAML, or as it is when it is not JSON", () => {
-    expect(initialSchema('{"type":"object"}')).toEqual({ text: "type: object\n", format: "yaml" });
-    expect(initialSchema("{oops")).toEqual({ text: "{oops", format: "json" });
+    expect(initialSchema('{"type":"object"}')).toEqual({ text: "type: object\n", format: "yaml", stored: '{"type":"object"}' });
+    expect(initialSchema("{oops")).toEqual({ text: "{oops", format: "json", stored: "{oops" });
+  });
+
+  it("keeps a schema whose integers JavaScript would round as JSON", () => {
+    const stored = '{"type":"integer","maximum":18446744073709551615}';
+    expect(initialSchema(stored)).toEqual({ text: stored, format: "json", stored });
+    expect(convertSchema(stored, "yaml")).toHaveProperty("problem");
+    expect(initialSchema('{"maximum":9007199254740991}').format).toBe("yaml");
+  });
+});
+
+describe("schemaForBroker with a stored schema", () => {
+  const stored = '{ "type": "object",  "properties": {} }';
+  const initial = initialSchema(stored);
+
+  it("sends the stored text unchanged while the author leaves it alone", () => {
+    expect(schemaForBroker(initial.text, initial.format, initial)).toEqual({ json: stored });
+  });
+
+  it("sends the author's text once it changed", () => {
+    const converted = schemaForBroker(`${initial.text}required: [a]\n`, initial.format, initial);
+    expect("json" in converted && JSON.parse(converted.json)).toEqual({ type: "object", properties: {}, required: ["a"] });
   });
 });
 

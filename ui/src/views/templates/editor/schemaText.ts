@@ -1,7 +1,7 @@
 // The parameter schema as the author edits it, YAML or JSON, and as the
 // broker takes it: a JSON string. YAML is a superset of JSON, so one parser
 // reads both and finds where a JSON pointer lands in either.
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, visit, type Node } from "yaml";
 
 export type SchemaFormat = "yaml" | "json";
 
@@ -29,10 +29,27 @@ function firstError(text: string): SchemaProblem | undefined {
   return { message: error.message.split("\n")[0], place: { line: at.line, column: at.col } };
 }
 
+// A stored schema as the editor first shows it, and the stored text itself:
+// while the author leaves the schema alone, the broker gets that text back
+// unchanged (not a conversion of a conversion).
+export interface InitialSchema {
+  text: string;
+  format: SchemaFormat;
+  stored: string;
+}
+
 // The JSON string for the broker. JSON is sent as written, so the broker's
-// line and column point into the author's text; YAML is converted.
-export function schemaForBroker(text: string, format: SchemaFormat): { json: string } | { problem: SchemaProblem } {
+// line and column point into the author's text; YAML is converted. A schema
+// the author did not change is sent as it was stored.
+export function schemaForBroker(
+  text: string,
+  format: SchemaFormat,
+  initial?: InitialSchema,
+): { json: string } | { problem: SchemaProblem } {
+  if (initial && text === initial.text && format === initial.format) return { json: initial.stored };
   if (format === "json") return { json: text };
+  // Blank is sent as empty, for the broker to say so, not as YAML's null.
+  if (text.trim() === "") return { json: "" };
   const problem = firstError(text);
   if (problem) return { problem };
   return { json: JSON.stringify(parse(text).document.toJS() ?? null, null, 2) };
@@ -51,14 +68,30 @@ export function convertSchema(text: string, to: SchemaFormat): { text: string } 
   } catch (error) {
     return { problem: { message: `not JSON: ${(error as Error).message}` } };
   }
+  if (hasUnsafeInteger(text)) {
+    return { problem: { message: "it has an integer beyond 2^53, which converting would round" } };
+  }
   return { text: stringify(value) };
 }
 
-// The schema shown in YAML when it parses as JSON (the broker stores JSON),
-// else as it is, in JSON.
-export function initialSchema(stored: string): { text: string; format: SchemaFormat } {
+// JavaScript numbers hold integers exactly only up to 2^53.
+function hasUnsafeInteger(text: string): boolean {
+  let unsafe = false;
+  visit(parseDocument(text, { intAsBigInt: true }), {
+    Scalar(_, node) {
+      if (typeof node.value === "bigint" && !Number.isSafeInteger(Number(node.value))) unsafe = true;
+    },
+  });
+  return unsafe;
+}
+
+// The schema shown in YAML when it converts from JSON without loss (the
+// broker stores JSON), else as it is, in JSON.
+export function initialSchema(stored: string): InitialSchema {
   const converted = convertSchema(stored, "yaml");
-  return "text" in converted ? { text: converted.text, format: "yaml" } : { text: stored, format: "json" };
+  return "text" in converted
+    ? { text: converted.text, format: "yaml", stored }
+    : { text: stored, format: "json", stored };
 }
 
 function unescapeSegment(segment: string): string {

@@ -40,4 +40,24 @@ describe("firstDifference", () => {
   it("tells a missing final newline apart", () => {
     expect(firstDifference("a: 1", "a: 1\n")).toMatchObject({ identical: false, line: 1, column: 5 });
   });
+
+  it("counts the offset in UTF-8 bytes and the column in characters", () => {
+    expect(firstDifference("é: 1\nb: 2\n", "é: 1\nb: 7\n")).toMatchObject({
+      identical: false,
+      offset: 9,
+      line: 2,
+      column: 4,
+    });
+  });
+
+  it("places a difference inside a character at that character", () => {
+    expect(firstDifference("x: é\n", "x: è\n")).toEqual({
+      identical: false,
+      offset: 4,
+      line: 1,
+      column: 4,
+      storedLine: "x: é",
+      renderedLine: "x: è",
+    });
+  });
 });

@@ -2,9 +2,8 @@
 // (404 not_found), said plainly instead of as a failure; anything else is
 // an error.
 import type { ReactNode } from "react";
-import type { ApiError } from "../../api";
-import { ErrorBox, Loading } from "../../components/Status";
-import "./stacks.css";
+import type { ApiError } from "../api";
+import { ErrorBox, Loading } from "./Status";
 
 export function Unavailable({ error, what }: { error: ApiError; what: string }) {
   if (error.status === 403) {
