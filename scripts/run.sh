@@ -11,8 +11,13 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 
 scripts/setup.sh
-# The console, which the broker embeds and serves at /ui/.
-(cd ui && npm run --silent build)
+# The console, which the broker embeds and serves at /ui/, where Node.js
+# can build it; without it the broker serves the API alone.
+if scripts/node-ok.sh; then
+  (cd ui && npm run --silent build)
+else
+  echo "run: the broker starts without its console" >&2
+fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build --target sindri
 exec build/bin/sindri serve "$@"

@@ -33,6 +33,7 @@ stage "setup"
 scripts/setup.sh
 
 stage "console: build (ui/)"
+scripts/node-ok.sh
 (cd ui && npm run --silent build)
 stage "console: unit tests"
 (cd ui && npx vitest run)
