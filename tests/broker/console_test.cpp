@@ -1,12 +1,14 @@
 // The console's side of the broker (issue 31), black box over HTTP on
-// SQLite (neither touches the database beyond authentication): its static
-// files at /ui/ from ui.directory or the copy embedded at build time, and
-// the check-only POST /api/v1/templates/check its editor calls as one types.
+// SQLite: its static files at /ui/ from ui.directory or the copy embedded at
+// build time, the check-only POST /api/v1/templates/check its editor calls
+// as one types, and POST /api/v1/deployment-objects/{id}/reconstruct behind
+// its "re-render and compare".
 
 #include <fstream>
 #include <regex>
 
 #include "broker_process.hpp"
+#include "store/database.hpp"
 
 namespace sindri_test {
 namespace {
@@ -93,6 +95,8 @@ TEST_F(ConsoleFiles, AnUnchangedFileIsNotSentAgainAndTextIsCompressed) {
   const std::string gzip_etag(gzipped.header("ETag"));
   EXPECT_NE(gzip_etag, etag);
   EXPECT_EQ(get("/ui/assets/app-1a2b.js", {{"If-None-Match", gzip_etag}}).status, 200);
+  EXPECT_EQ(get("/ui/assets/app-1a2b.js", {{"If-None-Match", gzip_etag}}, "GET", true).status, 304);
+  EXPECT_EQ(get("/ui/assets/app-1a2b.js", {{"If-None-Match", etag}}, "GET", true).status, 200);
 
   ClientResponse head = get("/ui/assets/app-1a2b.js", {}, "HEAD");
   EXPECT_EQ(head.status, 200);
@@ -377,6 +381,39 @@ TEST_F(Reconstruct, AnObjectOfARetiredVersionIsRenderedAgainIdentical) {
   EXPECT_NE(text_of(reply.json, "yaml_content").find("replicas: \"3\""), std::string::npos) << reply.body;
 }
 
+// The stored YAML changed behind the broker's back: the render is the
+// template's, the verdict says they differ, the stored checksum is as
+// recorded.
+TEST_F(Reconstruct, AnObjectChangedSinceItWasStoredIsNotIdentical) {
+  Made made = make_stack_and_template("team-d");
+  Reply object = call(*made.owner, "POST", "/api/v1/stacks/" + made.stack_id + "/deployment-objects/from-template",
+                      R"({"template_id": ")" + made.template_id + R"(", "parameters": {"replicas": 2}})");
+  ASSERT_EQ(object.status, 201) << object.body;
+  const std::string object_id = text_of(object.json, "id");
+  const std::string rendered = text_of(object.json, "yaml_content");
+  std::string tampered = rendered;
+  tampered.replace(tampered.find("\"2\""), 3, "\"9\"");
+  {
+    sindri::store::OpenOptions options;
+    options.pool_size = 1;
+    auto db = sindri::store::Database::open(broker_->database(), options);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    auto written = (*db)->write([&](sindri::store::Connection& connection) -> sindri::store::DbStatus {
+      auto updated = connection.query("UPDATE deployment_objects SET yaml_content = $1 WHERE id = $2",
+                                      {sindri::Value(tampered), sindri::Value(object_id)});
+      if (!updated.ok()) return std::move(updated).error();
+      return sindri::Ok{};
+    });
+    ASSERT_TRUE(written.ok()) << written.error().message;
+  }
+  Reply reply = call(*made.owner, "POST", "/api/v1/deployment-objects/" + object_id + "/reconstruct");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_FALSE(reply.json.find("identical")->get_bool()) << reply.body;
+  EXPECT_EQ(text_of(reply.json, "yaml_content"), rendered);
+  EXPECT_EQ(text_of(reply.json, "stored_checksum"), text_of(object.json, "yaml_checksum"));
+  EXPECT_EQ(text_of(reply.json, "rendered_checksum"), text_of(object.json, "yaml_checksum"));
+}
+
 TEST_F(Reconstruct, OnlyAnObjectMadeFromATemplateByAReaderOfItsStack) {
   Made made = make_stack_and_template("team-b");
   Reply plain = call(*made.owner, "POST", "/api/v1/stacks/" + made.stack_id + "/deployment-objects",
@@ -392,7 +429,9 @@ TEST_F(Reconstruct, OnlyAnObjectMadeFromATemplateByAReaderOfItsStack) {
   const std::string path = "/api/v1/deployment-objects/" + text_of(object.json, "id") + "/reconstruct";
   Made stranger = make_stack_and_template("team-c");
   EXPECT_EQ(call(*stranger.owner, "POST", path).status, 403);
-  EXPECT_EQ(call(*made.owner, "POST", path, "{}").status, 400);
+  Reply with_body = call(*made.owner, "POST", path, "{}");
+  EXPECT_EQ(with_body.status, 400) << with_body.body;
+  EXPECT_EQ(text_of(with_body.json, "code"), "body_not_allowed") << with_body.body;
   EXPECT_EQ(call(*made.owner, "POST", "/api/v1/deployment-objects/00000000-0000-0000-0000-000000000001/reconstruct")
                 .status,
             404);
