@@ -85,8 +85,13 @@ test("the PAK appears in no address and no console message", async ({ page, brok
 });
 
 test("a PAK revoked mid-session signs out and says why", async ({ page, broker }) => {
-  const doomed = await broker.generator(unique("doomed"));
+  const doomedName = unique("doomed");
+  const doomed = await broker.generator(doomedName);
   await signIn(page, doomed.pak);
+  // The first view's requests all answered before the PAK goes: a late one
+  // would sign out before the click below.
+  await expect(page.getByTestId("identity")).toHaveText(`generator ${doomedName}`);
+  await page.waitForLoadState("networkidle");
   await broker.call(broker.adminPak, "DELETE", `/generators/${doomed.id}`);
   const refusal = await broker.call(doomed.pak, "GET", "/stacks", undefined, 401);
 
