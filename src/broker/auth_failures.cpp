@@ -1,5 +1,6 @@
 #include "broker/auth_failures.hpp"
 
+#include <utility>
 #include <vector>
 
 #include "broker/context.hpp"
@@ -26,9 +27,10 @@ bool AuthFailureLog::record(std::string_view source, std::string_view path, std:
   Window& window = windows_[key];
   const int64_t minute = minute_of(now);
   if (window.count == 0 || window.minute != minute) {
-    // A window whose rest was not written yet is replaced: its minute is
-    // over, and flush() would have written it had it run since.
-    if (window.count == 0 || window.written > 0) ++waiting_first_entry_;
+    // A minute over before a flush wrote all of it: the next flush writes
+    // its rest.
+    if (window.count > window.written) finished_.emplace_back(key, std::move(window));
+    ++waiting_first_entry_;
     // Cut to size: a flood may send long paths and user agents.
     window = Window{minute,
                     timestamp_at(now),
@@ -42,27 +44,30 @@ bool AuthFailureLog::record(std::string_view source, std::string_view path, std:
   return waiting_first_entry_ >= kBatch;
 }
 
-ApiResult<size_t> AuthFailureLog::flush(store::Database& db, std::chrono::system_clock::time_point now) {
+ApiResult<size_t> AuthFailureLog::flush(store::Database& db, std::chrono::system_clock::time_point now, Due due) {
   std::vector<db::AuditEntry> entries;
+  // The entry of a window's failures not written yet.
+  const auto write = [&](const std::string& source, Window& window) {
+    const bool first = window.written == 0;
+    entries.push_back(db::AuditEntry{"system", "", "auth.failed", "system", "",
+                                     make_object({{"reason", Value(window.reason)},
+                                                  {"path", Value(window.path)},
+                                                  {"count", Value(window.count - window.written)},
+                                                  {"first_at", Value(window.first_at)},
+                                                  {"continued", Value(!first)}}),
+                                     source == "other" ? "" : source, window.user_agent});
+    window.written = window.count;
+    if (first) --waiting_first_entry_;
+  };
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [source, window] : finished_) write(source, window);
+    finished_.clear();
     const int64_t minute = minute_of(now);
     for (auto it = windows_.begin(); it != windows_.end();) {
       Window& window = it->second;
-      const bool over = window.minute < minute;
-      const bool first = window.written == 0;
-      if (window.count > window.written && (first || over)) {
-        entries.push_back(db::AuditEntry{
-            "system", "", "auth.failed", "system", "",
-            make_object({{"reason", Value(window.reason)},
-                         {"path", Value(window.path)},
-                         {"count", Value(window.count - window.written)},
-                         {"first_at", Value(window.first_at)},
-                         {"continued", Value(!first)}}),
-            it->first == "other" ? "" : it->first, window.user_agent});
-        window.written = window.count;
-        if (first) --waiting_first_entry_;
-      }
+      const bool over = window.minute < minute || due == Due::everything;
+      if (window.count > window.written && (window.written == 0 || over)) write(it->first, window);
       it = over && window.written == window.count ? windows_.erase(it) : std::next(it);
     }
   }

@@ -135,6 +135,14 @@ http::Response Broker::respond_to(http::Request& request, const ApiRoute& route,
   });
 }
 
+Broker::~Broker() { flush_auth_failures(AuthFailureLog::Due::everything); }
+
+void Broker::flush_auth_failures(AuthFailureLog::Due due) {
+  if (auto flushed = auth_failures_.flush(db_, std::chrono::system_clock::now(), due); !flushed.ok()) {
+    log_.warn("cannot write refused authentications to the audit log", {{"cause", Value(flushed.error().message)}});
+  }
+}
+
 Status Broker::initialize(const std::string& admin_pak_file) {
   auto applied = store::migrate(db_, broker_migrations());
   if (!applied.ok()) return make_error("database migration failed: " + applied.error().message);
@@ -157,11 +165,7 @@ http::Response Broker::refuse_unauthenticated(const http::Request& request, cons
   const bool batch_full = auth_failures_.record(request.remote, request.path,
                                                 http::find_header(request.headers, "User-Agent"), error.code,
                                                 std::chrono::system_clock::now());
-  if (batch_full) {
-    if (auto flushed = auth_failures_.flush(db_, std::chrono::system_clock::now()); !flushed.ok()) {
-      log_.warn("cannot write refused authentications to the audit log", {{"cause", Value(flushed.error().message)}});
-    }
-  }
+  if (batch_full) flush_auth_failures(AuthFailureLog::Due::by_time);
   return error_response(error);
 }
 

@@ -34,6 +34,8 @@ class Broker {
   // (Services::object_limit) once; the passes read their settings at each
   // round.
   Broker(store::Database& db, Logger& log, LiveConfig& config);
+  // Writes the refused authentications counted but not written yet.
+  ~Broker();
 
   // Migrations, then the first-start bootstrap. Errors name what failed.
   Status initialize(const std::string& admin_pak_file);
@@ -78,6 +80,8 @@ class Broker {
   std::optional<http::Response> refusal_before_body(const http::Request& head);
   // A 401 for `error`, counted for the audit log.
   http::Response refuse_unauthenticated(const http::Request& request, const ApiError& error);
+  // Writes the refused authentications `due` now; a failure is logged.
+  void flush_auth_failures(AuthFailureLog::Due due);
   // GET /internal/ws/agent (agent_channel.hpp).
   http::Response open_agent_channel(http::Request& request);
   // GET /api/v1/stacks/{id}/live and /api/v1/fleet/live (live_view.hpp).

@@ -57,24 +57,27 @@ TEST_P(AuditTrail, ChangesAreWrittenWithTheirActorAndResource) {
   EXPECT_EQ(text_of(*paks.json.find("logs")->at(0), "actor_type"), "admin");
 }
 
+// However the flushes fall among the failures (a slow machine may write the
+// first entry after two of them), the stop writes the rest: every failure is
+// counted once, in at most two entries.
 TEST_P(AuditTrail, RefusedPaksAreOneCountedEntryPerSource) {
   auto stranger = broker_->client("brokkr_BRnotreal_0000000000000000000000000000");
   for (int i = 0; i < 5; ++i) ASSERT_EQ(call(*stranger, "GET", "/api/v1/stacks").status, 401);
+  ASSERT_EQ(broker_->stop(), 0) << broker_->log();
+  broker_->start();
+  admin_ = broker_->client(broker_->admin_pak());
+  Reply failed = logs("?action=auth.failed");
+  const sindri::Value& entries = *failed.json.find("logs");
+  ASSERT_GE(entries.size(), 1u) << failed.body;
+  EXPECT_LE(entries.size(), 2u) << failed.body;
   int64_t counted = 0;
-  for (int waited = 0; waited < 200 && counted < 5; ++waited) {
-    Reply failed = logs("?action=auth.failed");
-    counted = 0;
-    for (const sindri::Value& entry : failed.json.find("logs")->get_array()) {
-      EXPECT_EQ(text_of(entry, "actor_type"), "system");
-      EXPECT_EQ(text_of(entry, "ip_address"), "127.0.0.1");
-      counted += entry.find("details")->find("count")->get_int();
-    }
-    if (counted < 5) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (const sindri::Value& entry : entries.get_array()) {
+    EXPECT_EQ(text_of(entry, "actor_type"), "system");
+    EXPECT_EQ(text_of(entry, "ip_address"), "127.0.0.1");
+    EXPECT_EQ(text_of(*entry.find("details"), "path"), "/api/v1/stacks");
+    counted += entry.find("details")->find("count")->get_int();
   }
   EXPECT_EQ(counted, 5);
-  Reply failed = logs("?action=auth.failed");
-  EXPECT_LE(failed.json.find("logs")->size(), 2u) << failed.body;
-  EXPECT_EQ(text_of(*failed.json.find("logs")->at(0)->find("details"), "path"), "/api/v1/stacks");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AuditTrail, ::testing::Values(Backend::Sqlite, Backend::Postgres), backend_name);

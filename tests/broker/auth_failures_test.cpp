@@ -1,6 +1,7 @@
 // Refused authentications in the audit log, on a real SQLite database: a
 // flood from one source is one entry with its count, a later failure in the
-// same minute waits for the minute's end, and many sources fill a batch.
+// same minute waits for the minute's end (or the broker's stop), and many
+// sources fill a batch.
 
 #include <unistd.h>
 
@@ -75,6 +76,38 @@ TEST_F(AuthFailureLogTest, FailuresAfterTheFirstEntryWaitForTheMinutesEnd) {
   EXPECT_EQ(count_of(*logs.at(1)), 1);
   // Nothing more is due, and the finished minute is forgotten.
   EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(62)), 0u);
+}
+
+TEST_F(AuthFailureLogTest, EverythingWritesTheRestOfAMinuteStillRunning) {
+  const auto minute = minute_start();
+  log_.record("10.0.0.1", "/a", "", "unauthorized", minute);
+  ASSERT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(1)), 1u);
+  for (int i = 0; i < 4; ++i) log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(2));
+  log_.record("10.0.0.2", "/b", "", "unauthorized", minute + std::chrono::seconds(2));
+  EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(3), AuthFailureLog::Due::everything), 2u);
+  const Value logs = entries();
+  ASSERT_EQ(logs.size(), 3u);
+  int64_t total = 0;
+  for (size_t i = 0; i < logs.size(); ++i) total += count_of(*logs.at(i));
+  EXPECT_EQ(total, 6);
+  EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(4), AuthFailureLog::Due::everything), 0u);
+}
+
+TEST_F(AuthFailureLogTest, AMinuteEndedBeforeAFlushKeepsItsRest) {
+  const auto minute = minute_start();
+  log_.record("10.0.0.1", "/a", "", "unauthorized", minute);
+  ASSERT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(1)), 1u);
+  for (int i = 0; i < 3; ++i) log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(2));
+  log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(61));
+  EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(62)), 2u);
+  const Value logs = entries();
+  ASSERT_EQ(logs.size(), 3u);
+  int64_t continued = 0;
+  for (size_t i = 0; i < logs.size(); ++i) {
+    if (logs.at(i)->find("details")->find("continued")->get_bool()) continued += count_of(*logs.at(i));
+  }
+  EXPECT_EQ(continued, 3);
+  EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(63)), 0u);
 }
 
 TEST_F(AuthFailureLogTest, AHundredSourcesMakeAFlushDue) {
