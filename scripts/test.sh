@@ -8,7 +8,8 @@
 #                   the console's browser tests (Playwright, Debian's chromium)
 #                   against the broker just built;
 #   3. build-asan/  (AddressSanitizer + UndefinedBehaviorSanitizer): the same C++
-#                   tests but the two whose renders take minutes there;
+#                   tests but the broker's on PostgreSQL (they run once, in
+#                   build/) and the two whose renders take minutes there;
 #   4. scripts/fuzz.sh 60: the two libFuzzer targets for a minute each.
 # Any failure fails the whole run.
 set -euo pipefail
@@ -50,13 +51,18 @@ stage "build-asan/ (ASan + UBSan)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSINDRI_SANITIZE=ON -DSINDRI_BENCH=OFF
 cmake --build build-asan -j "$JOBS"
 stage "tests in build-asan/"
-# The two tests whose point is renders that take a second of CPU (the render
-# pool's isolation, a render without limits) run in build/ alone: under the
-# sanitizers each such render takes minutes. The pool's own tests run here.
+# Run in build/ alone:
+# - the broker's HTTP suites on PostgreSQL: the broker's code they run is the
+#   code its suites on SQLite run here, and the store's own tests run its SQL
+#   on PostgreSQL here;
+# - the two tests whose point is renders that take a second of CPU (the render
+#   pool's isolation, a render without limits): under the sanitizers each such
+#   render takes minutes. The pool's own tests run here.
+# (A parameterised test's name goes on with "  # GetParam() = ...".)
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS" \
-    -E '^(RenderIsolation\.OtherCallersAreAnsweredWhileOneCallersRendersRun|RenderLimits\.ZeroLiftsTheLimit)$'
+    -E '^(Backends/[^ ]*/Postgres(Public)?( |$)|RenderIsolation\.OtherCallersAreAnsweredWhileOneCallersRendersRun$|RenderLimits\.ZeroLiftsTheLimit$)'
 
 stage "fuzzing"
 scripts/fuzz.sh 60

@@ -21,7 +21,7 @@
 namespace sindri::broker {
 namespace {
 
-ApiResult<Ok> check_self_or_admin(const Call& call, std::string_view agent_id) {
+ApiResult<Ok> check_agent_itself_or_admin(const Call& call, std::string_view agent_id) {
   if (call.caller.is_admin() || call.caller.is_agent(agent_id)) return Ok{};
   return forbidden("agent_pak_mismatch", "only an admin or the agent itself may do this");
 }
@@ -80,14 +80,14 @@ ApiResult<http::Response> search_agent(Call& call) {
     if (!found) {
       return ApiError{404, "agent_not_found", "no agent matches the search", Value(), std::nullopt};
     }
-    SINDRI_CHECK(check_self_or_admin(call, field(*found, "id")));
+    SINDRI_CHECK(check_agent_itself_or_admin(call, field(*found, "id")));
     return json_response(200, *found);
   });
 }
 
 ApiResult<http::Response> get_agent(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_agent_itself_or_admin(call, id));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
     return json_response(200, agent);
@@ -105,7 +105,7 @@ bool is_agent_status(std::string_view status) { return status == "ACTIVE" || sta
 // must be absent or as stored.
 ApiResult<http::Response> update_agent(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_agent_itself_or_admin(call, id));
   SINDRI_TRY(body, BodyObject::parse(call.request, "Agent"));
   SINDRI_TRY(body_id, body.optional_string("id", kUuidRule));
   SINDRI_TRY(name, body.optional_string("name", kNameRule, false));
@@ -178,7 +178,7 @@ ApiResult<http::Response> heartbeat(Call& call) {
 
 ApiResult<http::Response> rotate_agent_pak(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_agent_itself_or_admin(call, id));
   const IssuedPak pak = issue_pak();
   StagedNotices notices(*call.services.notices);
   SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
@@ -195,7 +195,7 @@ ApiResult<http::Response> rotate_agent_pak(Call& call) {
 
 ApiResult<http::Response> agent_stacks(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_agent_itself_or_admin(call, id));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(agent, db::load_agent(connection, id));
     SINDRI_TRY(stacks, db::list_targeted_stacks(connection, id));
@@ -215,7 +215,7 @@ std::shared_ptr<const http::SharedBody> compressed(Call& call, const std::string
 // out what the agent has already reported as applied.
 ApiResult<http::Response> target_state(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_agent_itself_or_admin(call, id));
   bool incremental = true;
   if (const std::string* mode = call.request.query_param("mode")) {
     if (*mode != "incremental" && *mode != "full") {

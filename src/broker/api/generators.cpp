@@ -16,7 +16,7 @@
 namespace sindri::broker {
 namespace {
 
-ApiResult<Ok> check_self_or_admin(const Call& call, std::string_view generator_id) {
+ApiResult<Ok> check_generator_itself_or_admin(const Call& call, std::string_view generator_id) {
   if (call.caller.is_admin() || call.caller.is_generator(generator_id)) return Ok{};
   return forbidden("generator_not_owned", "a generator may only act on itself");
 }
@@ -62,7 +62,7 @@ ApiResult<http::Response> create_generator(Call& call) {
 
 ApiResult<http::Response> get_generator(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_generator_itself_or_admin(call, id));
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(generator, db::load_generator(connection, id));
     return json_response(200, generator);
@@ -74,7 +74,7 @@ ApiResult<http::Response> get_generator(Call& call) {
 // stored.
 ApiResult<http::Response> update_generator(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_generator_itself_or_admin(call, id));
   SINDRI_TRY(body, BodyObject::parse(call.request, "Generator"));
   SINDRI_CHECK(body.require({"id", "created_at", "updated_at", "name", "is_active", "is_system"}));
   SINDRI_TRY(body_id, body.required_string("id", kUuidRule));
@@ -110,7 +110,7 @@ ApiResult<http::Response> update_generator(Call& call) {
 
 ApiResult<http::Response> delete_generator(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_generator_itself_or_admin(call, id));
   StagedNotices notices(*call.services.notices);
   SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
     SINDRI_TRY(generator, db::load_generator(connection, id));
@@ -134,7 +134,7 @@ ApiResult<http::Response> delete_generator(Call& call) {
 
 ApiResult<http::Response> rotate_generator_pak(Call& call) {
   SINDRI_TRY(id, call.id_param());
-  SINDRI_CHECK(check_self_or_admin(call, id));
+  SINDRI_CHECK(check_generator_itself_or_admin(call, id));
   const IssuedPak pak = issue_pak();
   StagedNotices notices(*call.services.notices);
   SINDRI_TRY(answer, in_write<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
