@@ -9,6 +9,7 @@
 #include "broker/db/templates.hpp"
 #include "broker/manifests.hpp"
 #include "broker/notices.hpp"
+#include "broker/provenance.hpp"
 #include "broker/pushes.hpp"
 #include "value/digest.hpp"
 #include "value/json.hpp"
@@ -100,36 +101,20 @@ ApiResult<http::Response> get_deployment_object(Call& call) {
   });
 }
 
-// The recorded parameters of object `id` as JSON: they were stored as the
-// request sent them, so a failure is a corrupt row.
-ApiResult<Value> recorded_parameters(const db::RecordedProvenance& recorded, std::string_view id) {
-  auto parameters = parse_json(recorded.parameters_json);
-  if (!parameters.ok()) {
-    return ApiError{500, "corrupt_provenance", "the recorded parameters of " + std::string(id) + " are not JSON",
-                    Value(), std::nullopt};
-  }
-  return std::move(parameters).value();
-}
-
 // Beyond Brokkr: the template version and parameters an object was rendered
 // from, with that version's record (superseded or not), so that anyone may
 // render it again and compare.
 ApiResult<http::Response> get_provenance(Call& call) {
   SINDRI_TRY(id, call.id_param());
   return in_read<http::Response>(call.db(), [&](store::Connection& connection) -> ApiResult<http::Response> {
-    SINDRI_TRY(object, load_readable_object(connection, call.caller, id));
-    SINDRI_TRY(recorded, db::load_provenance(connection, *object.find("sequence_id")));
-    if (!recorded) {
-      return ApiError{404, "provenance_not_found",
-                      "deployment object " + id + " was not rendered from a template", Value(), std::nullopt};
-    }
-    SINDRI_TRY(parameters, recorded_parameters(*recorded, id));
-    SINDRI_TRY(tpl, db::load_any_template(connection, recorded->template_id.get_string()));
+    SINDRI_TRY(provenance, load_readable_provenance(connection, call.caller, id));
+    db::RecordedProvenance& recorded = provenance.recorded;
+    SINDRI_TRY(tpl, db::load_any_template(connection, recorded.template_id.get_string()));
     return json_response(200, make_object({{"deployment_object_id", Value(id)},
-                                           {"template_id", std::move(recorded->template_id)},
-                                           {"template_version", std::move(recorded->template_version)},
-                                           {"parameters", std::move(parameters)},
-                                           {"created_at", std::move(recorded->created_at)},
+                                           {"template_id", std::move(recorded.template_id)},
+                                           {"template_version", std::move(recorded.template_version)},
+                                           {"parameters", std::move(provenance.parameters)},
+                                           {"created_at", std::move(recorded.created_at)},
                                            {"template", std::move(tpl)}}));
   });
 }

@@ -19,6 +19,7 @@
 #include "broker/db/template_targets.hpp"
 #include "broker/db/templates.hpp"
 #include "broker/notices.hpp"
+#include "broker/provenance.hpp"
 #include "broker/pushes.hpp"
 #include "broker/render_pool.hpp"
 #include "broker/template_rendering.hpp"
@@ -226,20 +227,11 @@ struct RecordedObject {
 
 ApiResult<RecordedObject> load_recorded_object(store::Database& db, const Identity& caller, const std::string& id) {
   return in_read<RecordedObject>(db, [&](store::Connection& connection) -> ApiResult<RecordedObject> {
-    SINDRI_TRY(object, load_readable_object(connection, caller, id));
-    SINDRI_TRY(recorded, db::load_provenance(connection, *object.find("sequence_id")));
-    if (!recorded) {
-      return ApiError{404, "provenance_not_found", "deployment object " + id + " was not rendered from a template",
-                      Value(), std::nullopt};
-    }
-    auto parameters = parse_json(recorded->parameters_json);
-    if (!parameters.ok()) {
-      return ApiError{500, "corrupt_provenance", "the recorded parameters of " + id + " are not JSON", Value(),
-                      std::nullopt};
-    }
-    return RecordedObject{std::string(recorded->template_id.get_string()), std::move(recorded->template_version),
-                          std::move(parameters).value(), std::string(field(object, "yaml_content")),
-                          std::string(field(object, "yaml_checksum"))};
+    SINDRI_TRY(provenance, load_readable_provenance(connection, caller, id));
+    return RecordedObject{std::string(provenance.recorded.template_id.get_string()),
+                          std::move(provenance.recorded.template_version), std::move(provenance.parameters),
+                          std::string(field(provenance.object, "yaml_content")),
+                          std::string(field(provenance.object, "yaml_checksum"))};
   });
 }
 
