@@ -132,11 +132,8 @@ class SchemaPlaces {
   }
 
   void add_to(Value& problem, std::string_view pointer) const {
-    for (;;) {
-      const YamlPosition* found = document_.position_of(pointer);
-      if (found != nullptr && found->line > 0) return add_place(problem, found->line, found->column);
-      if (pointer.empty()) return;
-      pointer = pointer.substr(0, pointer.rfind('/'));
+    if (const YamlPosition* found = document_.nearest_position_of(pointer)) {
+      add_place(problem, found->line, found->column);
     }
   }
 

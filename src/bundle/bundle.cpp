@@ -18,12 +18,8 @@ struct Locator {
 
   Error at(const std::string& pointer, const std::string& message) const {
     std::string out(file.empty() ? "<input>" : file);
-    const YamlPosition* where = document.position_of(pointer);
     // A missing member is reported where its parent stands.
-    for (std::string parent = pointer; where == nullptr && !parent.empty();) {
-      parent.resize(parent.rfind('/'));
-      where = document.position_of(parent);
-    }
+    const YamlPosition* where = document.nearest_position_of(pointer);
     if (where != nullptr) out += ":" + std::to_string(where->line) + ":" + std::to_string(where->column);
     return make_error(out + ": " + message);
   }

@@ -62,20 +62,10 @@ Result<schema::CompiledSchema> load_schema(const std::string& path) {
   return std::move(compiled).value();
 }
 
-const YamlPosition* violation_position(const schema::Violation& violation, const YamlDocument& source) {
-  std::string_view pointer = violation.instance_location;
-  const YamlPosition* at = source.position_of(pointer);
-  while (!at && !pointer.empty()) {
-    pointer = pointer.substr(0, pointer.rfind('/'));
-    at = source.position_of(pointer);
-  }
-  return at;
-}
-
 std::string describe_violation(const schema::Violation& violation, const std::string& file,
                                const YamlDocument* source) {
   std::string prefix;
-  if (const YamlPosition* at = source ? violation_position(violation, *source) : nullptr) {
+  if (const YamlPosition* at = source ? source->nearest_position_of(violation.instance_location) : nullptr) {
     prefix = file + ":" + std::to_string(at->line) + ":" + std::to_string(at->column) + ": ";
   }
   if (prefix.empty() && !file.empty()) prefix = file + ": ";

@@ -35,11 +35,6 @@ Result<std::string> read_schema_as_json(const std::string& path);
 // a file without keywords is warned about as by read_schema_file.
 Result<schema::CompiledSchema> load_schema(const std::string& path);
 
-
-// Where in `source` the violation's instance location is written or, failing
-// that, its nearest ancestor; nullptr when none is (a JSON file).
-const YamlPosition* violation_position(const schema::Violation& violation, const YamlDocument& source);
-
 // One line per violation, "POINTER: MESSAGE (schema LOCATION)", prefixed
 // with "FILE:LINE:COLUMN: " when `source` holds a position for the
 // instance location or, failing that, for its nearest ancestor.

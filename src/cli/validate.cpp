@@ -31,7 +31,7 @@ struct ValidateArgs {
 // violations without a position keep their order, first.
 void sort_by_position(std::vector<schema::Violation>& violations, const YamlDocument& source) {
   const auto position = [&](const schema::Violation& violation) {
-    const YamlPosition* at = violation_position(violation, source);
+    const YamlPosition* at = source.nearest_position_of(violation.instance_location);
     return at ? std::pair(at->line, at->column) : std::pair(uint32_t{0}, uint32_t{0});
   };
   std::stable_sort(violations.begin(), violations.end(),

@@ -29,13 +29,8 @@ Result<YamlDocument> read_yaml_document(std::string_view text, const std::string
 }  // namespace
 
 std::string LocatedDocument::where(std::string_view pointer) const {
-  for (;;) {
-    // An empty value has no position (line 0): its parent's is the nearest.
-    const YamlPosition* found = document.position_of(pointer);
-    if (found != nullptr && found->line > 0) return at(file, found->line, found->column);
-    if (pointer.empty()) return file;
-    pointer = pointer.substr(0, pointer.rfind('/'));
-  }
+  const YamlPosition* found = document.nearest_position_of(pointer);
+  return found != nullptr ? at(file, found->line, found->column) : file;
 }
 
 Result<LocatedDocument> parse_located_json(std::string_view text, std::string file) {

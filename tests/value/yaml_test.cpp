@@ -311,6 +311,25 @@ TEST(YamlStream, PositionsByPointer) {
   EXPECT_TRUE(parse_yaml_stream("a: 1\n")->front().positions.empty()) << "positions only when asked";
 }
 
+TEST(YamlStream, TheNearestPositionIsTheNodesOrItsNearestAncestors) {
+  YamlOptions options;
+  options.record_positions = true;
+  auto docs = parse_yaml_stream("spec:\n  containers:\n  - name: web\n  empty:\n", "pod.yaml", options);
+  ASSERT_TRUE(docs.ok()) << docs.error().describe();
+  const YamlDocument& doc = docs->front();
+  const YamlPosition* name = doc.nearest_position_of("/spec/containers/0/name");
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(name, doc.position_of("/spec/containers/0/name"));
+  ASSERT_NE(doc.position_of("/spec/containers/0"), nullptr);
+  EXPECT_EQ(doc.nearest_position_of("/spec/containers/0/image"), doc.position_of("/spec/containers/0"));
+  EXPECT_EQ(doc.nearest_position_of("/spec/containers/7/name"), doc.position_of("/spec/containers"));
+  const YamlPosition* under_empty = doc.nearest_position_of("/spec/empty/x");
+  ASSERT_NE(under_empty, nullptr);
+  EXPECT_GT(under_empty->line, 0u);
+  EXPECT_EQ(doc.nearest_position_of("/other"), doc.position_of(""));
+  EXPECT_EQ(parse_yaml_stream("a: 1\n")->front().nearest_position_of("/a"), nullptr) << "positions only when asked";
+}
+
 // --- Errors name file, document, line, column ------------------------------
 
 TEST(YamlErrors, SyntaxErrorHasPosition) {

@@ -37,6 +37,15 @@ const YamlPosition* YamlDocument::position_of(std::string_view pointer) const {
   return it != positions.end() && it->pointer == pointer ? &*it : nullptr;
 }
 
+const YamlPosition* YamlDocument::nearest_position_of(std::string_view pointer) const {
+  for (;;) {
+    const YamlPosition* found = position_of(pointer);
+    if (found != nullptr && found->line > 0) return found;
+    if (pointer.empty()) return nullptr;
+    pointer = pointer.substr(0, pointer.rfind('/'));
+  }
+}
+
 namespace {
 
 constexpr std::string_view kCoreTagPrefix = "tag:yaml.org,2002:";

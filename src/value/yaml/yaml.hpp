@@ -47,6 +47,10 @@ struct YamlDocument {
 
   // The position of the node at `pointer`, or nullptr.
   const YamlPosition* position_of(std::string_view pointer) const;
+  // The position of the node at `pointer` or, for a missing node or an
+  // empty value (line 0), of its nearest ancestor that has one; nullptr when
+  // none has. Where a complaint about a value is best shown.
+  const YamlPosition* nearest_position_of(std::string_view pointer) const;
 };
 
 struct YamlOptions {
