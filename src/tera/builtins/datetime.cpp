@@ -11,11 +11,10 @@
 
 namespace sindri::tera::builtins {
 
-using namespace datetime;
-
 namespace {
 
 std::string offset_name(int32_t off) {
+  using namespace datetime;
   std::string s;
   write_offset(s, off, 1);
   return s;
@@ -24,6 +23,7 @@ std::string offset_name(int32_t off) {
 }  // namespace
 
 Result<Value> f_date(const Value& input, const Args& args, Budget& budget) {
+  using namespace datetime;
   SINDRI_TRY(fmt_arg, arg_string(args, "date", "format", "%Y-%m-%d"));
   std::string_view format = fmt_arg;
   if (!budget.charge(format.size())) return Budget::stopped();
@@ -130,6 +130,7 @@ Result<Value> f_date(const Value& input, const Args& args, Budget& budget) {
 }
 
 Result<Value> fn_now(const Args& args, Budget&) {
+  using namespace datetime;
   bool utc = false, timestamp = false;
   if (const Value* v = args.find("utc")) {
     if (!v->is_bool()) return Error{"Function `now` received utc=" + display(*v) + " but `utc` can only be a boolean"};

@@ -9,8 +9,6 @@ namespace sindri::tera {
 
 namespace {
 
-using namespace builtins;
-
 // The builtins of one kind by name. A name's length and first and last
 // bytes pick a bucket of one or two entries: cheaper than a binary search
 // of string comparisons, and the parser asks for every filter it meets.
@@ -40,6 +38,7 @@ class NameIndex {
 };
 
 const NameIndex<FilterDef>& filters() {
+  using namespace builtins;  // here, not for the file: the unity build joins files
   static const NameIndex<FilterDef> defs({
       // string.rs
       {"upper", {}, f_upper},
@@ -102,6 +101,7 @@ const NameIndex<FilterDef>& filters() {
 // Tera checks argument counts inside each test, with its own messages, so
 // the bounds here only say how many a test can use.
 const NameIndex<TestDef>& tests() {
+  using namespace builtins;  // here, not for the file: the unity build joins files
   static const NameIndex<TestDef> defs({
       {"defined", 0, 0, t_defined},
       {"undefined", 0, 0, t_undefined},
@@ -121,6 +121,7 @@ const NameIndex<TestDef>& tests() {
 }
 
 const NameIndex<FunctionDef>& functions() {
+  using namespace builtins;  // here, not for the file: the unity build joins files
   static const NameIndex<FunctionDef> defs({
       {"range", {"start", "end", "step_by"}, fn_range},
       {"now", {"timestamp", "utc"}, fn_now, "the clock"},
