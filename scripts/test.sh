@@ -52,9 +52,10 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSINDRI_SAN
 cmake --build build-asan -j "$JOBS"
 stage "tests in build-asan/"
 # Run in build/ alone:
-# - the broker's HTTP suites on PostgreSQL: the broker's code they run is the
-#   code its suites on SQLite run here, and the store's own tests run its SQL
-#   on PostgreSQL here;
+# - the broker's HTTP suites on PostgreSQL (Backends/...): they run the
+#   broker's code its suites on SQLite run here, but for SQL text; the
+#   store's tests and the brokers sharing one PostgreSQL (Databases/...,
+#   Brokers.*, BrokerSchema.*) run here on PostgreSQL;
 # - the two tests whose point is renders that take a second of CPU (the render
 #   pool's isolation, a render without limits): under the sanitizers each such
 #   render takes minutes. The pool's own tests run here.

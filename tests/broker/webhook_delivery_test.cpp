@@ -416,7 +416,7 @@ TEST_P(WebhookDatabaseTest, TwoBrokersDeliverEachDeliveryOnce) {
   EXPECT_EQ(ids.size(), size_t{kEvents});
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, WebhookDatabaseTest, ::testing::Values(Backend::Sqlite, Backend::Postgres),
+INSTANTIATE_TEST_SUITE_P(Databases, WebhookDatabaseTest, ::testing::Values(Backend::Sqlite, Backend::Postgres),
                          [](const ::testing::TestParamInfo<Backend>& info) {
                            return info.param == Backend::Sqlite ? "Sqlite" : "Postgres";
                          });
