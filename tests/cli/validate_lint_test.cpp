@@ -55,6 +55,15 @@ TEST_F(Validate, MissingPropertyPointsAtTheObjectThatLacksIt) {
   EXPECT_NE(r.err.find(values.string() + ":3:3: /db: missing required property `host`"), std::string::npos) << r.err;
 }
 
+TEST_F(Validate, AnEmptyValueIsPlacedWhereItsParentStands) {
+  auto schema = file("s.json", kSchema);
+  auto values = file("v.yaml", "name: web\nimage:\n  tag:\n");
+  Outcome r = sindri({"validate", "--schema", schema.string(), values.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(values.string() + ":3:3: /image/tag: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(":0:0:"), std::string::npos) << r.err;
+}
+
 TEST_F(Validate, InvalidSchemaExits1WithItsProblems) {
   auto schema = file("s.json", R"({"type": "objekt", "properties": {"a": {"pattern": "("}}})");
   auto values = file("v.yaml", "a: 1\n");

@@ -323,10 +323,15 @@ TEST(YamlStream, TheNearestPositionIsTheNodesOrItsNearestAncestors) {
   ASSERT_NE(doc.position_of("/spec/containers/0"), nullptr);
   EXPECT_EQ(doc.nearest_position_of("/spec/containers/0/image"), doc.position_of("/spec/containers/0"));
   EXPECT_EQ(doc.nearest_position_of("/spec/containers/7/name"), doc.position_of("/spec/containers"));
-  const YamlPosition* under_empty = doc.nearest_position_of("/spec/empty/x");
-  ASSERT_NE(under_empty, nullptr);
-  EXPECT_GT(under_empty->line, 0u);
+  // An empty value is recorded without a place (line 0): its parent's stands in.
+  ASSERT_NE(doc.position_of("/spec/empty"), nullptr);
+  EXPECT_EQ(doc.position_of("/spec/empty")->line, 0u);
+  ASSERT_NE(doc.position_of("/spec"), nullptr);
+  EXPECT_EQ(doc.nearest_position_of("/spec/empty"), doc.position_of("/spec"));
+  EXPECT_EQ(doc.nearest_position_of("/spec/empty/x"), doc.position_of("/spec"));
+  ASSERT_NE(doc.position_of(""), nullptr);
   EXPECT_EQ(doc.nearest_position_of("/other"), doc.position_of(""));
+  EXPECT_EQ(doc.nearest_position_of("no-slash"), nullptr) << "not a pointer: nothing, and no endless walk";
   EXPECT_EQ(parse_yaml_stream("a: 1\n")->front().nearest_position_of("/a"), nullptr) << "positions only when asked";
 }
 

@@ -41,8 +41,9 @@ const YamlPosition* YamlDocument::nearest_position_of(std::string_view pointer) 
   for (;;) {
     const YamlPosition* found = position_of(pointer);
     if (found != nullptr && found->line > 0) return found;
-    if (pointer.empty()) return nullptr;
-    pointer = pointer.substr(0, pointer.rfind('/'));
+    const size_t slash = pointer.rfind('/');
+    if (slash == std::string_view::npos) return nullptr;
+    pointer = pointer.substr(0, slash);
   }
 }
 
