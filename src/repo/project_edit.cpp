@@ -211,22 +211,12 @@ struct Places {
     const YamlPosition* at = project.file.document.position_of(pointer);
     return at && at->line > 0 ? at : nullptr;
   }
-  // "FILE:LINE:COLUMN" of the node or its nearest ancestor with a position.
-  std::string where(std::string_view pointer) const {
-    for (;;) {
-      if (const YamlPosition* at = position(pointer)) {
-        return project.file.file + ":" + std::to_string(at->line) + ":" + std::to_string(at->column);
-      }
-      if (pointer.empty()) return project.file.file;
-      pointer = pointer.substr(0, pointer.rfind('/'));
-    }
-  }
   const Value* sources() const {
     const Value* root = project.file.value().find(project.root_key);
     return root ? root->find(kSourcesKey) : nullptr;
   }
   Error cannot(std::string_view pointer, std::string_view why) const {
-    return make_error(where(pointer) + ": cannot edit `template_sources` here: " + std::string(why) +
+    return make_error(project.file.where(pointer) + ": cannot edit `template_sources` here: " + std::string(why) +
                       "; edit the file by hand");
   }
   // The 0-based column of the root mapping's keys, which must be a block mapping.
