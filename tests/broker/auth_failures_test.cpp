@@ -42,6 +42,14 @@ class AuthFailureLogTest : public ::testing::Test {
     return std::chrono::floor<std::chrono::minutes>(Clock::now()) + std::chrono::minutes(1);
   }
 
+  // One failure from 10.0.0.1 at `minute`, written as its first entry, then
+  // `more` failures a second later, not written yet.
+  void first_entry_then(Clock::time_point minute, int more) {
+    log_.record("10.0.0.1", "/a", "", "unauthorized", minute);
+    ASSERT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(1)), 1u);
+    for (int i = 0; i < more; ++i) log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(2));
+  }
+
   ScratchDatabase db_{"sindri-auth-failures"};
   AuthFailureLog log_;
 };
@@ -64,9 +72,7 @@ TEST_F(AuthFailureLogTest, AFloodFromOneSourceIsOneEntryWithItsCount) {
 
 TEST_F(AuthFailureLogTest, FailuresAfterTheFirstEntryWaitForTheMinutesEnd) {
   const auto minute = minute_start();
-  log_.record("10.0.0.1", "/a", "", "unauthorized", minute);
-  ASSERT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(1)), 1u);
-  for (int i = 0; i < 7; ++i) log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(2));
+  ASSERT_NO_FATAL_FAILURE(first_entry_then(minute, 7));
   EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(3)), 0u);
   EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(61)), 1u);
   const Value logs = entries();
@@ -80,9 +86,7 @@ TEST_F(AuthFailureLogTest, FailuresAfterTheFirstEntryWaitForTheMinutesEnd) {
 
 TEST_F(AuthFailureLogTest, EverythingWritesTheRestOfAMinuteStillRunning) {
   const auto minute = minute_start();
-  log_.record("10.0.0.1", "/a", "", "unauthorized", minute);
-  ASSERT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(1)), 1u);
-  for (int i = 0; i < 4; ++i) log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(2));
+  ASSERT_NO_FATAL_FAILURE(first_entry_then(minute, 4));
   log_.record("10.0.0.2", "/b", "", "unauthorized", minute + std::chrono::seconds(2));
   EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(3), AuthFailureLog::Due::everything), 2u);
   const Value logs = entries();
@@ -95,9 +99,7 @@ TEST_F(AuthFailureLogTest, EverythingWritesTheRestOfAMinuteStillRunning) {
 
 TEST_F(AuthFailureLogTest, AMinuteEndedBeforeAFlushKeepsItsRest) {
   const auto minute = minute_start();
-  log_.record("10.0.0.1", "/a", "", "unauthorized", minute);
-  ASSERT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(1)), 1u);
-  for (int i = 0; i < 3; ++i) log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(2));
+  ASSERT_NO_FATAL_FAILURE(first_entry_then(minute, 3));
   log_.record("10.0.0.1", "/a", "", "unauthorized", minute + std::chrono::seconds(61));
   EXPECT_EQ(*log_.flush(*db_, minute + std::chrono::seconds(62)), 2u);
   const Value logs = entries();
